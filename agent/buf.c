@@ -1,0 +1,47 @@
+#include "buf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int
+buf_reserve(struct buf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->cap - b->len >= n)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->len < n) {
+		if (cap > ((size_t)-1) / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	if ((p = realloc(b->data, cap)) == NULL)
+		return -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int
+buf_append(struct buf *b, const void *p, size_t n)
+{
+	int r;
+
+	if (n == 0)
+		return 0;
+	if ((r = buf_reserve(b, n)) < 0)
+		return r;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

@@ -1,0 +1,102 @@
+/*
+ * config: /etc/kedge/kedge.conf, in libconfig syntax, parsed against one
+ * table of keys (config.c: conf_keys[]) that also prints the reference in
+ * docs/config.md.  A parsed config is a plain value: the structs below are
+ * public because every part of the agent reads them.
+ *
+ * Every error is one sentence "FILE:LINE: key: what is wrong".
+ */
+#ifndef KEDGE_CONFIG_H
+#define KEDGE_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "codec.h"
+#include "format.h"
+
+#define CONF_DEFAULT_PATH "/etc/kedge/kedge.conf"
+
+/* A key and value given as strings (rdkafka pass-through, udtf_config). */
+struct conf_kv {
+	char *key;
+	char *value;
+	int line;
+};
+
+struct conf_strv {
+	char **v;
+	size_t n;
+};
+
+struct conf_table {
+	char *name;
+	struct conf_strv topics;
+	struct conf_strv udtf;       /* the chain; one name for now */
+	struct conf_kv *udtf_config; /* the UDTF's own keys */
+	size_t n_udtf_config;
+	char *event_time;            /* a column name, or "kafka_timestamp" */
+	enum format_kind format;
+	char field_delimiter;
+	enum codec_kind codec;
+	int codec_level;
+	int line;                    /* where the table's group starts */
+};
+
+struct conf {
+	char *path;
+
+	struct {
+		char *brokers;
+		char *group_id;           /* NULL: static assignment */
+		struct conf_strv topics;  /* union of the tables' when omitted */
+		char *protocol;
+		char *start;              /* "earliest" or "latest" */
+		struct conf_kv *rdkafka;  /* librdkafka names, with dots */
+		size_t n_rdkafka;
+	} kafka;
+
+	struct conf_table *tables;
+	size_t n_tables;
+
+	struct {
+		char *spool_dir;
+		char *target;             /* "local" */
+		char *local_dir;
+		char *timezone;
+		char *host;               /* in part file names; gethostname() */
+		struct {
+			int64_t max_bytes;
+			int max_age;      /* seconds */
+			int inactive;     /* seconds */
+		} roll;
+		struct {
+			enum format_kind format;
+			enum codec_kind codec;
+		} rejects;
+	} output;
+
+	struct {
+		int interval;             /* seconds */
+	} checkpoint;
+
+	struct {
+		char *level;
+	} log;
+};
+
+/* Parses and validates the file at path.  Returns the config, or NULL with
+ * "FILE:LINE: key: what is wrong" in err. */
+struct conf *conf_load(const char *path, char *err, size_t errlen);
+void conf_free(struct conf *c); /* accepts NULL */
+
+/* Writes the key reference (docs/config.md) as Markdown. */
+void conf_write_reference(FILE *out);
+
+/* The number of keys in the key table, and the path of key i ("kafka.brokers",
+ * "tables.udtf_config", ...; NULL when i is out of range). */
+size_t conf_key_count(void);
+const char *conf_key_path(size_t i);
+
+#endif /* KEDGE_CONFIG_H */

@@ -1,0 +1,95 @@
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int
+fs_mkdirs(const char *path, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	memcpy(tmp, path, len + 1);
+	for (char *p = tmp + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+			return -errno;
+		if (c == '\0')
+			break;
+		*p = c;
+	}
+	return 0;
+}
+
+int
+fs_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+fs_fsync_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t len;
+	int fd, r = 0;
+
+	if (slash == NULL)
+		return fs_fsync_parent("./.");
+	len = slash == path ? 1 : (size_t)(slash - path);
+	if (len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int
+fs_rename_durable(const char *from, const char *to)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(to, '/');
+	int r;
+
+	if (slash != NULL && slash != to) {
+		if ((size_t)(slash - to) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, to, (size_t)(slash - to));
+		dir[slash - to] = '\0';
+		if ((r = fs_mkdirs(dir, 0755)) < 0)
+			return r;
+	}
+	if (rename(from, to) < 0)
+		return -errno;
+	if ((r = fs_fsync_parent(to)) < 0)
+		return r;
+	return fs_fsync_parent(from);
+}

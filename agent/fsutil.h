@@ -1,0 +1,20 @@
+/*
+ * fsutil: the few file-system steps every durable write needs.
+ */
+#ifndef KEDGE_FSUTIL_H
+#define KEDGE_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Creates path and its missing parents with mode.  Returns 0 or -errno. */
+int fs_mkdirs(const char *path, mode_t mode);
+/* Writes all of buf, retrying short writes and EINTR.  Returns 0 or -errno. */
+int fs_write_all(int fd, const void *buf, size_t len);
+/* fsyncs the directory that holds path (its parent).  Returns 0 or -errno. */
+int fs_fsync_parent(const char *path);
+/* rename(from, to) after creating to's directory, then fsyncs both
+ * directories, so the move survives a crash.  Returns 0 or -errno. */
+int fs_rename_durable(const char *from, const char *to);
+
+#endif /* KEDGE_FSUTIL_H */

@@ -1,0 +1,144 @@
+/*
+ * kedge: Kafka -> UDTFs -> hourly Hive partitions, exactly once.
+ * The command line: subcommands run, check-config, config-reference.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "run.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+	    "usage: kedge run [-c FILE] [--exit-at-end]\n"
+	    "       kedge check-config [-c FILE]\n"
+	    "       kedge config-reference\n"
+	    "       kedge --version\n"
+	    "\n"
+	    "  run             consume, parse and land rows until SIGTERM or SIGINT\n"
+	    "  check-config    parse and check the configuration, print\n"
+	    "                  \"configuration OK\" or the first error; exit 0 or 1\n"
+	    "  config-reference  print every configuration key as Markdown\n"
+	    "\n"
+	    "  -c, --config FILE  configuration file (default " CONF_DEFAULT_PATH ")\n"
+	    "  --exit-at-end      (run) stop once every partition is read to its end\n");
+}
+
+/* Parses the options after a subcommand; returns 0, or 2 after printing
+ * the usage. */
+static int
+parse_opts(int argc, char **argv, const char **config, int *exit_at_end)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "exit-at-end", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			*config = optarg;
+			break;
+		case 'e':
+			if (exit_at_end == NULL)
+				goto bad;
+			*exit_at_end = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			goto bad;
+		}
+	}
+	if (optind == argc)
+		return 0;
+bad:
+	usage(stderr);
+	return 2;
+}
+
+static struct conf *
+load(const char *path)
+{
+	char err[1024];
+	struct conf *c = conf_load(path, err, sizeof(err));
+
+	if (c == NULL)
+		fprintf(stderr, "%s\n", err);
+	return c;
+}
+
+static int
+cmd_check_config(int argc, char **argv)
+{
+	const char *path = CONF_DEFAULT_PATH;
+	struct conf *c;
+	char err[1024];
+	int r;
+
+	if ((r = parse_opts(argc, argv, &path, NULL)) != 0)
+		return r;
+	if ((c = load(path)) == NULL)
+		return 1;
+	r = run_check(c, err, sizeof(err));
+	conf_free(c);
+	if (r < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	printf("configuration OK\n");
+	return 0;
+}
+
+static int
+cmd_run(int argc, char **argv)
+{
+	const char *path = CONF_DEFAULT_PATH;
+	struct run_opts o = { 0 };
+	struct conf *c;
+	int r;
+
+	if ((r = parse_opts(argc, argv, &path, &o.exit_at_end)) != 0)
+		return r;
+	if ((c = load(path)) == NULL)
+		return 1;
+	log_set_level_name(c->log.level); /* the config checked the name */
+	r = run_main(c, &o);
+	conf_free(c);
+	return r;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		printf("kedge %s\n", KEDGE_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "check-config") == 0)
+		return cmd_check_config(argc - 1, argv + 1);
+	if (strcmp(cmd, "config-reference") == 0 && argc == 2) {
+		conf_write_reference(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}

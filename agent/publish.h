@@ -1,0 +1,42 @@
+/*
+ * publish: a thread that ships rolled, committed part files from
+ * <spool>/ready/ to the target, keeping their relative path
+ * (<table>/dt=../hr=../<name>).  Target "local": a directory; the file is
+ * renamed into place, or across file systems copied under a hidden
+ * temporary name (".<name>.tmp", which Hive ignores), fsynced and renamed,
+ * so a reader of the target never sees half a file.  A file already in
+ * place with the same length counts as published.  A failed file stays in
+ * the spool and is retried with backoff; nothing is deleted from the spool
+ * before it is in the target.
+ */
+#ifndef KEDGE_PUBLISH_H
+#define KEDGE_PUBLISH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct publisher;
+
+struct publish_stats {
+	uint64_t files;
+	uint64_t bytes;
+	uint64_t errors;
+};
+
+/* Starts the thread; it publishes what an earlier run left in the spool
+ * too.  Returns NULL with a sentence in err. */
+struct publisher *publisher_start(const struct conf *c, char *err,
+    size_t errlen);
+/* Tells the thread that new files are ready. */
+void publisher_kick(struct publisher *p);
+/* Waits until a pass that started after this call leaves the ready spool
+ * empty, or timeout_s passes.  Returns 0 when everything is published, else
+ * the number of files left (at least 1). */
+size_t publisher_drain(struct publisher *p, int timeout_s);
+/* Stops and joins the thread, and frees p.  Accepts NULL. */
+void publisher_stop(struct publisher *p);
+void publisher_get_stats(struct publisher *p, struct publish_stats *out);
+
+#endif /* KEDGE_PUBLISH_H */

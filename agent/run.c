@@ -1,0 +1,358 @@
+#include "run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "log.h"
+#include "publish.h"
+#include "rejects.h"
+#include "source.h"
+#include "table.h"
+#include "tz.h"
+
+#define RUN_BATCH 1024        /* records per poll */
+#define RUN_POLL_MS 100       /* how long a poll waits for records */
+#define RUN_DRAIN_S 30        /* how long shutdown waits for the publisher */
+
+struct agent {
+	const struct conf *conf;
+	struct tz *tz;
+	struct table **tables;
+	size_t ntables;
+	struct rejects *rejects;
+	struct publisher *pub;
+	struct source *src;
+	int failed;                /* rows could not be made durable */
+	uint64_t records;
+	struct timespec first, last;  /* first and last record consumed */
+};
+
+static volatile sig_atomic_t run_stop;
+static volatile sig_atomic_t run_reload;
+
+static void
+run_on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		run_reload = 1;
+	else
+		run_stop = 1;
+}
+
+static void
+run_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = run_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* Calls fn on the writer of every table and of the rejects; stops at the
+ * first error. */
+static int
+agent_each_writer(struct agent *a, int (*fn)(struct writer *, void *, char *,
+    size_t), void *arg, char *err, size_t errlen)
+{
+	int r, n = 0;
+
+	for (size_t i = 0; i <= a->ntables; i++) {
+		struct writer *w = i < a->ntables ? table_writer(a->tables[i]) :
+		    rejects_writer(a->rejects);
+		if ((r = fn(w, arg, err, errlen)) < 0)
+			return r;
+		n += r;
+	}
+	return n;
+}
+
+static int
+agent_flush_one(struct writer *w, void *arg, char *err, size_t errlen)
+{
+	(void)arg;
+	return writer_flush(w, err, errlen);
+}
+
+static int
+agent_release_one(struct writer *w, void *arg, char *err, size_t errlen)
+{
+	(void)arg;
+	return writer_release(w, err, errlen);
+}
+
+static int
+agent_tick_one(struct writer *w, void *arg, char *err, size_t errlen)
+{
+	return writer_tick(w, *(time_t *)arg, err, errlen);
+}
+
+struct agent_roll_arg {
+	const char *topic;        /* NULL: every file */
+	int32_t partition;
+};
+
+static int
+agent_roll_one(struct writer *w, void *arg, char *err, size_t errlen)
+{
+	struct agent_roll_arg *ra = arg;
+
+	return writer_roll(w, ra->topic, ra->partition, err, errlen);
+}
+
+/* Makes every row durable, commits the offsets, then releases the rolled
+ * files to the publisher.  A failure stops consumption: nothing more is
+ * committed, and what was not is read again on the next start. */
+static void
+agent_checkpoint(struct agent *a, const char *why)
+{
+	char err[1024];
+	int n;
+
+	if (a->failed)
+		return;
+	if (agent_each_writer(a, agent_flush_one, NULL, err, sizeof(err)) < 0 ||
+	    source_commit(a->src, err, sizeof(err)) < 0 ||
+	    (n = agent_each_writer(a, agent_release_one, NULL, err,
+	    sizeof(err))) < 0) {
+		log_errx("checkpoint (%s): %s; stopping", why, err);
+		a->failed = 1;
+		return;
+	}
+	log_debug("checkpoint (%s): %d file(s) ready", why, n);
+	if (n > 0)
+		publisher_kick(a->pub);
+}
+
+static void
+agent_roll(struct agent *a, const char *topic, int32_t partition)
+{
+	struct agent_roll_arg ra = { topic, partition };
+	char err[1024];
+
+	if (a->failed)
+		return;
+	if (agent_each_writer(a, agent_roll_one, &ra, err, sizeof(err)) < 0) {
+		log_errx("roll: %s; stopping", err);
+		a->failed = 1;
+	}
+}
+
+static void
+agent_on_revoke(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+{
+	struct agent *a = opaque;
+
+	for (int i = 0; i < parts->cnt; i++)
+		agent_roll(a, parts->elems[i].topic, parts->elems[i].partition);
+	agent_checkpoint(a, "revoke");
+}
+
+static void
+agent_process(struct agent *a, rd_kafka_message_t *m)
+{
+	struct udtf_record rec = {
+		.data = m->payload ? m->payload : "",
+		.len = m->len,
+		.topic = rd_kafka_topic_name(m->rkt),
+		.partition = m->partition,
+		.offset = m->offset,
+		.timestamp_ms = rd_kafka_message_timestamp(m, NULL),
+	};
+	char err[1024];
+
+	for (size_t i = 0; i < a->ntables; i++) {
+		if (!table_reads_topic(a->tables[i], rec.topic))
+			continue;
+		if (table_process(a->tables[i], &rec, a->rejects, err,
+		    sizeof(err)) < 0) {
+			log_errx("%s; stopping before %s [%" PRId32 "] offset %"
+			    PRId64 " is committed", err, rec.topic, rec.partition,
+			    rec.offset);
+			a->failed = 1;
+			return;
+		}
+	}
+	source_done(a->src, m);
+	if (a->records++ == 0)
+		clock_gettime(CLOCK_MONOTONIC, &a->first);
+}
+
+static void
+agent_free(struct agent *a)
+{
+	for (size_t i = 0; i < a->ntables; i++)
+		table_free(a->tables[i]);
+	free(a->tables);
+	rejects_free(a->rejects);
+	tz_close(a->tz);
+}
+
+/* Builds the time zone, the tables and the rejects table. */
+static int
+agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
+{
+	char why[512];
+
+	memset(a, 0, sizeof(*a));
+	a->conf = c;
+	if ((a->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
+		snprintf(err, errlen, "%s: output.timezone: %s", c->path, why);
+		return -1;
+	}
+	if ((a->tables = calloc(c->n_tables, sizeof(*a->tables))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (; a->ntables < c->n_tables; a->ntables++) {
+		a->tables[a->ntables] = table_new(c, a->ntables, a->tz, err, errlen);
+		if (a->tables[a->ntables] == NULL)
+			return -1;
+	}
+	if ((a->rejects = rejects_new(c, a->tz, err, errlen)) == NULL)
+		return -1;
+	return 0;
+}
+
+int
+run_check(const struct conf *c, char *err, size_t errlen)
+{
+	struct agent a;
+	int r = agent_build(&a, c, err, errlen);
+
+	agent_free(&a);
+	return r;
+}
+
+static double
+run_seconds(const struct timespec *from, const struct timespec *to)
+{
+	return (double)(to->tv_sec - from->tv_sec) +
+	    (double)(to->tv_nsec - from->tv_nsec) / 1e9;
+}
+
+/* Logs what the run did: per table records, rows, rejects, rate and the
+ * UDTF's cost per record; then files published and peak memory. */
+static void
+agent_summary(struct agent *a)
+{
+	double secs = a->records ? run_seconds(&a->first, &a->last) : 0;
+	struct publish_stats ps;
+	struct rusage ru;
+
+	for (size_t i = 0; i < a->ntables; i++) {
+		const struct table_stats *s = table_get_stats(a->tables[i]);
+		const struct hist *h = &s->parse_ns;
+		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
+		    PRIu64 " rejects", table_name(a->tables[i]), s->records,
+		    s->rows, s->rejects);
+		log_notice("table %s: UDTF ns/record: mean %" PRIu64 " p50 %"
+		    PRIu64 " p90 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64
+		    " max %" PRIu64, table_name(a->tables[i]),
+		    h->count ? h->sum_ns / h->count : 0, hist_quantile(h, 0.5),
+		    hist_quantile(h, 0.9), hist_quantile(h, 0.99),
+		    hist_quantile(h, 0.999), h->max_ns);
+	}
+	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s",
+	    a->records, secs, secs > 0 ? (double)a->records / secs : 0.0);
+	publisher_get_stats(a->pub, &ps);
+	getrusage(RUSAGE_SELF, &ru);
+	log_notice("published %" PRIu64 " files, %" PRIu64 " bytes; %" PRIu64
+	    " publish errors; peak RSS %ld KiB", ps.files, ps.bytes, ps.errors,
+	    ru.ru_maxrss);
+}
+
+static void
+agent_loop(struct agent *a, const struct run_opts *o)
+{
+	rd_kafka_message_t *msgs[RUN_BATCH];
+	time_t last_tick = time(NULL), last_ckpt = last_tick;
+	char err[1024];
+
+	while (!run_stop && !a->failed) {
+		size_t n = source_poll(a->src, msgs, RUN_BATCH, RUN_POLL_MS);
+		time_t now;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!a->failed)
+				agent_process(a, msgs[i]);
+			rd_kafka_message_destroy(msgs[i]);
+		}
+		if (n > 0)
+			clock_gettime(CLOCK_MONOTONIC, &a->last);
+		if (run_reload) {
+			run_reload = 0;
+			log_warnx("SIGHUP: reloading the configuration is not "
+			    "supported yet; restart kedge to apply changes");
+		}
+		if ((now = time(NULL)) != last_tick) {
+			last_tick = now;
+			if (agent_each_writer(a, agent_tick_one, &now, err,
+			    sizeof(err)) < 0) {
+				log_errx("roll: %s; stopping", err);
+				a->failed = 1;
+			}
+		}
+		if (now - last_ckpt >= a->conf->checkpoint.interval) {
+			last_ckpt = now;
+			agent_checkpoint(a, "interval");
+		}
+		if (o->exit_at_end && source_at_end(a->src)) {
+			log_info("every partition is at its end; stopping");
+			break;
+		}
+	}
+}
+
+int
+run_main(const struct conf *c, const struct run_opts *o)
+{
+	struct agent a;
+	char err[1024];
+	int status = 1;
+
+	if (agent_build(&a, c, err, sizeof(err)) < 0) {
+		log_errx("%s", err);
+		agent_free(&a);
+		return 1;
+	}
+	run_signals();
+	if ((a.pub = publisher_start(c, err, sizeof(err))) == NULL ||
+	    (a.src = source_new(c, agent_on_revoke, &a, err, sizeof(err))) == NULL ||
+	    source_start(a.src, err, sizeof(err)) < 0) {
+		log_errx("%s", err);
+		goto out;
+	}
+	if (c->kafka.group_id == NULL)
+		log_warnx("kafka: no group_id: every partition is read from the "
+		    "%s on each start, and no offset is committed", c->kafka.start);
+	log_notice("kedge %s running: %zu table(s), brokers %s", KEDGE_VERSION,
+	    a.ntables, c->kafka.brokers);
+	agent_loop(&a, o);
+	log_info("stopping: rolling every file and committing");
+	agent_roll(&a, NULL, 0);
+	agent_checkpoint(&a, "shutdown");
+	source_close(a.src);   /* a revoke here commits the same offsets again */
+	a.src = NULL;
+	if (publisher_drain(a.pub, RUN_DRAIN_S) > 0)
+		log_warnx("publish: files are left in %s/ready; they are published "
+		    "on the next start", c->output.spool_dir);
+	agent_summary(&a);
+	status = a.failed ? 1 : 0;
+out:
+	source_close(a.src);
+	publisher_stop(a.pub);
+	agent_free(&a);
+	return status;
+}

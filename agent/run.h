@@ -1,0 +1,28 @@
+/*
+ * run: the daemon's main loop.  Consume a batch, run every record through
+ * the tables that read its topic, roll files by policy, and every
+ * checkpoint.interval (and on revoke and shutdown) make the rows durable,
+ * commit the offsets, and hand the rolled files to the publisher.
+ */
+#ifndef KEDGE_RUN_H
+#define KEDGE_RUN_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+struct run_opts {
+	int exit_at_end;   /* stop once every assigned partition is at its end */
+};
+
+/* Runs until SIGTERM or SIGINT (or the end, with exit_at_end), then rolls
+ * every file, commits, publishes and returns 0; returns 1 after an error
+ * that stopped consumption (logged). */
+int run_main(const struct conf *c, const struct run_opts *o);
+
+/* Checks what the config names beyond its syntax: the time zone, and every
+ * table's UDTF (compiling its configuration) and event-time column.
+ * Returns 0, or -1 with "FILE:LINE: key: what is wrong" in err. */
+int run_check(const struct conf *c, char *err, size_t errlen);
+
+#endif /* KEDGE_RUN_H */

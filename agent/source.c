@@ -1,0 +1,426 @@
+#include "source.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* One assigned partition. */
+struct source_part {
+	char *topic;
+	int32_t partition;
+	int64_t next;        /* offset to commit; -1 before the first record */
+	int at_end;
+};
+
+struct source {
+	rd_kafka_t *rk;
+	rd_kafka_queue_t *queue;
+	const struct conf *conf;
+	int grouped;
+	source_revoke_fn *revoke;
+	void *opaque;
+	struct source_part *parts;
+	size_t nparts;
+	size_t last;         /* index of the partition of the previous record */
+};
+
+/* librdkafka's defaults (64 MiB of prefetched records) are sized for big
+ * servers; kedge runs on edge hosts.  Users can override each of these
+ * through kafka.rdkafka. */
+static const struct {
+	const char *key;
+	const char *value;
+} source_defaults[] = {
+	{ "queued.max.messages.kbytes", "16384" },
+	{ "fetch.wait.max.ms", "100" },
+};
+
+static struct source_part *
+source_find(struct source *s, const char *topic, int32_t partition)
+{
+	if (s->last < s->nparts && s->parts[s->last].partition == partition &&
+	    strcmp(s->parts[s->last].topic, topic) == 0)
+		return &s->parts[s->last];
+	for (size_t i = 0; i < s->nparts; i++) {
+		if (s->parts[i].partition == partition &&
+		    strcmp(s->parts[i].topic, topic) == 0) {
+			s->last = i;
+			return &s->parts[i];
+		}
+	}
+	return NULL;
+}
+
+static void
+source_forget_all(struct source *s)
+{
+	for (size_t i = 0; i < s->nparts; i++)
+		free(s->parts[i].topic);
+	free(s->parts);
+	s->parts = NULL;
+	s->nparts = 0;
+}
+
+static int
+source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
+{
+	struct source_part *parts;
+
+	parts = realloc(s->parts, (s->nparts + (size_t)list->cnt) * sizeof(*parts));
+	if (parts == NULL)
+		return -ENOMEM;
+	s->parts = parts;
+	for (int i = 0; i < list->cnt; i++) {
+		struct source_part *p = &s->parts[s->nparts];
+		if ((p->topic = strdup(list->elems[i].topic)) == NULL)
+			return -ENOMEM;
+		p->partition = list->elems[i].partition;
+		p->next = -1;
+		p->at_end = 0;
+		s->nparts++;
+	}
+	return 0;
+}
+
+static void
+source_untrack(struct source *s, const rd_kafka_topic_partition_list_t *list)
+{
+	for (int i = 0; i < list->cnt; i++) {
+		struct source_part *p = source_find(s, list->elems[i].topic,
+		    list->elems[i].partition);
+		if (p == NULL)
+			continue;
+		free(p->topic);
+		*p = s->parts[--s->nparts];
+	}
+	s->last = 0;
+}
+
+static void
+source_log_parts(const char *what, const rd_kafka_topic_partition_list_t *list)
+{
+	char line[1024];
+	size_t len = 0;
+
+	line[0] = '\0';
+	for (int i = 0; i < list->cnt && len < sizeof(line); i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s[%" PRId32 "]",
+		    i ? " " : "", list->elems[i].topic, list->elems[i].partition);
+	log_info("kafka: %s %d partition(s): %s", what, list->cnt, line);
+}
+
+static void
+source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+    rd_kafka_topic_partition_list_t *parts, void *opaque)
+{
+	struct source *s = opaque;
+	int cooperative = strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+	rd_kafka_error_t *error = NULL;
+	rd_kafka_resp_err_t ret = RD_KAFKA_RESP_ERR_NO_ERROR;
+
+	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+		source_log_parts("assigned", parts);
+		if (source_track(s, parts) < 0)
+			log_errx("kafka: out of memory tracking partitions");
+		if (cooperative)
+			error = rd_kafka_incremental_assign(rk, parts);
+		else
+			ret = rd_kafka_assign(rk, parts);
+	} else {
+		source_log_parts("revoked", parts);
+		if (!rd_kafka_assignment_lost(rk))
+			s->revoke(s->opaque, parts);
+		else
+			log_warnx("kafka: assignment lost; its uncommitted rows "
+			    "will be read again by the partitions' new owner");
+		source_untrack(s, parts);
+		if (cooperative)
+			error = rd_kafka_incremental_unassign(rk, parts);
+		else
+			ret = rd_kafka_assign(rk, NULL);
+	}
+	if (error != NULL) {
+		log_errx("kafka: rebalance: %s", rd_kafka_error_string(error));
+		rd_kafka_error_destroy(error);
+	} else if (ret != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		log_errx("kafka: rebalance: %s", rd_kafka_err2str(ret));
+	}
+}
+
+static void
+source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
+    const char *buf)
+{
+	(void)rk;
+	if (level <= 3)
+		log_errx("kafka: %s: %s", fac, buf);
+	else if (level == 4)
+		log_warnx("kafka: %s: %s", fac, buf);
+	else if (level <= 6)
+		log_info("kafka: %s: %s", fac, buf);
+	else
+		log_debug("kafka: %s: %s", fac, buf);
+}
+
+static void
+source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+	(void)rk;
+	(void)opaque;
+	if (err == RD_KAFKA_RESP_ERR__FATAL)
+		log_errx("kafka: fatal: %s", reason);
+	else
+		log_warnx("kafka: %s", reason);
+}
+
+static int
+source_set(rd_kafka_conf_t *kc, const char *key, const char *value, char *err,
+    size_t errlen)
+{
+	char why[512];
+
+	if (rd_kafka_conf_set(kc, key, value, why, sizeof(why)) ==
+	    RD_KAFKA_CONF_OK)
+		return 0;
+	snprintf(err, errlen, "librdkafka refuses %s: %s", key, why);
+	return -EINVAL;
+}
+
+static rd_kafka_conf_t *
+source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
+{
+	rd_kafka_conf_t *kc = rd_kafka_conf_new();
+	size_t i;
+
+	for (i = 0; i < sizeof(source_defaults) / sizeof(source_defaults[0]); i++)
+		if (source_set(kc, source_defaults[i].key, source_defaults[i].value,
+		    err, errlen) < 0)
+			goto fail;
+	if (source_set(kc, "bootstrap.servers", c->kafka.brokers, err, errlen) < 0 ||
+	    source_set(kc, "security.protocol", c->kafka.protocol, err, errlen) < 0 ||
+	    source_set(kc, "enable.auto.commit", "false", err, errlen) < 0 ||
+	    source_set(kc, "enable.auto.offset.store", "false", err, errlen) < 0 ||
+	    source_set(kc, "enable.partition.eof", "true", err, errlen) < 0 ||
+	    source_set(kc, "auto.offset.reset", c->kafka.start, err, errlen) < 0)
+		goto fail;
+	if (c->kafka.group_id != NULL &&
+	    source_set(kc, "group.id", c->kafka.group_id, err, errlen) < 0)
+		goto fail;
+	for (i = 0; i < c->kafka.n_rdkafka; i++) {
+		const struct conf_kv *kv = &c->kafka.rdkafka[i];
+		char why[256];
+		if (rd_kafka_conf_set(kc, kv->key, kv->value, why, sizeof(why)) !=
+		    RD_KAFKA_CONF_OK) {
+			snprintf(err, errlen, "%s:%d: kafka.rdkafka: librdkafka "
+			    "property %s: %s", c->path, kv->line, kv->key, why);
+			goto fail;
+		}
+	}
+	rd_kafka_conf_set_log_cb(kc, source_log_cb);
+	rd_kafka_conf_set_error_cb(kc, source_error_cb);
+	rd_kafka_conf_set_opaque(kc, s);
+	if (s->grouped)
+		rd_kafka_conf_set_rebalance_cb(kc, source_rebalance);
+	return kc;
+fail:
+	rd_kafka_conf_destroy(kc);
+	return NULL;
+}
+
+struct source *
+source_new(const struct conf *c, source_revoke_fn *revoke, void *opaque,
+    char *err, size_t errlen)
+{
+	struct source *s;
+	rd_kafka_conf_t *kc;
+	char why[512];
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->conf = c;
+	s->grouped = c->kafka.group_id != NULL;
+	s->revoke = revoke;
+	s->opaque = opaque;
+	if ((kc = source_conf(s, c, err, errlen)) == NULL)
+		goto fail;
+	/* rd_kafka_new() takes ownership of kc, but only when it succeeds. */
+	if ((s->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kc, why, sizeof(why))) == NULL) {
+		rd_kafka_conf_destroy(kc);
+		snprintf(err, errlen, "cannot create the Kafka consumer: %s", why);
+		goto fail;
+	}
+	rd_kafka_poll_set_consumer(s->rk);
+	s->queue = rd_kafka_queue_get_consumer(s->rk);
+	return s;
+fail:
+	free(s);
+	return NULL;
+}
+
+/* Assigns every partition of every topic, from kafka.start. */
+static int
+source_assign_all(struct source *s, char *err, size_t errlen)
+{
+	const struct conf *c = s->conf;
+	rd_kafka_topic_partition_list_t *list;
+	int64_t start = strcmp(c->kafka.start, "latest") == 0 ?
+	    RD_KAFKA_OFFSET_END : RD_KAFKA_OFFSET_BEGINNING;
+	int r = -EINVAL;
+
+	list = rd_kafka_topic_partition_list_new(8);
+	for (size_t i = 0; i < c->kafka.topics.n; i++) {
+		const char *name = c->kafka.topics.v[i];
+		rd_kafka_topic_t *rkt = rd_kafka_topic_new(s->rk, name, NULL);
+		const struct rd_kafka_metadata *md = NULL;
+		rd_kafka_resp_err_t e;
+
+		e = rd_kafka_metadata(s->rk, 0, rkt, &md, 10000);
+		if (e == RD_KAFKA_RESP_ERR_NO_ERROR && md->topic_cnt == 1)
+			e = md->topics[0].err;
+		if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+			snprintf(err, errlen, "kafka: topic %s: %s", name,
+			    rd_kafka_err2str(e));
+		} else {
+			for (int p = 0; p < md->topics[0].partition_cnt; p++)
+				rd_kafka_topic_partition_list_add(list, name,
+				    md->topics[0].partitions[p].id)->offset = start;
+		}
+		if (md != NULL)
+			rd_kafka_metadata_destroy(md);
+		rd_kafka_topic_destroy(rkt);
+		if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
+			goto out;
+	}
+	source_log_parts("assigned", list);
+	if (source_track(s, list) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (rd_kafka_assign(s->rk, list) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot assign partitions");
+		goto out;
+	}
+	r = 0;
+out:
+	rd_kafka_topic_partition_list_destroy(list);
+	return r;
+}
+
+int
+source_start(struct source *s, char *err, size_t errlen)
+{
+	const struct conf *c = s->conf;
+	rd_kafka_topic_partition_list_t *list;
+	rd_kafka_resp_err_t e;
+
+	if (!s->grouped)
+		return source_assign_all(s, err, errlen);
+	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);
+	for (size_t i = 0; i < c->kafka.topics.n; i++)
+		rd_kafka_topic_partition_list_add(list, c->kafka.topics.v[i],
+		    RD_KAFKA_PARTITION_UA);
+	e = rd_kafka_subscribe(s->rk, list);
+	rd_kafka_topic_partition_list_destroy(list);
+	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot subscribe: %s",
+		    rd_kafka_err2str(e));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+size_t
+source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
+    int timeout_ms)
+{
+	ssize_t n = rd_kafka_consume_batch_queue(s->queue, timeout_ms, msgs, max);
+	size_t kept = 0;
+
+	for (ssize_t i = 0; i < n; i++) {
+		rd_kafka_message_t *m = msgs[i];
+		struct source_part *p;
+
+		if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR ||
+		    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			/* In queue order: a record after the end clears it. */
+			p = source_find(s, rd_kafka_topic_name(m->rkt), m->partition);
+			if (p != NULL)
+				p->at_end = m->err != RD_KAFKA_RESP_ERR_NO_ERROR;
+			if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+				msgs[kept++] = m;
+				continue;
+			}
+		} else {
+			log_warnx("kafka: %s [%" PRId32 "]: %s",
+			    m->rkt ? rd_kafka_topic_name(m->rkt) : "-", m->partition,
+			    rd_kafka_message_errstr(m));
+		}
+		rd_kafka_message_destroy(m);
+	}
+	return kept;
+}
+
+void
+source_done(struct source *s, const rd_kafka_message_t *msg)
+{
+	struct source_part *p = source_find(s, rd_kafka_topic_name(msg->rkt),
+	    msg->partition);
+
+	if (p != NULL)
+		p->next = msg->offset + 1;
+}
+
+int
+source_commit(struct source *s, char *err, size_t errlen)
+{
+	rd_kafka_topic_partition_list_t *list;
+	rd_kafka_resp_err_t e;
+
+	if (!s->grouped)
+		return 0;
+	list = rd_kafka_topic_partition_list_new((int)s->nparts);
+	for (size_t i = 0; i < s->nparts; i++)
+		if (s->parts[i].next >= 0)
+			rd_kafka_topic_partition_list_add(list, s->parts[i].topic,
+			    s->parts[i].partition)->offset = s->parts[i].next;
+	e = list->cnt ? rd_kafka_commit(s->rk, list, 0) : RD_KAFKA_RESP_ERR_NO_ERROR;
+	rd_kafka_topic_partition_list_destroy(list);
+	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: offset commit failed: %s",
+		    rd_kafka_err2str(e));
+		return -EIO;
+	}
+	return 0;
+}
+
+int
+source_at_end(const struct source *s)
+{
+	if (s->nparts == 0)
+		return 0;
+	for (size_t i = 0; i < s->nparts; i++)
+		if (!s->parts[i].at_end)
+			return 0;
+	return 1;
+}
+
+void
+source_close(struct source *s)
+{
+	if (s == NULL)
+		return;
+	if (s->queue != NULL)
+		rd_kafka_queue_destroy(s->queue);
+	if (s->rk != NULL) {
+		rd_kafka_consumer_close(s->rk);
+		rd_kafka_destroy(s->rk);
+	}
+	source_forget_all(s);
+	free(s);
+}

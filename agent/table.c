@@ -1,0 +1,294 @@
+#include "table.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "udtf/registry.h"
+
+/* A record that yields more rows than this is rejected: a UDTF gone wrong
+ * must not fill the disk. */
+#define TABLE_MAX_ROWS_PER_RECORD 10000
+#define TABLE_KAFKA_TIMESTAMP "kafka_timestamp"
+
+struct table {
+	const struct conf_table *conf;
+	const struct udtf_plugin *udtf;
+	void *state;
+	const struct udtf_column *cols;
+	size_t ncols;
+	int event_col;              /* -1: the Kafka timestamp */
+	struct tz *tz;
+	struct writer *writer;
+	struct udtf_emitter emitter;
+	struct udtf_value *rows;    /* the current record's rows */
+	size_t nrows;
+	size_t rows_cap;            /* in rows */
+	struct table_stats stats;
+};
+
+static int
+table_emit(struct udtf_emitter *em, const struct udtf_value *values,
+    size_t nvalues)
+{
+	struct table *t = em->opaque;
+
+	if (nvalues != t->ncols)
+		return -EINVAL;
+	if (t->nrows == t->rows_cap) {
+		size_t cap = t->rows_cap ? t->rows_cap * 2 : 4;
+		struct udtf_value *rows;
+		if (t->nrows >= TABLE_MAX_ROWS_PER_RECORD)
+			return -E2BIG;
+		rows = realloc(t->rows, cap * t->ncols * sizeof(*rows));
+		if (rows == NULL)
+			return -ENOMEM;
+		t->rows = rows;
+		t->rows_cap = cap;
+	}
+	memcpy(t->rows + t->nrows * t->ncols, values,
+	    t->ncols * sizeof(*values));
+	t->nrows++;
+	return 0;
+}
+
+/* Initialises the UDTF with the table's udtf_config, defaults included. */
+static int
+table_init_udtf(struct table *t, const struct conf *c, size_t index,
+    char *err, size_t errlen)
+{
+	const struct conf_table *tc = t->conf;
+	struct udtf_param *params;
+	char why[512] = "";
+
+	if ((t->udtf = udtf_builtin_find(tc->udtf.v[0])) == NULL) {
+		snprintf(err, errlen, "%s:%d: tables[%zu].udtf: no UDTF named "
+		    "\"%s\"", c->path, tc->line, index, tc->udtf.v[0]);
+		return -ENOENT;
+	}
+	params = calloc(tc->n_udtf_config + 1, sizeof(*params));
+	if (params == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < tc->n_udtf_config; i++) {
+		params[i].key = tc->udtf_config[i].key;
+		params[i].value = tc->udtf_config[i].value;
+	}
+	t->state = t->udtf->init(params, tc->n_udtf_config, why, sizeof(why));
+	free(params);
+	if (t->state == NULL) {
+		/* The UDTF's sentence usually concerns its config; point there. */
+		int line = tc->n_udtf_config ? tc->udtf_config[0].line : tc->line;
+		snprintf(err, errlen, "%s:%d: tables[%zu].udtf_config: UDTF %s: %s",
+		    c->path, line, index, t->udtf->name,
+		    why[0] ? why : "initialisation failed");
+		return -EINVAL;
+	}
+	t->udtf->columns(t->state, &t->cols, &t->ncols);
+	return 0;
+}
+
+static int
+table_find_event_col(struct table *t, const struct conf *c, size_t index,
+    char *err, size_t errlen)
+{
+	const char *name = t->conf->event_time;
+
+	if (strcmp(name, TABLE_KAFKA_TIMESTAMP) == 0) {
+		t->event_col = -1;
+		return 0;
+	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (strcmp(t->cols[i].name, name) != 0)
+			continue;
+		if (t->cols[i].type != UDTF_TIMESTAMP) {
+			snprintf(err, errlen, "%s:%d: tables[%zu].event_time: "
+			    "column \"%s\" of UDTF %s is not a timestamp",
+			    c->path, t->conf->line, index, name, t->udtf->name);
+			return -EINVAL;
+		}
+		t->event_col = (int)i;
+		return 0;
+	}
+	snprintf(err, errlen, "%s:%d: tables[%zu].event_time: UDTF %s emits no "
+	    "column \"%s\"; use one of its timestamp columns or \"%s\"",
+	    c->path, t->conf->line, index, t->udtf->name, name,
+	    TABLE_KAFKA_TIMESTAMP);
+	return -EINVAL;
+}
+
+struct table *
+table_new(const struct conf *c, size_t index, struct tz *tz, char *err,
+    size_t errlen)
+{
+	const struct conf_table *tc = &c->tables[index];
+	struct writer_opts o = {
+		.table = tc->name,
+		.spool_dir = c->output.spool_dir,
+		.host = c->output.host,
+		.format = { tc->format, tc->field_delimiter, tz },
+		.codec = tc->codec,
+		.codec_level = tc->codec_level,
+		.roll = { (uint64_t)c->output.roll.max_bytes,
+		    c->output.roll.max_age, c->output.roll.inactive },
+	};
+	struct table *t;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->conf = tc;
+	t->tz = tz;
+	t->emitter.emit = table_emit;
+	t->emitter.opaque = t;
+	if (table_init_udtf(t, c, index, err, errlen) < 0 ||
+	    table_find_event_col(t, c, index, err, errlen) < 0)
+		goto fail;
+	t->writer = writer_new(&o, t->cols, t->ncols, err, errlen);
+	if (t->writer == NULL)
+		goto fail;
+	return t;
+fail:
+	table_free(t);
+	return NULL;
+}
+
+void
+table_free(struct table *t)
+{
+	if (t == NULL)
+		return;
+	writer_free(t->writer);
+	if (t->udtf != NULL)
+		t->udtf->fini(t->state);
+	free(t->rows);
+	free(t);
+}
+
+const char *
+table_name(const struct table *t)
+{
+	return t->conf->name;
+}
+
+int
+table_reads_topic(const struct table *t, const char *topic)
+{
+	for (size_t i = 0; i < t->conf->topics.n; i++)
+		if (strcmp(t->conf->topics.v[i], topic) == 0)
+			return 1;
+	return 0;
+}
+
+struct writer *
+table_writer(struct table *t)
+{
+	return t->writer;
+}
+
+const struct table_stats *
+table_get_stats(const struct table *t)
+{
+	return &t->stats;
+}
+
+static uint64_t
+table_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Finds every row's hour by its event time, before any row is written, so
+ * that a record is either written whole or rejected whole.  Returns 0, or
+ * -EINVAL with the reason. */
+static int
+table_route(struct table *t, const struct udtf_record *rec,
+    struct tz_hour *hours, char *reason, size_t reasonlen)
+{
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct udtf_value *v;
+		int64_t ts_us;
+
+		if (t->event_col < 0) {
+			if (rec->timestamp_ms < 0) {
+				snprintf(reason, reasonlen,
+				    "record has no Kafka timestamp");
+				return -EINVAL;
+			}
+			ts_us = rec->timestamp_ms * 1000;
+		} else {
+			v = &t->rows[i * t->ncols + (size_t)t->event_col];
+			if (v->type != UDTF_TIMESTAMP) {
+				snprintf(reason, reasonlen, "event time %s is NULL",
+				    t->cols[t->event_col].name);
+				return -EINVAL;
+			}
+			ts_us = v->u.ts_us;
+		}
+		if (tz_hour_of(t->tz, ts_us, &hours[i]) < 0) {
+			snprintf(reason, reasonlen, "event time %s is out of range",
+			    t->event_col < 0 ? TABLE_KAFKA_TIMESTAMP :
+			    t->cols[t->event_col].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+table_reject(struct table *t, struct rejects *rj, const struct udtf_record *rec,
+    const char *reason, char *err, size_t errlen)
+{
+	t->stats.rejects++;
+	return rejects_add(rj, t->conf->name, rec, reason, err, errlen);
+}
+
+int
+table_process(struct table *t, const struct udtf_record *rec,
+    struct rejects *rj, char *err, size_t errlen)
+{
+	char reason[256] = "";
+	struct tz_hour one_hour, *hours = &one_hour;
+	uint64_t t0, t1;
+	int r;
+
+	t->stats.records++;
+	t->nrows = 0;
+	t0 = table_now_ns();
+	r = t->udtf->process(t->state, rec, &t->emitter, reason, sizeof(reason));
+	t1 = table_now_ns();
+	hist_record(&t->stats.parse_ns, t1 - t0);
+	if (r == -E2BIG)
+		snprintf(reason, sizeof(reason), "more than %d rows from one record",
+		    TABLE_MAX_ROWS_PER_RECORD);
+	if (r < 0)
+		return table_reject(t, rj, rec, reason[0] ? reason :
+		    "UDTF failed without a reason", err, errlen);
+	if (t->nrows > 1 && (hours = malloc(t->nrows * sizeof(*hours))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (table_route(t, rec, hours, reason, sizeof(reason)) < 0) {
+		r = table_reject(t, rj, rec, reason, err, errlen);
+		goto out;
+	}
+	for (size_t i = 0; i < t->nrows; i++) {
+		if ((r = writer_write(t->writer, &hours[i], rec->topic,
+		    rec->partition, rec->offset, t->rows + i * t->ncols, err,
+		    errlen)) < 0)
+			goto out;
+		t->stats.rows++;
+	}
+	r = 0;
+out:
+	if (hours != &one_hour)
+		free(hours);
+	return r;
+}

@@ -1,0 +1,50 @@
+/*
+ * table: one configured table's pipeline: its UDTF, the event-time column,
+ * its writer, and what every record cost.  table_process() runs a record
+ * through the UDTF, measures the call, and either writes the rows to their
+ * hourly part files or sends the record to the rejects table with the
+ * reason: a record is never dropped silently.
+ */
+#ifndef KEDGE_TABLE_H
+#define KEDGE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "hist.h"
+#include "rejects.h"
+#include "tz.h"
+#include "udtf/udtf.h"
+#include "writer.h"
+
+struct table;
+
+struct table_stats {
+	uint64_t records;
+	uint64_t rows;
+	uint64_t rejects;
+	struct hist parse_ns;     /* one observation per record */
+};
+
+/* Builds table number `index` of config c: finds and initialises its UDTF
+ * (compiling e.g. the nginx log_format), checks the event-time column and
+ * opens its writer.  Returns NULL with "FILE:LINE: key: what is wrong" in
+ * err. */
+struct table *table_new(const struct conf *c, size_t index, struct tz *tz,
+    char *err, size_t errlen);
+void table_free(struct table *t); /* accepts NULL */
+
+const char *table_name(const struct table *t);
+/* Returns 1 when the table reads topic, else 0. */
+int table_reads_topic(const struct table *t, const char *topic);
+struct writer *table_writer(struct table *t);
+const struct table_stats *table_get_stats(const struct table *t);
+
+/* Turns rec into rows of this table (or one rejects row).  Returns 0, or a
+ * negative errno with a sentence in err when the rows could not be written:
+ * the caller must then stop before committing the record's offset. */
+int table_process(struct table *t, const struct udtf_record *rec,
+    struct rejects *rj, char *err, size_t errlen);
+
+#endif /* KEDGE_TABLE_H */

@@ -1,0 +1,781 @@
+/*
+ * nginx: the built-in UDTF for nginx access logs.  init() compiles the
+ * log_format once into a program, a literal prefix and then one step per
+ * variable: the variable and the literal text that follows it.  process()
+ * runs that program over a line: each value ends where the next literal
+ * begins, and becomes one typed column.  One line gives one row.
+ */
+#include "udtf.h"
+
+#include "buf.h"
+#include "timeparse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NGINX_COMBINED "$remote_addr - $remote_user [$time_local] " \
+	"\"$request\" $status $body_bytes_sent \"$http_referer\" " \
+	"\"$http_user_agent\""
+
+/* A reason quotes at most this many bytes of a value, each byte written as
+ * at most 4 ("\xHH"), plus the quotes, "..." and the NUL. */
+#define QUOTE_MAX 40
+#define QUOTED_SIZE (QUOTE_MAX * 4 + 6)
+
+/* request_time has at most this many digits: their value fits in uint64_t
+ * and a power of ten this large is exact in a double. */
+#define DOUBLE_DIGITS_MAX 18
+
+/* How nginx escaped values: log_format's escape= parameter. */
+enum nginx_escape {
+	NGINX_ESCAPE_DEFAULT, /* " \ and non-ASCII or control bytes as \xHH */
+	NGINX_ESCAPE_JSON,    /* JSON string escapes */
+	NGINX_ESCAPE_NONE
+};
+
+enum nginx_kind {
+	NGINX_STRING,
+	NGINX_INT,
+	NGINX_DOUBLE,
+	NGINX_TIME_LOCAL,
+	NGINX_TIME_ISO8601,
+	NGINX_MSEC
+};
+
+/* One step of the program: a variable, then the literal that follows it,
+ * which is empty only when the variable ends the format. */
+struct nginx_field {
+	const char *var; /* the name in the format, not NUL-terminated */
+	size_t varlen;
+	enum nginx_kind kind;
+	const char *lit;
+	size_t litlen;
+};
+
+struct nginx_state {
+	char *format;             /* the literals and names point into it */
+	const char *prefix;       /* the literal before the first variable */
+	size_t prefixlen;
+	enum nginx_escape escape;
+	struct nginx_field *fields;
+	struct udtf_column *cols; /* one per field; owns the names */
+	struct udtf_value *values; /* one per field, refilled per record */
+	size_t nfields;
+	struct buf scratch;       /* unescaped values of the current record */
+};
+
+static const struct {
+	const char *name;
+	enum nginx_kind kind;
+} nginx_typed_vars[] = {
+	{ "status", NGINX_INT },
+	{ "body_bytes_sent", NGINX_INT },
+	{ "bytes_sent", NGINX_INT },
+	{ "request_length", NGINX_INT },
+	{ "connection", NGINX_INT },
+	{ "connection_requests", NGINX_INT },
+	{ "remote_port", NGINX_INT },
+	{ "server_port", NGINX_INT },
+	{ "pid", NGINX_INT },
+	{ "request_time", NGINX_DOUBLE },
+	{ "time_local", NGINX_TIME_LOCAL },
+	{ "time_iso8601", NGINX_TIME_ISO8601 },
+	{ "msec", NGINX_MSEC },
+};
+
+static const struct udtf_key nginx_keys[] = {
+	{ "log_format", NGINX_COMBINED,
+	    "the nginx log_format the lines were written with; one column per "
+	    "variable" },
+	{ "escape", "default",
+	    "how nginx escaped the values, as in log_format escape=: default, "
+	    "json or none" },
+	{ NULL, NULL, NULL },
+};
+
+static void nginx_fini(void *state);
+
+static int
+is_digit(char c)
+{
+	return (unsigned)(c - '0') <= 9;
+}
+
+static int
+is_name_char(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    c == '_';
+}
+
+static int
+hex_value(char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Writes s as a short, printable, double-quoted text for a reason. */
+static void
+quote(char *dst, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = len > QUOTE_MAX ? QUOTE_MAX : len, o = 0;
+
+	dst[o++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			dst[o++] = '\\';
+			dst[o++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		} else {
+			dst[o++] = (char)c;
+		}
+	}
+	if (n < len) {
+		memcpy(dst + o, "...", 3);
+		o += 3;
+	}
+	dst[o++] = '"';
+	dst[o] = '\0';
+}
+
+/* Compiling the log_format. */
+
+static enum nginx_kind
+kind_of(const char *var, size_t varlen)
+{
+	for (size_t i = 0; i < sizeof nginx_typed_vars /
+	    sizeof nginx_typed_vars[0]; i++)
+		if (strlen(nginx_typed_vars[i].name) == varlen &&
+		    memcmp(nginx_typed_vars[i].name, var, varlen) == 0)
+			return nginx_typed_vars[i].kind;
+	return NGINX_STRING;
+}
+
+static enum udtf_type
+type_of(enum nginx_kind kind)
+{
+	switch (kind) {
+	case NGINX_INT:
+		return UDTF_INT64;
+	case NGINX_DOUBLE:
+		return UDTF_DOUBLE;
+	case NGINX_TIME_LOCAL:
+	case NGINX_TIME_ISO8601:
+	case NGINX_MSEC:
+		return UDTF_TIMESTAMP;
+	default:
+		return UDTF_STRING;
+	}
+}
+
+/* Names field i's column: the variable's name, with "_2", "_3"... when the
+ * same variable came before.  Returns 0 or -ENOMEM. */
+static int
+name_column(struct nginx_state *st, size_t i)
+{
+	const struct nginx_field *f = &st->fields[i];
+	size_t seen = 1, size;
+	char *name;
+
+	for (size_t j = 0; j < i; j++)
+		if (st->fields[j].varlen == f->varlen &&
+		    memcmp(st->fields[j].var, f->var, f->varlen) == 0)
+			seen++;
+	size = f->varlen + 24;
+	if ((name = malloc(size)) == NULL)
+		return -ENOMEM;
+	if (seen == 1)
+		snprintf(name, size, "%.*s", (int)f->varlen, f->var);
+	else
+		snprintf(name, size, "%.*s_%zu", (int)f->varlen, f->var, seen);
+	st->cols[i].name = name;
+	st->cols[i].type = type_of(f->kind);
+	return 0;
+}
+
+/* Reads the variable at format[at] (a '$'): sets *var, *varlen and *next,
+ * the offset just past it.  Returns 0 or -EINVAL with a sentence in err. */
+static int
+read_variable(const char *format, size_t at, const char **var, size_t *varlen,
+    size_t *next, char *err, size_t errlen)
+{
+	size_t start = at + 1, end;
+	int braced = format[start] == '{';
+
+	if (braced)
+		start++;
+	for (end = start; is_name_char(format[end]); end++)
+		;
+	if (braced && format[end] != '}') {
+		snprintf(err, errlen, "log_format: the \"${\" at offset %zu is "
+		    "not closed by \"}\" after a variable name", at);
+		return -EINVAL;
+	}
+	if (end == start) {
+		snprintf(err, errlen, "log_format: the \"$\" at offset %zu has "
+		    "an empty variable name", at);
+		return -EINVAL;
+	}
+	*var = format + start;
+	*varlen = end - start;
+	*next = braced ? end + 1 : end;
+	return 0;
+}
+
+/* Fills st->prefix and st->fields from st->format.  Returns 0 or -EINVAL
+ * with a sentence in err. */
+static int
+compile_format(struct nginx_state *st, char *err, size_t errlen)
+{
+	const char *format = st->format;
+	size_t at = 0, lit = 0;
+
+	while (format[at] != '\0') {
+		struct nginx_field *f = &st->fields[st->nfields];
+		size_t next;
+
+		if (format[at] != '$') {
+			at++;
+			continue;
+		}
+		if (read_variable(format, at, &f->var, &f->varlen, &next, err,
+		    errlen) < 0)
+			return -EINVAL;
+		if (st->nfields == 0) {
+			st->prefix = format + lit;
+			st->prefixlen = at - lit;
+		} else if (at == lit) {
+			snprintf(err, errlen, "log_format: $%.*s and $%.*s have "
+			    "no text between them, so a line cannot be split",
+			    (int)f[-1].varlen, f[-1].var, (int)f->varlen, f->var);
+			return -EINVAL;
+		} else {
+			f[-1].lit = format + lit;
+			f[-1].litlen = at - lit;
+		}
+		f->kind = kind_of(f->var, f->varlen);
+		st->nfields++;
+		at = lit = next;
+	}
+	if (st->nfields == 0) {
+		snprintf(err, errlen, "log_format has no variable, so there is "
+		    "nothing to parse");
+		return -EINVAL;
+	}
+	st->fields[st->nfields - 1].lit = format + lit;
+	st->fields[st->nfields - 1].litlen = at - lit;
+	return 0;
+}
+
+/* Names the columns; refuses a format whose names collide ("$a $a $a_2").
+ * Returns 0, -ENOMEM or -EINVAL with a sentence in err. */
+static int
+name_columns(struct nginx_state *st, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < st->nfields; i++) {
+		if (name_column(st, i) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(st->cols[i].name, st->cols[j].name) == 0) {
+				snprintf(err, errlen, "log_format gives two "
+				    "columns the name %s", st->cols[i].name);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+parse_escape(const char *value, enum nginx_escape *escape, char *err,
+    size_t errlen)
+{
+	if (strcmp(value, "default") == 0)
+		*escape = NGINX_ESCAPE_DEFAULT;
+	else if (strcmp(value, "json") == 0)
+		*escape = NGINX_ESCAPE_JSON;
+	else if (strcmp(value, "none") == 0)
+		*escape = NGINX_ESCAPE_NONE;
+	else {
+		snprintf(err, errlen, "escape must be default, json or none, "
+		    "not \"%s\"", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void *
+nginx_init(const struct udtf_param *params, size_t nparams, char *err,
+    size_t errlen)
+{
+	const char *format = NGINX_COMBINED, *escape = "default";
+	struct nginx_state *st = NULL;
+	size_t maxfields = 0;
+
+	for (size_t i = 0; i < nparams; i++) {
+		if (strcmp(params[i].key, "log_format") == 0) {
+			format = params[i].value;
+		} else if (strcmp(params[i].key, "escape") == 0) {
+			escape = params[i].value;
+		} else {
+			snprintf(err, errlen, "nginx has no key \"%s\"",
+			    params[i].key);
+			goto fail;
+		}
+	}
+	for (const char *p = format; *p != '\0'; p++)
+		maxfields += *p == '$';
+	if ((st = calloc(1, sizeof *st)) == NULL ||
+	    (st->format = strdup(format)) == NULL ||
+	    (st->fields = calloc(maxfields + 1, sizeof *st->fields)) == NULL ||
+	    (st->cols = calloc(maxfields + 1, sizeof *st->cols)) == NULL ||
+	    (st->values = calloc(maxfields + 1, sizeof *st->values)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (parse_escape(escape, &st->escape, err, errlen) < 0 ||
+	    compile_format(st, err, errlen) < 0 ||
+	    name_columns(st, err, errlen) < 0)
+		goto fail;
+	return st;
+fail:
+	nginx_fini(st);
+	return NULL;
+}
+
+static void
+nginx_columns(void *state, const struct udtf_column **cols, size_t *ncols)
+{
+	struct nginx_state *st = state;
+
+	*cols = st->cols;
+	*ncols = st->nfields;
+}
+
+static void
+nginx_fini(void *state)
+{
+	struct nginx_state *st = state;
+
+	if (st == NULL)
+		return;
+	for (size_t i = 0; i < st->nfields; i++)
+		free((char *)st->cols[i].name);
+	free(st->cols);
+	free(st->values);
+	free(st->fields);
+	free(st->format);
+	buf_free(&st->scratch);
+	free(st);
+}
+
+/* Converting values. */
+
+static int
+parse_int(const char *s, size_t len, int64_t *out)
+{
+	uint64_t v = 0, limit = INT64_MAX;
+	size_t i = 0;
+	int neg = len > 0 && s[0] == '-';
+
+	if (neg) {
+		limit++;
+		i++;
+	}
+	if (i == len)
+		return -EINVAL;
+	for (; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+
+		if (d > 9)
+			return -EINVAL;
+		if (v > (limit - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+/* Reads "123" or "0.123" as strtod() would, without its locale: while the
+ * digits, read as one integer, stay below 2^53, the result is one division
+ * of two exact doubles and so correctly rounded. */
+static int
+parse_double(const char *s, size_t len, double *out)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
+	    1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+	    1e18 };
+	uint64_t mant = 0;
+	size_t i, digits = 0, dot = len;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '.' && dot == len && i > 0 && i + 1 < len) {
+			dot = i;
+			continue;
+		}
+		if (!is_digit(s[i]) || ++digits > DOUBLE_DIGITS_MAX)
+			return -EINVAL;
+		mant = mant * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (digits == 0)
+		return -EINVAL;
+	*out = (double)mant / pow10[dot == len ? 0 : len - dot - 1];
+	return 0;
+}
+
+/* Undoes escape=default: \xHH is the byte 0xHH; any other backslash is
+ * itself.  Returns the length written; dst holds at least len bytes. */
+static size_t
+unescape_default(char *dst, const char *s, size_t len)
+{
+	size_t o = 0, i = 0;
+
+	while (i < len) {
+		const char *bs = memchr(s + i, '\\', len - i);
+		size_t run = bs ? (size_t)(bs - (s + i)) : len - i;
+		int hi, lo;
+
+		memcpy(dst + o, s + i, run);
+		o += run;
+		i += run;
+		if (i == len)
+			break;
+		if (i + 3 < len && s[i + 1] == 'x' &&
+		    (hi = hex_value(s[i + 2])) >= 0 &&
+		    (lo = hex_value(s[i + 3])) >= 0) {
+			dst[o++] = (char)(hi << 4 | lo);
+			i += 4;
+		} else {
+			dst[o++] = s[i++];
+		}
+	}
+	return o;
+}
+
+/* Reads the 4 hex digits of a \uXXXX at s[0..3]; -1 if they are not. */
+static long
+read_hex4(const char *s, size_t avail)
+{
+	long v = 0;
+
+	if (avail < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		int h = hex_value(s[i]);
+
+		if (h < 0)
+			return -1;
+		v = v << 4 | h;
+	}
+	return v;
+}
+
+static size_t
+put_utf8(char *dst, long cp)
+{
+	if (cp < 0x80) {
+		dst[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		dst[0] = (char)(0xc0 | cp >> 6);
+		dst[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		dst[0] = (char)(0xe0 | cp >> 12);
+		dst[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		dst[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	dst[0] = (char)(0xf0 | cp >> 18);
+	dst[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	dst[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	dst[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Reads the \uXXXX escape at s[i] (a backslash), with its low surrogate
+ * when it is a high one.  Returns the code point and sets *used, or -1 when
+ * it is not a valid escape (a lone surrogate included). */
+static long
+read_json_u(const char *s, size_t len, size_t i, size_t *used)
+{
+	long cp = read_hex4(s + i + 2, len - i - 2), lo;
+
+	if (cp < 0)
+		return -1;
+	if (cp < 0xd800 || cp > 0xdfff) {
+		*used = 6;
+		return cp;
+	}
+	if (cp > 0xdbff || i + 7 >= len || s[i + 6] != '\\' ||
+	    s[i + 7] != 'u')
+		return -1;
+	lo = read_hex4(s + i + 8, len - i - 8);
+	if (lo < 0xdc00 || lo > 0xdfff)
+		return -1;
+	*used = 12;
+	return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+}
+
+/* Undoes escape=json; an escape that is not valid JSON stays as written.
+ * Returns the length written; dst holds at least len bytes, as no escape
+ * grows when decoded. */
+static size_t
+unescape_json(char *dst, const char *s, size_t len)
+{
+	size_t o = 0, i = 0;
+
+	while (i < len) {
+		const char *bs = memchr(s + i, '\\', len - i);
+		size_t run = bs ? (size_t)(bs - (s + i)) : len - i, used = 2;
+		long cp = -1;
+
+		memcpy(dst + o, s + i, run);
+		o += run;
+		i += run;
+		if (i == len)
+			break;
+		if (i + 1 < len) {
+			switch (s[i + 1]) {
+			case '"': case '\\': case '/': cp = s[i + 1]; break;
+			case 'b': cp = '\b'; break;
+			case 'f': cp = '\f'; break;
+			case 'n': cp = '\n'; break;
+			case 'r': cp = '\r'; break;
+			case 't': cp = '\t'; break;
+			case 'u': cp = read_json_u(s, len, i, &used); break;
+			default: break;
+			}
+		}
+		if (cp < 0) {
+			dst[o++] = s[i++];
+		} else {
+			o += put_utf8(dst + o, cp);
+			i += used;
+		}
+	}
+	return o;
+}
+
+/* Sets *out to the string value s, unescaped into the scratch buffer when it
+ * holds escapes.  rest is how many bytes of the line are left from s on:
+ * the values still to come are no longer, so reserving rest once keeps
+ * every string already in the scratch buffer where it is. */
+static int
+convert_string(struct nginx_state *st, const char *s, size_t len,
+    size_t rest, struct udtf_value *out)
+{
+	char *dst;
+
+	out->type = UDTF_STRING;
+	if (st->escape == NGINX_ESCAPE_NONE || memchr(s, '\\', len) == NULL) {
+		out->u.s.ptr = s;
+		out->u.s.len = len;
+		return 0;
+	}
+	if (buf_reserve(&st->scratch, rest) < 0)
+		return -ENOMEM;
+	dst = st->scratch.data + st->scratch.len;
+	if (st->escape == NGINX_ESCAPE_JSON)
+		out->u.s.len = unescape_json(dst, s, len);
+	else
+		out->u.s.len = unescape_default(dst, s, len);
+	out->u.s.ptr = dst;
+	st->scratch.len += out->u.s.len;
+	return 0;
+}
+
+static int
+reject_value(const char *column, const char *s, size_t len, const char *why,
+    char *err, size_t errlen)
+{
+	char quoted[QUOTED_SIZE];
+
+	quote(quoted, s, len);
+	snprintf(err, errlen, "%s: %s %s", column, quoted, why);
+	return -EINVAL;
+}
+
+/* Turns the value of field i, s[0..len), into st->values[i]. */
+static int
+convert_value(struct nginx_state *st, size_t i, const char *s, size_t len,
+    size_t rest, char *err, size_t errlen)
+{
+	struct udtf_value *out = &st->values[i];
+	const char *column = st->cols[i].name;
+	int r = 0;
+
+	if (len == 1 && s[0] == '-') {
+		out->type = UDTF_NULL;
+		return 0;
+	}
+	out->type = st->cols[i].type;
+	switch (st->fields[i].kind) {
+	case NGINX_STRING:
+		if (convert_string(st, s, len, rest, out) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		return 0;
+	case NGINX_INT:
+		if ((r = parse_int(s, len, &out->u.i64)) == -ERANGE)
+			return reject_value(column, s, len, "is out of range",
+			    err, errlen);
+		break;
+	case NGINX_DOUBLE:
+		r = parse_double(s, len, &out->u.d);
+		break;
+	case NGINX_TIME_LOCAL:
+		r = timeparse_local(s, len, &out->u.ts_us);
+		break;
+	case NGINX_TIME_ISO8601:
+		r = timeparse_iso8601(s, len, &out->u.ts_us);
+		break;
+	case NGINX_MSEC:
+		r = timeparse_msec(s, len, &out->u.ts_us);
+		break;
+	}
+	if (r < 0)
+		return reject_value(column, s, len,
+		    out->type == UDTF_INT64 ? "is not an integer" :
+		    out->type == UDTF_DOUBLE ? "is not a number" :
+		    "is not a time", err, errlen);
+	return 0;
+}
+
+/* Parsing a line. */
+
+/* With escape=json a byte after an odd run of backslashes belongs to an
+ * escape in the value (\" above all) and cannot begin a literal. */
+static int
+is_escaped(const char *value, const char *at)
+{
+	size_t n = 0;
+
+	while (at - n > value && *(at - n - 1) == '\\')
+		n++;
+	return n % 2 == 1;
+}
+
+/* Finds where field f's literal begins in [p, end).  Returns it, or NULL
+ * with *mismatch set when the literal's first byte was seen with other text
+ * after it, left alone when the line simply ran out. */
+static const char *
+find_literal(const struct nginx_state *st, const struct nginx_field *f,
+    const char *p, const char *end, int *mismatch)
+{
+	const char *from = p, *at;
+
+	while ((size_t)(end - from) >= f->litlen &&
+	    (at = memchr(from, f->lit[0], (size_t)(end - from) - f->litlen +
+	    1)) != NULL) {
+		from = at + 1;
+		if (st->escape == NGINX_ESCAPE_JSON && is_escaped(p, at))
+			continue;
+		if (memcmp(at + 1, f->lit + 1, f->litlen - 1) == 0)
+			return at;
+		*mismatch = 1;
+	}
+	return NULL;
+}
+
+static int
+reject_line(const char *why, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
+static int
+reject_literal(const struct nginx_state *st, size_t i, int mismatch,
+    char *err, size_t errlen)
+{
+	char quoted[QUOTED_SIZE];
+
+	if (!mismatch) {
+		snprintf(err, errlen, "line ends inside $%s", st->cols[i].name);
+	} else {
+		quote(quoted, st->fields[i].lit, st->fields[i].litlen);
+		snprintf(err, errlen, "expected %s after $%s", quoted,
+		    st->cols[i].name);
+	}
+	return -EINVAL;
+}
+
+static int
+nginx_process(void *state, const struct udtf_record *rec,
+    struct udtf_emitter *out, char *err, size_t errlen)
+{
+	struct nginx_state *st = state;
+	const char *p = rec->data, *end = rec->data + rec->len;
+	int r;
+
+	if (end > p && end[-1] == '\n') {
+		end--;
+		if (end > p && end[-1] == '\r')
+			end--;
+	}
+	if (p == end)
+		return reject_line("empty record", err, errlen);
+	if ((size_t)(end - p) < st->prefixlen ||
+	    memcmp(p, st->prefix, st->prefixlen) != 0) {
+		char quoted[QUOTED_SIZE];
+
+		quote(quoted, st->prefix, st->prefixlen);
+		snprintf(err, errlen, "line does not start with %s", quoted);
+		return -EINVAL;
+	}
+	p += st->prefixlen;
+	buf_reset(&st->scratch);
+	for (size_t i = 0; i < st->nfields; i++) {
+		const struct nginx_field *f = &st->fields[i];
+		const char *value = p, *at = end;
+		int mismatch = 0;
+
+		if (f->litlen > 0 &&
+		    (at = find_literal(st, f, p, end, &mismatch)) == NULL)
+			return reject_literal(st, i, mismatch, err, errlen);
+		p = at + f->litlen;
+		if ((r = convert_value(st, i, value, (size_t)(at - value),
+		    (size_t)(end - value), err, errlen)) < 0)
+			return r;
+	}
+	if (p != end)
+		return reject_line("trailing text after the log format", err,
+		    errlen);
+	r = out->emit(out, st->values, st->nfields);
+	return r < 0 ? r : 0;
+}
+
+/* The descriptor registry.c lists among the built-ins. */
+const struct udtf_plugin udtf_nginx_plugin = {
+	.abi_version = KEDGE_UDTF_ABI_VERSION,
+	.name = "nginx",
+	.description = "nginx access log lines: one row per line, one column "
+	    "per log_format variable",
+	.keys = nginx_keys,
+	.init = nginx_init,
+	.columns = nginx_columns,
+	.process = nginx_process,
+	.fini = nginx_fini,
+};

@@ -1,0 +1,231 @@
+#include "timeparse.h"
+
+#include <errno.h>
+
+#define US_PER_S 1000000LL
+#define TIME_LOCAL_LEN 26 /* "10/Oct/2000:13:55:36 -0700" */
+#define ISO_DATETIME_LEN 19 /* "2000-10-10T13:55:36" */
+/* The largest whole second whose microseconds, fraction included, fit. */
+#define MSEC_MAX_S (INT64_MAX / US_PER_S - 1)
+
+/* The broken-down time every format is read into before the arithmetic. */
+struct civil {
+	int year, mon, day, hour, min, sec;
+	int frac_us;
+	int offset_s; /* local = UTC + offset */
+};
+
+static int
+is_digit(char c)
+{
+	return (unsigned)(c - '0') <= 9;
+}
+
+/* Reads exactly n ASCII digits as a number; returns -1 if one is not a
+ * digit. */
+static int
+read_digits(const char *s, size_t n)
+{
+	int v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!is_digit(s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* Reads the fraction of a second after the '.', keeping six digits; returns
+ * the number of bytes read, 0 when there is no digit. */
+static size_t
+read_fraction(const char *s, size_t len, int *frac_us)
+{
+	static const int scale[] = { 100000, 10000, 1000, 100, 10, 1 };
+	size_t i;
+	int v = 0;
+
+	for (i = 0; i < len && is_digit(s[i]); i++)
+		if (i < 6)
+			v += (s[i] - '0') * scale[i];
+	*frac_us = v;
+	return i;
+}
+
+/* English month abbreviation, as nginx writes it, to 1..12; 0 if none. */
+static int
+month_of(const char *s)
+{
+	switch ((unsigned)(unsigned char)s[0] << 16 |
+	    (unsigned)(unsigned char)s[1] << 8 | (unsigned char)s[2]) {
+	case 'J' << 16 | 'a' << 8 | 'n': return 1;
+	case 'F' << 16 | 'e' << 8 | 'b': return 2;
+	case 'M' << 16 | 'a' << 8 | 'r': return 3;
+	case 'A' << 16 | 'p' << 8 | 'r': return 4;
+	case 'M' << 16 | 'a' << 8 | 'y': return 5;
+	case 'J' << 16 | 'u' << 8 | 'n': return 6;
+	case 'J' << 16 | 'u' << 8 | 'l': return 7;
+	case 'A' << 16 | 'u' << 8 | 'g': return 8;
+	case 'S' << 16 | 'e' << 8 | 'p': return 9;
+	case 'O' << 16 | 'c' << 8 | 't': return 10;
+	case 'N' << 16 | 'o' << 8 | 'v': return 11;
+	case 'D' << 16 | 'e' << 8 | 'c': return 12;
+	default: return 0;
+	}
+}
+
+static int
+days_in_month(int year, int mon)
+{
+	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
+	    30, 31 };
+
+	if (mon == 2 && year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))
+		return 29;
+	return days[mon - 1];
+}
+
+/* Reads a UTC offset that is the whole of s: "Z", "+hhmm" or "+hh:mm". */
+static int
+read_offset(const char *s, size_t len, int *offset_s)
+{
+	int hh, mm, sign;
+
+	if (len == 1 && s[0] == 'Z') {
+		*offset_s = 0;
+		return 0;
+	}
+	if (len != 5 && len != 6)
+		return -EINVAL;
+	if (s[0] == '+')
+		sign = 1;
+	else if (s[0] == '-')
+		sign = -1;
+	else
+		return -EINVAL;
+	hh = read_digits(s + 1, 2);
+	if (len == 6 && s[3] != ':')
+		return -EINVAL;
+	mm = read_digits(s + len - 2, 2);
+	if (hh < 0 || hh > 23 || mm < 0 || mm > 59)
+		return -EINVAL;
+	*offset_s = sign * (hh * 3600 + mm * 60);
+	return 0;
+}
+
+/* Checks the fields and turns them into microseconds since the epoch. */
+static int
+civil_to_us(const struct civil *c, int64_t *us)
+{
+	int64_t days, secs;
+
+	if (c->year < 0 || c->mon < 1 || c->mon > 12 || c->day < 1 ||
+	    c->day > days_in_month(c->year, c->mon) || c->hour < 0 ||
+	    c->hour > 23 || c->min < 0 || c->min > 59 || c->sec < 0 ||
+	    c->sec > 59)
+		return -EINVAL;
+	days = timeparse_days_from_civil(c->year, (unsigned)c->mon,
+	    (unsigned)c->day);
+	secs = days * 86400 + c->hour * 3600 + c->min * 60 + c->sec -
+	    c->offset_s;
+	*us = secs * US_PER_S + c->frac_us;
+	return 0;
+}
+
+/* Howard Hinnant's days_from_civil: shift the year to start in March so
+ * that the leap day is the last day of the year, then count 400-year eras
+ * of 146097 days. */
+int64_t
+timeparse_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* Fixed width, so every field is at a known offset. */
+int
+timeparse_local(const char *s, size_t len, int64_t *us)
+{
+	struct civil c;
+
+	if (len != TIME_LOCAL_LEN || s[2] != '/' || s[6] != '/' ||
+	    s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ')
+		return -EINVAL;
+	c.day = read_digits(s, 2);
+	c.mon = month_of(s + 3);
+	c.year = read_digits(s + 7, 4);
+	c.hour = read_digits(s + 12, 2);
+	c.min = read_digits(s + 15, 2);
+	c.sec = read_digits(s + 18, 2);
+	c.frac_us = 0;
+	if (read_offset(s + 21, 5, &c.offset_s) < 0)
+		return -EINVAL;
+	return civil_to_us(&c, us);
+}
+
+/* The date and time have a fixed width; the fraction and the offset
+ * follow. */
+int
+timeparse_iso8601(const char *s, size_t len, int64_t *us)
+{
+	struct civil c;
+	size_t pos = ISO_DATETIME_LEN;
+
+	if (len <= ISO_DATETIME_LEN || s[4] != '-' || s[7] != '-' ||
+	    s[10] != 'T' || s[13] != ':' || s[16] != ':')
+		return -EINVAL;
+	c.year = read_digits(s, 4);
+	c.mon = read_digits(s + 5, 2);
+	c.day = read_digits(s + 8, 2);
+	c.hour = read_digits(s + 11, 2);
+	c.min = read_digits(s + 14, 2);
+	c.sec = read_digits(s + 17, 2);
+	c.frac_us = 0;
+	if (s[pos] == '.') {
+		size_t n = read_fraction(s + pos + 1, len - pos - 1, &c.frac_us);
+
+		if (n == 0)
+			return -EINVAL;
+		pos += 1 + n;
+	}
+	if (read_offset(s + pos, len - pos, &c.offset_s) < 0)
+		return -EINVAL;
+	return civil_to_us(&c, us);
+}
+
+/* Stops short of overflow: the largest instant accepted is MSEC_MAX_S plus
+ * a fraction. */
+int
+timeparse_msec(const char *s, size_t len, int64_t *us)
+{
+	int64_t secs = 0;
+	int frac_us = 0;
+	size_t i;
+
+	for (i = 0; i < len && is_digit(s[i]); i++) {
+		int d = s[i] - '0';
+
+		if (secs > (MSEC_MAX_S - d) / 10)
+			return -EINVAL;
+		secs = secs * 10 + d;
+	}
+	if (i == 0)
+		return -EINVAL;
+	if (i < len) {
+		size_t n;
+
+		if (s[i] != '.')
+			return -EINVAL;
+		n = read_fraction(s + i + 1, len - i - 1, &frac_us);
+		if (n == 0 || i + 1 + n != len)
+			return -EINVAL;
+	}
+	*us = secs * US_PER_S + frac_us;
+	return 0;
+}

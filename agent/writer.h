@@ -1,0 +1,97 @@
+/*
+ * writer: rows of one table -> rolling part files in the spool.
+ *
+ * Each part file holds the rows of one Kafka partition for one local hour,
+ * and is named so that names never collide across hosts and restarts:
+ *
+ *   <spool>/open/<table>/dt=YYYYMMDD/hr=HH/<topic>+<partition>+<first offset>+<host>.<ext>
+ *
+ * ('+' appears in neither Kafka topic names nor host names.)  A file grows
+ * across checkpoints; writer_flush() closes the current compression member
+ * or frame and fsyncs, so every flushed length is a valid file.  A file
+ * rolls when it reaches roll.max_bytes, roll.max_age seconds or
+ * roll.inactive seconds without a row; a rolled file is closed, and
+ * writer_release() moves it to <spool>/ready/... once the offsets of its
+ * rows are committed, where the publisher takes it.
+ */
+#ifndef KEDGE_WRITER_H
+#define KEDGE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "codec.h"
+#include "format.h"
+#include "tz.h"
+#include "udtf/udtf.h"
+
+struct writer;
+
+struct roll_policy {
+	uint64_t max_bytes;
+	int max_age;    /* seconds */
+	int inactive;   /* seconds */
+};
+
+enum roll_reason { ROLL_NONE = 0, ROLL_SIZE, ROLL_AGE, ROLL_INACTIVE, ROLL_FORCED };
+
+struct writer_opts {
+	const char *table;
+	const char *spool_dir;
+	const char *host;
+	struct format format;
+	enum codec_kind codec;
+	int codec_level;
+	struct roll_policy roll;
+};
+
+struct writer_stats {
+	uint64_t rows;
+	uint64_t files_rolled;
+	uint64_t bytes_flushed;   /* bytes written to part files */
+	unsigned files_open;
+};
+
+/* Decides whether a file opened at `opened`, last written at `last_write`
+ * and holding `bytes` bytes rolls at `now`. */
+enum roll_reason roll_check(const struct roll_policy *p, uint64_t bytes,
+    time_t opened, time_t last_write, time_t now);
+
+/* Returns a writer for rows of the given columns (copied by reference: cols
+ * must outlive the writer), or NULL with a sentence in err.  Creates the
+ * spool directories it needs. */
+struct writer *writer_new(const struct writer_opts *o,
+    const struct udtf_column *cols, size_t ncols, char *err, size_t errlen);
+/* Flushes nothing: call writer_flush() first when the data matters. */
+void writer_free(struct writer *w); /* accepts NULL */
+
+/* Appends one row to the part file of (hour, topic, partition), opening a
+ * file whose first offset is `offset` when there is none.  Returns 0 or a
+ * negative errno with a sentence in err. */
+int writer_write(struct writer *w, const struct tz_hour *hour,
+    const char *topic, int32_t partition, int64_t offset,
+    const struct udtf_value *vals, char *err, size_t errlen);
+
+/* Rolls the files the roll policy says are done at `now`.  Returns the
+ * number rolled, or a negative errno with a sentence in err. */
+int writer_tick(struct writer *w, time_t now, char *err, size_t errlen);
+
+/* Rolls every open file of `partition` of `topic`, or every file when topic
+ * is NULL.  Returns the number rolled or a negative errno. */
+int writer_roll(struct writer *w, const char *topic, int32_t partition,
+    char *err, size_t errlen);
+
+/* Makes every written row durable: ends the compression member of each
+ * open file, writes and fsyncs it.  Returns 0 or a negative errno with a
+ * sentence in err. */
+int writer_flush(struct writer *w, char *err, size_t errlen);
+
+/* Moves every file rolled (and flushed) so far into <spool>/ready/.  Call
+ * after the offsets of their rows are committed.  Returns the number moved
+ * or a negative errno with a sentence in err. */
+int writer_release(struct writer *w, char *err, size_t errlen);
+
+void writer_get_stats(const struct writer *w, struct writer_stats *out);
+
+#endif /* KEDGE_WRITER_H */

@@ -1,0 +1,81 @@
+#!/bin/sh
+# The benchmark (never a test): on one mock topic of generated nginx lines,
+# measured in this run, best of 3 each:
+#   kcat consuming the topic to /dev/null      (the ceiling)
+#   kedge: consume + nginx UDTF + hive-text, codec none and codec zstd
+# and prints records/s, the ratio kedge/kcat, and kedge's peak RSS.
+set -eu
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+
+PARTS=${BENCH_PARTITIONS:-8}
+RECORDS=${BENCH_RECORDS:-720000}   # the mock keeps ~100k records a partition
+ROUNDS=${BENCH_ROUNDS:-3}
+B=$(mktemp -d /tmp/kedge-bench.XXXXXX)
+trap 'mock_stop; rm -rf "$B"' EXIT
+
+now() { date +%s.%N; }
+
+$FIX/gen_nginx --records "$RECORDS" --partitions "$PARTS" --seed 1 \
+	--start 1796000000 --hours 4 --tz UTC --malformed-permille 1 \
+	--out-records "$B/records" --out-expected /dev/null --out-rejects /dev/null
+mock_start "$B" --topic bench:"$PARTS" --produce "bench=$B/records"
+
+kedge_conf() {
+	cat <<CONF
+kafka = { brokers = "$BOOTSTRAP"; };
+tables = ( { name = "access"; topics = [ "bench" ]; udtf = "nginx";
+             event_time = "time_local"; format = "hive-text"; codec = "$1"; } );
+output = { spool_dir = "$B/spool"; local_dir = "$B/warehouse"; timezone = "UTC"; };
+CONF
+}
+kedge_conf none >"$B/none.conf"
+kedge_conf zstd >"$B/zstd.conf"
+
+# best_of NAME COMMAND...: runs COMMAND $ROUNDS times, prints the best time.
+best_of() {
+	_name=$1
+	shift
+	_best=
+	_r=0
+	while [ "$_r" -lt "$ROUNDS" ]; do
+		rm -rf "$B/spool" "$B/warehouse"
+		_t0=$(now)
+		"$@" || die "$_name failed"
+		_t=$(echo "$(now) - $_t0" | bc)
+		if [ -z "$_best" ] || [ "$(echo "$_t < $_best" | bc)" -eq 1 ]; then
+			_best=$_t
+		fi
+		_r=$((_r + 1))
+	done
+	echo "$_best"
+}
+
+run_kcat() {
+	n=$(kcat -C -b "$BOOTSTRAP" -t bench -o beginning -e -q -f '%s\n' | wc -l)
+	[ "$n" -eq "$RECORDS" ] || { echo "kcat read $n of $RECORDS" >&2; return 1; }
+}
+run_kedge() {
+	$KEDGE run -c "$B/$1.conf" --exit-at-end 2>"$B/$1.log"
+	grep -q "table access: $RECORDS records" "$B/$1.log" || {
+		echo "kedge ($1) did not read $RECORDS records" >&2
+		return 1
+	}
+}
+
+t_kcat=$(best_of kcat run_kcat)
+t_none=$(best_of "kedge none" run_kedge none)
+t_zstd=$(best_of "kedge zstd" run_kedge zstd)
+rss() { sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$B/$1.log"; }
+ns() { sed -n 's/.*UDTF ns\/record: mean \([0-9]*\) p50 \([0-9]*\) .*p99 \([0-9]*\) .*/mean \1, p50 \2, p99 \3/p' "$B/$1.log"; }
+
+echo "kedge bench: $RECORDS nginx records in $PARTS partitions of one mock topic, best of $ROUNDS"
+printf '%-34s %9s %12s %8s %10s\n' run seconds records/s ratio "peak RSS"
+line() {
+	printf '%-34s %9.3f %12.0f %8.2f %10s\n' "$1" "$2" \
+		"$(echo "$RECORDS / $2" | bc -l)" "$(echo "$t_kcat / $2" | bc -l)" "$3"
+}
+line "kcat -C to /dev/null (ceiling)" "$t_kcat" "-"
+line "kedge nginx -> hive-text, none" "$t_none" "$(( $(rss none) / 1024 )) MiB"
+line "kedge nginx -> hive-text, zstd" "$t_zstd" "$(( $(rss zstd) / 1024 )) MiB"
+echo "UDTF cost per record (none run): $(ns none) ns"

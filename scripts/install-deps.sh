@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install every package kedge needs to build, test, run its demo and its
+# benchmark, from Debian's archive.  Safe to run again; works on its own.
+set -eu
+
+PACKAGES="
+  build-essential pkg-config
+  librdkafka-dev libconfig-dev zlib1g-dev libzstd-dev libpcre2-dev
+  libcmocka-dev
+  kcat zstd jq bc tzdata procps
+"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: run as root (apt-get needs it)" >&2
+	exit 1
+fi
+
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	exit 0
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

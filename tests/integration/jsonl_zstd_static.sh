@@ -1,0 +1,64 @@
+#!/bin/sh
+# Static assignment (no group), JSON lines, zstd, UTC, small files: every
+# record once, each file a whole zstd stream of valid JSON objects with the
+# nginx columns typed (status a number, NULL as null).
+set -eu
+. tests/lib.sh
+
+T=$(mktemp -d /tmp/kedge-it.XXXXXX)
+trap 'mock_stop; rm -rf "$T"' EXIT
+
+START=$(date -u -d '2026-03-01 10:00:00' +%s)
+$FIX/gen_nginx --records 12000 --partitions 3 --seed 5 --start "$START" \
+	--hours 2 --tz UTC --malformed-permille 10 \
+	--out-records "$T/records" --out-expected "$T/expected" \
+	--out-rejects "$T/expected-rejects"
+mock_start "$T" --topic web:3 --produce "web=$T/records"
+
+cat >"$T/kedge.conf" <<CONF
+kafka = { brokers = "$BOOTSTRAP"; };
+tables = ( {
+  name = "web"; topics = [ "web" ]; udtf = "nginx";
+  event_time = "time_local"; format = "jsonl"; codec = "zstd";
+} );
+output = {
+  spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
+  roll = { max_bytes = 8192; };
+  rejects = { format = "jsonl"; codec = "zstd"; };
+};
+CONF
+
+timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
+	die "kedge run failed: $(tail -5 "$T/kedge.log")"
+
+for f in $(find "$T/warehouse" -type f); do
+	zstd -qt "$f" || die "$f is not a whole zstd file"
+	zstd -qdc "$f" | jq -e 'type == "object"' >/dev/null ||
+		die "$f holds a line that is not a JSON object"
+done
+
+# Rows per hour and the typed status column match the generator's.
+cut -f1 "$T/expected" | sort | uniq -c >"$T/want-hours"
+for d in "$T"/warehouse/web/dt=*/hr=*; do
+	h=$(echo "$d" | sed 's|.*/\(dt=[0-9]*/hr=[0-9]*\)$|\1|')
+	for f in "$d"/*; do zstd -qdc "$f"; done | sed "s|.*|$h|"
+done | sort | uniq -c >"$T/got-hours"
+cmp -s "$T/want-hours" "$T/got-hours" || {
+	diff "$T/want-hours" "$T/got-hours" >&2
+	die "rows per hour differ"
+}
+cut -f2 "$T/expected" | awk -F '\001' '{ print $5 }' | sort >"$T/want-status"
+find "$T/warehouse/web" -type f | while read -r f; do zstd -qdc "$f"; done |
+	jq -r 'if (.status | type) == "number" then .status else "BAD" end' |
+	sort >"$T/got-status"
+cmp -s "$T/want-status" "$T/got-status" || die "status column differs"
+find "$T/warehouse/web" -type f | while read -r f; do zstd -qdc "$f"; done |
+	jq -e 'select(.remote_user != null and (.remote_user | type) != "string")' \
+	>/dev/null && die "remote_user neither string nor null"
+
+# Every malformed record is in the rejects, as JSON, with its offset.
+find "$T/warehouse/_rejects" -type f | while read -r f; do zstd -qdc "$f"; done |
+	jq -r '[.partition, .offset, .raw] | @tsv' | sort >"$T/got-rejects"
+sort "$T/expected-rejects" >"$T/want-rejects"
+cmp -s "$T/want-rejects" "$T/got-rejects" || die "rejects differ"
+echo "ok: $(wc -l <"$T/want-status") rows in $(find "$T/warehouse/web" -type f | wc -l) files"

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Runs every unit test (build/tests/test_*) and every integration test
+# (tests/integration/*.sh) and ends with one line "N passed, N failed",
+# counting each cmocka test case and each integration script.  Exits 1 when
+# anything failed.  Run from the repository root after `make test` built
+# everything (or through `make test`).
+set -u
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=""
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	"$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	passed=$((passed + ${p:-0}))
+	if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
+		f=1 # crashed before cmocka could count
+	fi
+	if [ -n "$f" ] && [ "$f" -gt 0 ]; then
+		failed=$((failed + f))
+		failures="$failures $t"
+	fi
+done
+
+for t in tests/integration/*.sh; do
+	echo "=== $t"
+	if sh "$t"; then
+		echo "=== PASS $t"
+		passed=$((passed + 1))
+	else
+		echo "=== FAIL $t"
+		failed=$((failed + 1))
+		failures="$failures $t"
+	fi
+done
+
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

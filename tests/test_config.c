@@ -1,0 +1,658 @@
+/*
+ * config: a full file lands every value where the agent reads it, left-out
+ * keys get their defaults, and every kind of mistake gives one sentence
+ * "FILE:LINE: key: ..." naming the right file, line and key.  Also checks
+ * that examples/kedge.conf loads and shows every key of the table.  Run
+ * from the repository root, as root (the default directories are under
+ * /var/lib and /srv).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "udtf/registry.h"
+
+#define EXAMPLE "examples/kedge.conf"
+
+/* Two lines that make a valid file: line 1 and line 2.  Tests append from
+ * line 3 on. */
+#define KAFKA "kafka = { brokers = \"k1:9092\"; };\n"
+#define TABLE \
+	"tables = ( { name = \"t\"; topics = [ \"a\" ]; udtf = \"raw\"; } );\n"
+
+static char conf_path[64];
+
+/* Writes text to a new temporary file, named in conf_path. */
+static void
+write_conf(const char *text)
+{
+	int fd;
+
+	snprintf(conf_path, sizeof(conf_path), "/tmp/kedge-test-XXXXXX");
+	if ((fd = mkstemp(conf_path)) < 0)
+		fail_msg("mkstemp: %s", strerror(errno));
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static struct conf *
+load_ok(const char *text)
+{
+	char err[1024] = "";
+	struct conf *c;
+
+	write_conf(text);
+	c = conf_load(conf_path, err, sizeof(err));
+	unlink(conf_path);
+	if (c == NULL)
+		fail_msg("conf_load: %s", err);
+	return c;
+}
+
+/* Loads text and expects the error "FILE:line: rest...". */
+static void
+expect_err(const char *text, int line, const char *rest)
+{
+	char err[1024] = "", want[1024];
+	struct conf *c;
+
+	write_conf(text);
+	c = conf_load(conf_path, err, sizeof(err));
+	unlink(conf_path);
+	conf_free(c);
+	assert_null(c);
+	snprintf(want, sizeof(want), "%s:%d: %s", conf_path, line, rest);
+	if (strncmp(err, want, strlen(want)) != 0)
+		fail_msg("got  \"%s\"\nwant \"%s...\"", err, want);
+}
+
+static const char *
+kv_get(const struct conf_kv *kv, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kv[i].key, key) == 0)
+			return kv[i].value;
+	return NULL;
+}
+
+static void
+test_full_config_lands_every_value(void **state)
+{
+	char dir[] = "/tmp/kedge-test-dir-XXXXXX", text[4096], path[128];
+	struct conf *c;
+	struct conf_table *t;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(text, sizeof(text),
+	    "kafka = {\n"
+	    "  brokers = \"k1:9092, [::1]:9093\";\n"
+	    "  group_id = \"g1\";\n"
+	    "  topics = [ \"web\", \"app\" ];\n"
+	    "  security = { protocol = \"SASL_SSL\"; };\n"
+	    "  start = \"latest\";\n"
+	    "  rdkafka = { fetch_wait_max_ms = 100; client_id = \"edge\";\n"
+	    "    check_crcs = true; big = 5000000000L; ratio = 0.5; };\n"
+	    "};\n"
+	    "tables = (\n"
+	    "  { name = \"web_log\"; topics = [ \"web\" ]; udtf = [ \"nginx\" ];\n"
+	    "    udtf_config = { log_format = \"$remote_addr [$time_local]\"; };\n"
+	    "    event_time = \"time_local\"; format = \"jsonl\";\n"
+	    "    field_delimiter = \"\\t\"; codec = \"zstd\"; codec_level = 19; },\n"
+	    "  { name = \"app\"; topics = ( \"app\" ); udtf = \"raw\";\n"
+	    "    codec = \"none\"; }\n"
+	    ");\n"
+	    "output = {\n"
+	    "  spool_dir = \"%s/spool\";\n"
+	    "  target = \"local\";\n"
+	    "  local_dir = \"%s/published/\";\n"
+	    "  timezone = \"Asia/Shanghai\";\n"
+	    "  host = \"edge-01.example\";\n"
+	    "  roll = { max_bytes = 2097152; max_age = 60; inactive = 10; };\n"
+	    "  rejects = { format = \"jsonl\"; codec = \"gzip\"; };\n"
+	    "};\n"
+	    "checkpoint = { interval = 5; };\n"
+	    "log = { level = \"debug\"; };\n", dir, dir);
+	c = load_ok(text);
+
+	assert_string_equal(c->path, conf_path);
+	assert_string_equal(c->kafka.brokers, "k1:9092, [::1]:9093");
+	assert_string_equal(c->kafka.group_id, "g1");
+	assert_int_equal(c->kafka.topics.n, 2);
+	assert_string_equal(c->kafka.topics.v[0], "web");
+	assert_string_equal(c->kafka.topics.v[1], "app");
+	assert_string_equal(c->kafka.protocol, "SASL_SSL");
+	assert_string_equal(c->kafka.start, "latest");
+	assert_int_equal(c->kafka.n_rdkafka, 5);
+	assert_string_equal(c->kafka.rdkafka[0].key, "fetch.wait.max.ms");
+	assert_string_equal(c->kafka.rdkafka[0].value, "100");
+	assert_int_equal(c->kafka.rdkafka[0].line, 7);
+	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "client.id"), "edge");
+	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "check.crcs"), "true");
+	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "big"), "5000000000");
+	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "ratio"), "0.5");
+	assert_int_equal(c->kafka.rdkafka[3].line, 8);
+
+	assert_int_equal(c->n_tables, 2);
+	t = &c->tables[0];
+	assert_string_equal(t->name, "web_log");
+	assert_int_equal(t->line, 11);
+	assert_int_equal(t->topics.n, 1);
+	assert_string_equal(t->topics.v[0], "web");
+	assert_int_equal(t->udtf.n, 1);
+	assert_string_equal(t->udtf.v[0], "nginx");
+	assert_string_equal(kv_get(t->udtf_config, t->n_udtf_config,
+	    "log_format"), "$remote_addr [$time_local]");
+	assert_int_equal(t->udtf_config[0].line, 12);
+	assert_string_equal(t->event_time, "time_local");
+	assert_int_equal(t->format, FORMAT_JSONL);
+	assert_int_equal(t->field_delimiter, '\t');
+	assert_int_equal(t->codec, CODEC_ZSTD);
+	assert_int_equal(t->codec_level, 19);
+	t = &c->tables[1];
+	assert_string_equal(t->name, "app");
+	assert_int_equal(t->line, 15);
+	assert_string_equal(t->topics.v[0], "app");
+	assert_string_equal(t->udtf.v[0], "raw");
+	assert_int_equal(t->codec, CODEC_NONE);
+
+	snprintf(path, sizeof(path), "%s/spool", dir);
+	assert_string_equal(c->output.spool_dir, path);
+	assert_string_equal(c->output.target, "local");
+	snprintf(path, sizeof(path), "%s/published/", dir);
+	assert_string_equal(c->output.local_dir, path);
+	assert_string_equal(c->output.timezone, "Asia/Shanghai");
+	assert_string_equal(c->output.host, "edge-01.example");
+	assert_int_equal(c->output.roll.max_bytes, 2097152);
+	assert_int_equal(c->output.roll.max_age, 60);
+	assert_int_equal(c->output.roll.inactive, 10);
+	assert_int_equal(c->output.rejects.format, FORMAT_JSONL);
+	assert_int_equal(c->output.rejects.codec, CODEC_GZIP);
+	assert_int_equal(c->checkpoint.interval, 5);
+	assert_string_equal(c->log.level, "debug");
+	conf_free(c);
+	rmdir(dir);
+}
+
+static void
+test_defaults(void **state)
+{
+	const struct udtf_plugin *nginx = udtf_builtin_find("nginx");
+	char host[256] = "";
+	struct conf *c;
+	struct conf_table *t;
+	size_t nkeys = 0;
+
+	(void)state;
+	assert_non_null(nginx);
+	c = load_ok(KAFKA "tables = ( { name = \"n\"; topics = [ \"a\" ]; "
+	    "udtf = \"nginx\"; } );\n");
+	assert_null(c->kafka.group_id);
+	assert_string_equal(c->kafka.protocol, "PLAINTEXT");
+	assert_string_equal(c->kafka.start, "earliest");
+	assert_int_equal(c->kafka.n_rdkafka, 0);
+	t = &c->tables[0];
+	assert_int_equal(t->line, 2);
+	assert_string_equal(t->event_time, "kafka_timestamp");
+	assert_int_equal(t->format, FORMAT_HIVE_TEXT);
+	assert_int_equal(t->field_delimiter, '\001');
+	assert_int_equal(t->codec, CODEC_GZIP);
+	assert_int_equal(t->codec_level, 0);
+	/* Every key the UDTF declares, its default, the table's line. */
+	for (const struct udtf_key *k = nginx->keys; k->name != NULL; k++) {
+		assert_non_null(k->default_value);
+		assert_string_equal(kv_get(t->udtf_config, t->n_udtf_config,
+		    k->name), k->default_value);
+		nkeys++;
+	}
+	assert_int_equal(t->n_udtf_config, nkeys);
+	assert_int_equal(t->udtf_config[0].line, 2);
+	assert_string_equal(c->output.spool_dir, "/var/lib/kedge/spool");
+	assert_string_equal(c->output.target, "local");
+	assert_string_equal(c->output.local_dir, "/srv/kedge");
+	assert_string_equal(c->output.timezone, "UTC");
+	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+	assert_string_equal(c->output.host, host);
+	assert_int_equal(c->output.roll.max_bytes, 134217728);
+	assert_int_equal(c->output.roll.max_age, 900);
+	assert_int_equal(c->output.roll.inactive, 300);
+	assert_int_equal(c->output.rejects.format, FORMAT_HIVE_TEXT);
+	assert_int_equal(c->output.rejects.codec, CODEC_NONE);
+	assert_int_equal(c->checkpoint.interval, 30);
+	assert_string_equal(c->log.level, "info");
+	conf_free(c);
+}
+
+static void
+test_topics_default_to_union(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA "tables = (\n"
+	    "  { name = \"x\"; topics = [ \"a\", \"b\" ]; udtf = \"raw\"; },\n"
+	    "  { name = \"y\"; topics = [ \"b\", \"c\" ]; udtf = \"raw\"; });\n");
+	assert_int_equal(c->kafka.topics.n, 3);
+	assert_string_equal(c->kafka.topics.v[0], "a");
+	assert_string_equal(c->kafka.topics.v[1], "b");
+	assert_string_equal(c->kafka.topics.v[2], "c");
+	conf_free(c);
+}
+
+static void
+test_syntax_and_read_errors(void **state)
+{
+	char err[512];
+
+	(void)state;
+	expect_err("kafka = {\n  brokers = \"k:1\";\n  group_id = = \"g\";\n};\n",
+	    3, "syntax error: ");
+	expect_err(KAFKA "log = { level = \"info\"; };\nlog = { };\n", 3,
+	    "syntax error: ");
+	assert_null(conf_load("/nonexistent/kedge.conf", err, sizeof(err)));
+	assert_string_equal(err, "/nonexistent/kedge.conf: cannot read: "
+	    "No such file or directory");
+	assert_null(conf_load("/tmp", err, sizeof(err)));
+	assert_string_equal(err, "/tmp: cannot read: Is a directory");
+}
+
+static void
+test_unknown_keys(void **state)
+{
+	(void)state;
+	expect_err(KAFKA TABLE "\nkerberos = { keytab = \"/k\"; };\n", 4,
+	    "kerberos: unknown key; the keys here are kafka, tables, output, "
+	    "checkpoint, log");
+	expect_err(KAFKA TABLE "output = {\n roll = {\n  max_size = 1; }; };\n",
+	    5, "output.roll.max_size: unknown key");
+	expect_err(KAFKA "tables = (\n { name = \"t\"; topics = [ \"a\" ];\n"
+	    "   udtf = \"raw\"; colour = \"red\"; } );\n", 4,
+	    "tables[0].colour: unknown key");
+	expect_err(KAFKA "tables = (\n { name = \"t\"; topics = [ \"a\" ];\n"
+	    "   udtf = \"nginx\";\n   udtf_config = {\n    bogus = 1; }; } );\n",
+	    6, "tables[0].udtf_config.bogus: UDTF nginx has no such key; its "
+	    "keys: log_format");
+	expect_err(KAFKA "tables = (\n { name = \"t\"; topics = [ \"a\" ];\n"
+	    "   udtf = \"raw\";\n   udtf_config = { x = 1; }; } );\n", 5,
+	    "tables[0].udtf_config.x: UDTF raw takes no keys");
+	expect_err(KAFKA TABLE "output = {\n security = { }; };\n", 4,
+	    "output.security: unknown key; the keys here are spool_dir, "
+	    "target, local_dir, timezone, host, roll, rejects");
+}
+
+static void
+test_unknown_key_suggestions(void **state)
+{
+	(void)state;
+	expect_err(KAFKA TABLE "output = {\n  local_dri = \"/tmp/x\"; };\n", 4,
+	    "output.local_dri: unknown key; did you mean \"local_dir\"?");
+	expect_err("kafak = { brokers = \"k:1\"; };\n" TABLE, 1,
+	    "kafak: unknown key; did you mean \"kafka\"?");
+	expect_err(KAFKA "tables = ( { nmae = \"t\"; } );\n", 2,
+	    "tables[0].nmae: unknown key; did you mean \"name\"?");
+	expect_err("kafka = { brokers = \"k:1\";\n  groupid = \"g\"; };\n" TABLE,
+	    2, "kafka.groupid: unknown key; did you mean \"group_id\"?");
+}
+
+static void
+test_wrong_types(void **state)
+{
+	(void)state;
+	expect_err("kafka = { brokers = 9092; };\n" TABLE, 1,
+	    "kafka.brokers: expected a string, got an integer");
+	expect_err(KAFKA TABLE "checkpoint = { interval = 1.5; };\n", 3,
+	    "checkpoint.interval: expected an integer, got a float");
+	expect_err(KAFKA TABLE "log = \"debug\";\n", 3,
+	    "log: expected a group { ... }, got a string");
+	expect_err(KAFKA "tables = { name = \"t\"; };\n", 2,
+	    "tables: expected a list of groups");
+	expect_err(KAFKA "tables = ( \"t\" );\n", 2,
+	    "tables[0]: expected a group");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = \"a\";\n"
+	    " udtf = \"raw\"; } );\n", 2,
+	    "tables[0].topics: expected a list of strings");
+	expect_err(KAFKA "tables = ( { name = \"t\";\n topics = ( \"a\",\n 7 );"
+	    " udtf = \"raw\"; } );\n", 4,
+	    "tables[0].topics[1]: expected a string, got an integer");
+	expect_err(KAFKA TABLE "output = { roll = { max_bytes = \"1G\"; }; };\n",
+	    3, "output.roll.max_bytes: expected an integer, got a string");
+	expect_err(KAFKA TABLE "output = { host = true; };\n", 3,
+	    "output.host: expected a string, got a boolean");
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n  x = { }; }; };\n"
+	    TABLE, 3, "kafka.rdkafka.x: expected a string, number or boolean, "
+	    "got a group");
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = [ 1 ]; };\n" TABLE,
+	    2, "kafka.rdkafka: expected a group");
+}
+
+static void
+test_ints_take_either_width(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA TABLE "output = { roll = { max_bytes = 4096;"
+	    " max_age = 120L; }; };\n");
+	assert_int_equal(c->output.roll.max_bytes, 4096);
+	assert_int_equal(c->output.roll.max_age, 120);
+	conf_free(c);
+}
+
+static void
+test_missing_required_keys(void **state)
+{
+	(void)state;
+	expect_err(TABLE, 1, "kafka.brokers: required key is missing");
+	expect_err("log = { level = \"info\"; };\n\nkafka = {\n"
+	    "  group_id = \"g\";\n};\n" TABLE, 3,
+	    "kafka.brokers: required key is missing");
+	expect_err(KAFKA, 1, "tables: required key is missing");
+	expect_err(KAFKA "tables = (\n  { topics = [ \"a\" ];\n"
+	    "    udtf = \"raw\"; } );\n", 3,
+	    "tables[0].name: required key is missing");
+	expect_err(KAFKA "tables = ( { name = \"t\"; udtf = \"raw\"; },\n"
+	    "  { name = \"u\"; topics = [ \"a\" ]; } );\n", 2,
+	    "tables[0].topics: required key is missing");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; },\n  { name = \"u\"; topics = [ \"a\" ]; } );\n",
+	    4, "tables[1].udtf: required key is missing");
+	expect_err(KAFKA "tables = ( );\n", 2,
+	    "tables: must hold at least one table");
+}
+
+static void
+test_values_out_of_range(void **state)
+{
+	(void)state;
+	expect_err(KAFKA TABLE "checkpoint = { interval = 0; };\n", 3,
+	    "checkpoint.interval: 0 is out of range 1..3600");
+	expect_err(KAFKA TABLE "output = { roll = {\n max_bytes = 1023; }; };\n",
+	    4, "output.roll.max_bytes: 1023 is out of range "
+	    "1024..1099511627776");
+	expect_err(KAFKA TABLE "output = { roll = { max_age = 86401; }; };\n",
+	    3, "output.roll.max_age: 86401 is out of range 1..86400");
+	expect_err(KAFKA TABLE "log = { level = \"verbose\"; };\n", 3,
+	    "log.level: \"verbose\" is not one of: err, warning, notice, info, "
+	    "debug");
+	expect_err("kafka = { brokers = \"k:1\";\n security = {\n"
+	    "  protocol = \"sasl_ssl\"; }; };\n" TABLE, 3,
+	    "kafka.security.protocol: \"sasl_ssl\" is not one of: PLAINTEXT, "
+	    "SSL, SASL_PLAINTEXT, SASL_SSL");
+	expect_err(KAFKA TABLE "output = { target = \"webhdfs\"; };\n", 3,
+	    "output.target: \"webhdfs\" is not one of: local");
+	expect_err(KAFKA TABLE "output = { rejects = { codec = \"lz4\"; }; };\n",
+	    3, "output.rejects.codec: \"lz4\" is not one of: none, gzip, zstd");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; format = \"csv\"; } );\n", 3,
+	    "tables[0].format: \"csv\" is not one of: hive-text, jsonl");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\";\n  codec_level = 12; } );\n", 4,
+	    "tables[0].codec_level: 12 is out of range for gzip: 0 (its "
+	    "default) or 1..9");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; codec = \"none\";\n  codec_level = 3; } );\n", 4,
+	    "tables[0].codec_level: must be 0 with codec none");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; codec_level = -1; } );\n", 3,
+	    "tables[0].codec_level: -1 is out of range 0..19");
+}
+
+static void
+test_impossible_strings(void **state)
+{
+	(void)state;
+	expect_err("kafka = { brokers = \"k1:9092,k2\"; };\n" TABLE, 1,
+	    "kafka.brokers: \"k2\" has no port");
+	expect_err("kafka = { brokers = \"k1:0\"; };\n" TABLE, 1,
+	    "kafka.brokers: \"k1:0\" has no port number 1..65535");
+	expect_err("kafka = { brokers = \"k1:9092,\"; };\n" TABLE, 1,
+	    "kafka.brokers: has an empty entry");
+	expect_err("kafka = { brokers = \"::1:9092\"; };\n" TABLE, 1,
+	    "kafka.brokers: \"::1:9092\": write an IPv6 address in brackets");
+	expect_err("kafka = { brokers = \"\"; };\n" TABLE, 1,
+	    "kafka.brokers: must not be empty");
+	expect_err(KAFKA "tables = ( { name = \"_rejects\"; topics = [ \"a\" ];"
+	    " udtf = \"raw\"; } );\n", 2, "tables[0].name: \"_rejects\": names "
+	    "starting with '_' are kedge's own");
+	expect_err(KAFKA "tables = ( { name = \"web-log\"; topics = [ \"a\" ];"
+	    " udtf = \"raw\"; } );\n", 2, "tables[0].name: \"web-log\" may hold "
+	    "only letters, digits and '_'");
+	expect_err(KAFKA "tables = ( { name = \"t\";\n topics = [ \"a b\" ];"
+	    " udtf = \"raw\"; } );\n", 3, "tables[0].topics[0]: \"a b\" is not a "
+	    "Kafka topic name");
+	expect_err(KAFKA "tables = ( { name = \"t\";\n topics = [ \"a\", \"a\" ];"
+	    " udtf = \"raw\"; } );\n", 3, "tables[0].topics[1]: \"a\" is listed "
+	    "twice");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ ];"
+	    " udtf = \"raw\"; } );\n", 2, "tables[0].topics: must not be empty");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"csv\"; } );\n", 3, "tables[0].udtf: \"csv\" is not a "
+	    "built-in UDTF; available: nginx, raw");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = [ \"nginx\", \"raw\" ]; } );\n", 3, "tables[0].udtf: UDTF "
+	    "chains are not supported yet; use one UDTF");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; field_delimiter = \",;\"; } );\n", 3,
+	    "tables[0].field_delimiter: must be exactly one byte");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; field_delimiter = \"\\n\"; } );\n", 3,
+	    "tables[0].field_delimiter: cannot be a newline");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; field_delimiter = \"N\"; } );\n", 3,
+	    "tables[0].field_delimiter: cannot be a newline");
+	expect_err(KAFKA TABLE "output = { timezone = \"Mars/Olympus\"; };\n", 3,
+	    "output.timezone: \"Mars/Olympus\" is not a time zone");
+	expect_err(KAFKA TABLE "output = { timezone = \"../../etc/passwd\"; };\n",
+	    3, "output.timezone: \"../../etc/passwd\" is not a zone name");
+	expect_err(KAFKA TABLE "output = { host = \"edge_01\"; };\n", 3,
+	    "output.host: \"edge_01\" may hold only letters, digits, '.' and '-'");
+}
+
+static void
+test_duplicate_table_name(void **state)
+{
+	(void)state;
+	expect_err(KAFKA "tables = (\n"
+	    "  { name = \"t\"; topics = [ \"a\" ]; udtf = \"raw\"; },\n"
+	    "  { topics = [ \"a\" ]; udtf = \"raw\";\n"
+	    "    name = \"t\"; } );\n", 5,
+	    "tables[1].name: \"t\" is already the name of tables[0] (line 3)");
+}
+
+static void
+test_kafka_topics_match_tables(void **state)
+{
+	(void)state;
+	expect_err("kafka = { brokers = \"k:1\";\n  topics = [ \"b\" ]; };\n"
+	    TABLE, 2, "kafka.topics: does not list \"a\", a topic of table \"t\"");
+	expect_err("kafka = { brokers = \"k:1\";\n  topics = [ \"a\",\n"
+	    "    \"z\" ]; };\n" TABLE, 3, "kafka.topics[1]: \"z\" feeds no table: "
+	    "its records would be consumed and dropped");
+}
+
+static void
+test_reserved_rdkafka_keys(void **state)
+{
+	(void)state;
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n"
+	    "  group_id = \"g\"; }; };\n" TABLE, 3, "kafka.rdkafka.group_id: sets "
+	    "librdkafka's group.id; use kafka.group_id instead");
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n"
+	    "  bootstrap_servers = \"k:1\"; }; };\n" TABLE, 3,
+	    "kafka.rdkafka.bootstrap_servers: sets librdkafka's "
+	    "bootstrap.servers; use kafka.brokers instead");
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n"
+	    "  enable_auto_commit = true; }; };\n" TABLE, 3,
+	    "kafka.rdkafka.enable_auto_commit: sets librdkafka's "
+	    "enable.auto.commit, which kedge manages");
+}
+
+static void
+test_unusable_dirs(void **state)
+{
+	char file[] = "/tmp/kedge-test-file-XXXXXX", text[512], want[512];
+	int fd;
+
+	(void)state;
+	if ((fd = mkstemp(file)) < 0)
+		fail_msg("mkstemp: %s", strerror(errno));
+	close(fd);
+	snprintf(text, sizeof(text), KAFKA TABLE
+	    "output = {\n  spool_dir = \"%s/spool/x\"; };\n", file);
+	snprintf(want, sizeof(want), "output.spool_dir: %s/spool/x cannot be "
+	    "created: %s is not a directory", file, file);
+	expect_err(text, 4, want);
+	snprintf(text, sizeof(text), KAFKA TABLE
+	    "output = { local_dir = \"%s\"; };\n", file);
+	snprintf(want, sizeof(want), "output.local_dir: %s is not a directory",
+	    file);
+	expect_err(text, 3, want);
+	unlink(file);
+	expect_err(KAFKA TABLE "output = { spool_dir = \"spool\"; };\n", 3,
+	    "output.spool_dir: \"spool\" is not an absolute path");
+	expect_err(KAFKA TABLE "output = { spool_dir = \"/var/tmp/k\";\n"
+	    "  local_dir = \"/var//tmp/k/\"; };\n", 4,
+	    "output.local_dir: /var//tmp/k/ is output.spool_dir too");
+	expect_err(KAFKA TABLE "output = {\n spool_dir = \"/tmp\";\n"
+	    "  local_dir = \"/tmp/.\"; };\n", 5,
+	    "output.local_dir: /tmp/. is output.spool_dir too");
+}
+
+/* The error of a default names the enclosing group's line, or line 1. */
+static void
+test_default_errors_point_at_enclosing_group(void **state)
+{
+	(void)state;
+	expect_err(KAFKA TABLE "output = {\n  spool_dir = \"/srv/kedge\"; };\n",
+	    3, "output.local_dir: /srv/kedge is output.spool_dir too");
+	expect_err(KAFKA TABLE "\n\noutput = {\n  local_dir = "
+	    "\"/var/lib/kedge/spool\"; };\n", 6,
+	    "output.local_dir: /var/lib/kedge/spool is output.spool_dir too");
+}
+
+static void
+test_example_loads(void **state)
+{
+	char err[1024] = "";
+	struct conf *c;
+
+	(void)state;
+	c = conf_load(EXAMPLE, err, sizeof(err));
+	if (c == NULL)
+		fail_msg("%s", err);
+	assert_string_equal(c->tables[0].udtf.v[0], "nginx");
+	assert_string_equal(c->tables[0].event_time, "time_local");
+	assert_non_null(kv_get(c->tables[0].udtf_config,
+	    c->tables[0].n_udtf_config, "log_format"));
+	conf_free(c);
+}
+
+/* Returns 1 when some line of text, past its indentation, is "name =". */
+static int
+text_sets(const char *text, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = text; p != NULL && *p != '\0';) {
+		p += strspn(p, " \t");
+		if (strncmp(p, name, len) == 0 &&
+		    strncmp(p + len, " =", 2) == 0)
+			return 1;
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return 0;
+}
+
+static void
+test_example_shows_every_key(void **state)
+{
+	char text[16384];
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(f = fopen(EXAMPLE, "r"));
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	assert_true(conf_key_count() > 20);
+	assert_null(conf_key_path(conf_key_count()));
+	for (size_t i = 0; i < conf_key_count(); i++) {
+		const char *path = conf_key_path(i);
+		const char *last = strrchr(path, '.');
+
+		last = last != NULL ? last + 1 : path;
+		if (!text_sets(text, last))
+			fail_msg("%s does not show %s", EXAMPLE, path);
+	}
+}
+
+static void
+test_reference_names_every_key(void **state)
+{
+	char *doc = NULL, want[128];
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(f = open_memstream(&doc, &len));
+	conf_write_reference(f);
+	fclose(f);
+	assert_non_null(strstr(doc, "# kedge configuration reference\n"));
+	for (size_t i = 0; i < conf_key_count(); i++) {
+		const char *path = conf_key_path(i);
+
+		if (strncmp(path, "tables.", 7) == 0)
+			snprintf(want, sizeof(want), "| `tables[].%s` |",
+			    path + 7);
+		else
+			snprintf(want, sizeof(want), "| `%s` |", path);
+		if (strstr(doc, want) == NULL)
+			fail_msg("the reference lacks %s", want);
+	}
+	for (size_t i = 0; udtf_builtins[i] != NULL; i++) {
+		snprintf(want, sizeof(want), "\n### %s\n",
+		    udtf_builtins[i]->name);
+		assert_non_null(strstr(doc, want));
+	}
+	free(doc);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_config_lands_every_value),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_topics_default_to_union),
+		cmocka_unit_test(test_syntax_and_read_errors),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_unknown_key_suggestions),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_ints_take_either_width),
+		cmocka_unit_test(test_missing_required_keys),
+		cmocka_unit_test(test_values_out_of_range),
+		cmocka_unit_test(test_impossible_strings),
+		cmocka_unit_test(test_duplicate_table_name),
+		cmocka_unit_test(test_kafka_topics_match_tables),
+		cmocka_unit_test(test_reserved_rdkafka_keys),
+		cmocka_unit_test(test_unusable_dirs),
+		cmocka_unit_test(test_default_errors_point_at_enclosing_group),
+		cmocka_unit_test(test_example_loads),
+		cmocka_unit_test(test_example_shows_every_key),
+		cmocka_unit_test(test_reference_names_every_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,294 @@
+/*
+ * timeparse: nginx's time formats to UTC microseconds, checked against
+ * timegm()/gmtime_r() as an independent oracle.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "udtf/timeparse.h"
+
+static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May",
+	"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+
+/* The instant, in microseconds, of a local time at a UTC offset. */
+static int64_t
+oracle_us(int year, int mon, int day, int hour, int min, int sec,
+    int offset_s)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = year - 1900;
+	tm.tm_mon = mon - 1;
+	tm.tm_mday = day;
+	tm.tm_hour = hour;
+	tm.tm_min = min;
+	tm.tm_sec = sec;
+	return ((int64_t)timegm(&tm) - offset_s) * 1000000;
+}
+
+static int
+parse_local(const char *text, int64_t *us)
+{
+	return timeparse_local(text, strlen(text), us);
+}
+
+static int
+parse_iso(const char *text, int64_t *us)
+{
+	return timeparse_iso8601(text, strlen(text), us);
+}
+
+static int
+parse_msec(const char *text, int64_t *us)
+{
+	return timeparse_msec(text, strlen(text), us);
+}
+
+static void
+test_days_from_civil_matches_timegm(void **state)
+{
+	(void)state;
+	assert_int_equal(timeparse_days_from_civil(1970, 1, 1), 0);
+	assert_int_equal(timeparse_days_from_civil(1969, 12, 31), -1);
+	assert_int_equal(timeparse_days_from_civil(2000, 3, 1), 11017);
+	for (int y = 1600; y <= 2400; y++)
+		for (int m = 1; m <= 12; m++)
+			for (int d = 1; d <= 28; d += 9)
+				assert_int_equal(
+				    timeparse_days_from_civil(y, (unsigned)m,
+				    (unsigned)d) * 86400000000LL,
+				    oracle_us(y, m, d, 0, 0, 0, 0));
+}
+
+static void
+test_local_examples(void **state)
+{
+	int64_t us;
+
+	(void)state;
+	assert_int_equal(parse_local("10/Oct/2000:13:55:36 -0700", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36, -7 * 3600));
+	assert_int_equal(us, 971211336LL * 1000000);
+	assert_int_equal(parse_local("10/Oct/2000:13:55:36 +0800", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36, 8 * 3600));
+	assert_int_equal(parse_local("10/Oct/2000:13:55:36 +0000", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36, 0));
+	assert_int_equal(parse_local("01/Jan/1970:00:00:00 +0000", &us), 0);
+	assert_int_equal(us, 0);
+	assert_int_equal(parse_local("17/Jun/2023:08:15:00 +0530", &us), 0);
+	assert_int_equal(us, oracle_us(2023, 6, 17, 8, 15, 0, 5 * 3600 + 1800));
+	assert_int_equal(parse_local("17/Jun/2023:08:15:00 -0930", &us), 0);
+	assert_int_equal(us, oracle_us(2023, 6, 17, 8, 15, 0,
+	    -(9 * 3600 + 1800)));
+}
+
+static void
+test_local_boundaries(void **state)
+{
+	int64_t us;
+
+	(void)state;
+	/* Local new year that is still the old year in UTC, and back. */
+	assert_int_equal(parse_local("01/Jan/2024:00:30:00 +0800", &us), 0);
+	assert_int_equal(us, oracle_us(2023, 12, 31, 16, 30, 0, 0));
+	assert_int_equal(parse_local("31/Dec/2023:23:59:59 -0700", &us), 0);
+	assert_int_equal(us, oracle_us(2024, 1, 1, 6, 59, 59, 0));
+	/* End of a 30-day month and of February. */
+	assert_int_equal(parse_local("30/Apr/2023:20:00:00 -0500", &us), 0);
+	assert_int_equal(us, oracle_us(2023, 5, 1, 1, 0, 0, 0));
+	assert_int_equal(parse_local("28/Feb/2023:23:00:00 -0100", &us), 0);
+	assert_int_equal(us, oracle_us(2023, 3, 1, 0, 0, 0, 0));
+	/* Leap days. */
+	assert_int_equal(parse_local("29/Feb/2024:12:00:00 +0000", &us), 0);
+	assert_int_equal(us, oracle_us(2024, 2, 29, 12, 0, 0, 0));
+	assert_int_equal(parse_local("28/Feb/2024:23:30:00 -0100", &us), 0);
+	assert_int_equal(us, oracle_us(2024, 2, 29, 0, 30, 0, 0));
+	assert_int_equal(parse_local("01/Mar/2024:07:00:00 +0800", &us), 0);
+	assert_int_equal(us, oracle_us(2024, 2, 29, 23, 0, 0, 0));
+	assert_int_equal(parse_local("29/Feb/2000:00:00:00 +0000", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 2, 29, 0, 0, 0, 0));
+	/* Before the epoch. */
+	assert_int_equal(parse_local("31/Dec/1969:23:59:59 +0000", &us), 0);
+	assert_int_equal(us, -1000000);
+}
+
+/* Every month and hour of a few years, at several offsets: written the way
+ * nginx writes them from gmtime_r(), read back. */
+static void
+test_local_round_trip(void **state)
+{
+	static const int offsets[] = { 0, 3600, -3600, 8 * 3600, -7 * 3600,
+	    5 * 3600 + 1800, -(9 * 3600 + 1800), 14 * 3600, -12 * 3600 };
+	char text[64];
+	int64_t us;
+
+	(void)state;
+	for (time_t t = 1700000000 - 400 * 86400; t < 1700000000 + 800 * 86400;
+	    t += 3 * 3600 + 17 * 60 + 13) {
+		for (size_t i = 0; i < sizeof offsets / sizeof offsets[0];
+		    i++) {
+			int off = offsets[i];
+			time_t local = t + off;
+			struct tm tm;
+
+			gmtime_r(&local, &tm);
+			snprintf(text, sizeof text,
+			    "%02d/%s/%04d:%02d:%02d:%02d %c%02d%02d",
+			    tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900,
+			    tm.tm_hour, tm.tm_min, tm.tm_sec,
+			    off < 0 ? '-' : '+', (off < 0 ? -off : off) / 3600,
+			    (off < 0 ? -off : off) % 3600 / 60);
+			assert_int_equal(parse_local(text, &us), 0);
+			assert_int_equal(us, (int64_t)t * 1000000);
+		}
+	}
+}
+
+static void
+test_local_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"10/Oct/2000:13:55:36",           /* no offset */
+		"10/Oct/2000:13:55:36 -07000",    /* too long */
+		"10/Oct/2000:13:55:36 -070",      /* too short */
+		"10/Foo/2000:13:55:36 -0700",
+		"10/oct/2000:13:55:36 -0700",     /* month case */
+		"10/OCT/2000:13:55:36 -0700",
+		"1x/Oct/2000:13:55:36 -0700",
+		"10-Oct-2000:13:55:36 -0700",
+		"10/Oct/2000 13:55:36 -0700",
+		"10/Oct/2000:13:55:36 *0700",
+		"10/Oct/2000:13:55:36 -07:0",
+		"00/Oct/2000:13:55:36 -0700",     /* day 0 */
+		"32/Oct/2000:13:55:36 -0700",
+		"31/Apr/2000:13:55:36 -0700",
+		"29/Feb/2023:13:55:36 -0700",     /* not a leap year */
+		"29/Feb/1900:13:55:36 -0700",
+		"30/Feb/2024:13:55:36 -0700",
+		"10/Oct/2000:24:00:00 -0700",
+		"10/Oct/2000:13:60:36 -0700",
+		"10/Oct/2000:13:55:60 -0700",
+		"10/Oct/2000:13:55:36 -2400",
+		"10/Oct/2000:13:55:36 -0760",
+		"10/Oct/2000:13:55:36 +07a0",
+	};
+	int64_t us = 42;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (parse_local(bad[i], &us) != -EINVAL)
+			fail_msg("accepted \"%s\"", bad[i]);
+	}
+	assert_int_equal(us, 42);
+	/* Only len bytes are read: a valid time followed by more text. */
+	assert_int_equal(timeparse_local("10/Oct/2000:13:55:36 -0700]",
+	    26, &us), 0);
+	assert_int_equal(timeparse_local("10/Oct/2000:13:55:36 -0700",
+	    25, &us), -EINVAL);
+}
+
+static void
+test_iso8601(void **state)
+{
+	int64_t us;
+
+	(void)state;
+	assert_int_equal(parse_iso("2000-10-10T13:55:36-07:00", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36, -7 * 3600));
+	assert_int_equal(parse_iso("2000-10-10T13:55:36+08:00", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36, 8 * 3600));
+	assert_int_equal(parse_iso("2000-10-10T13:55:36Z", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36, 0));
+	assert_int_equal(parse_iso("2000-10-10T13:55:36+0000", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36, 0));
+	assert_int_equal(parse_iso("2000-10-10T13:55:36-0730", &us), 0);
+	assert_int_equal(us, oracle_us(2000, 10, 10, 13, 55, 36,
+	    -(7 * 3600 + 1800)));
+	assert_int_equal(parse_iso("2024-02-29T23:59:59.5+00:00", &us), 0);
+	assert_int_equal(us, oracle_us(2024, 2, 29, 23, 59, 59, 0) + 500000);
+	assert_int_equal(parse_iso("2024-02-29T23:59:59.1234567Z", &us), 0);
+	assert_int_equal(us, oracle_us(2024, 2, 29, 23, 59, 59, 0) + 123456);
+	assert_int_equal(parse_iso("2024-03-01T01:00:00+02:00", &us), 0);
+	assert_int_equal(us, oracle_us(2024, 2, 29, 23, 0, 0, 0));
+}
+
+static void
+test_iso8601_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"2000-10-10T13:55:36",            /* offset required */
+		"2000-10-10 13:55:36Z",
+		"2000/10/10T13:55:36Z",
+		"2000-13-10T13:55:36Z",
+		"2000-00-10T13:55:36Z",
+		"2023-02-29T13:55:36Z",
+		"2000-10-10T13:55:36z",
+		"2000-10-10T13:55:36+07",
+		"2000-10-10T13:55:36+07:000",
+		"2000-10-10T13:55:36+07-00",
+		"2000-10-10T13:55:36.Z",
+		"2000-10-10T13:55:36.12",         /* no offset after fraction */
+		"2000-10-10T13:55:36Zx",
+		"2000-1x-10T13:55:36Z",
+	};
+	int64_t us;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (parse_iso(bad[i], &us) != -EINVAL)
+			fail_msg("accepted \"%s\"", bad[i]);
+	}
+}
+
+static void
+test_msec(void **state)
+{
+	static const char *const bad[] = { "", ".", "1.", ".5", "1.2.3", "-1",
+	    "abc", "1700000000,123", "1e9", "1700000000.12x",
+	    "99999999999999999999", "9223372036855" };
+	int64_t us;
+
+	(void)state;
+	assert_int_equal(parse_msec("1700000000.123", &us), 0);
+	assert_int_equal(us, 1700000000123000LL);
+	assert_int_equal(parse_msec("1700000000", &us), 0);
+	assert_int_equal(us, 1700000000000000LL);
+	assert_int_equal(parse_msec("0.000001", &us), 0);
+	assert_int_equal(us, 1);
+	assert_int_equal(parse_msec("1.1234569", &us), 0);
+	assert_int_equal(us, 1123456);
+	assert_int_equal(parse_msec("9223372036853.999999", &us), 0);
+	assert_int_equal(us, 9223372036853999999LL);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (parse_msec(bad[i], &us) != -EINVAL)
+			fail_msg("accepted \"%s\"", bad[i]);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_days_from_civil_matches_timegm),
+		cmocka_unit_test(test_local_examples),
+		cmocka_unit_test(test_local_boundaries),
+		cmocka_unit_test(test_local_round_trip),
+		cmocka_unit_test(test_local_rejects),
+		cmocka_unit_test(test_iso8601),
+		cmocka_unit_test(test_iso8601_rejects),
+		cmocka_unit_test(test_msec),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

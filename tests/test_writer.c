@@ -1,0 +1,273 @@
+/*
+ * The writer: the roll policy, one Kafka partition and one hour per part
+ * file, file names, valid files at every flush, and the move to ready/.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "writer.h"
+
+static const struct roll_policy policy = { 1000, 900, 300 };
+
+static void
+test_roll_check(void **state)
+{
+	(void)state;
+	assert_int_equal(roll_check(&policy, 0, 100, 100, 100), ROLL_NONE);
+	assert_int_equal(roll_check(&policy, 999, 100, 100, 399), ROLL_NONE);
+	assert_int_equal(roll_check(&policy, 1000, 100, 100, 100), ROLL_SIZE);
+	assert_int_equal(roll_check(&policy, 10, 100, 100, 400), ROLL_INACTIVE);
+	assert_int_equal(roll_check(&policy, 10, 100, 950, 1000), ROLL_AGE);
+	assert_int_equal(roll_check(&policy, 10, 100, 999, 999), ROLL_NONE);
+	/* size wins over age and inactivity */
+	assert_int_equal(roll_check(&policy, 5000, 0, 0, 5000), ROLL_SIZE);
+}
+
+struct fixture {
+	char dir[64];
+	struct tz *tz;
+	struct writer *w;
+};
+
+static const struct udtf_column cols[] = {
+	{ "msg", UDTF_STRING },
+	{ "n", UDTF_INT64 },
+};
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char err[256];
+
+	strcpy(f->dir, "/tmp/kedge-test-writer.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->tz = tz_open("UTC", err, sizeof(err));
+	assert_non_null(f->tz);
+	struct writer_opts o = {
+		.table = "t", .spool_dir = f->dir, .host = "h1",
+		.format = { FORMAT_HIVE_TEXT, '\001', f->tz },
+		.codec = CODEC_NONE, .roll = policy,
+	};
+	f->w = writer_new(&o, cols, 2, err, sizeof(err));
+	assert_non_null(f->w);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	writer_free(f->w);
+	tz_close(f->tz);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static void
+write_row(struct fixture *f, int64_t ts_us, const char *topic, int32_t part,
+    int64_t offset, const char *msg)
+{
+	struct udtf_value v[2] = {
+		{ .type = UDTF_STRING, .u.s = { msg, strlen(msg) } },
+		{ .type = UDTF_INT64, .u.i64 = offset },
+	};
+	struct tz_hour hour;
+	char err[256];
+
+	assert_int_equal(tz_hour_of(f->tz, ts_us, &hour), 0);
+	assert_int_equal(writer_write(f->w, &hour, topic, part, offset, v, err,
+	    sizeof(err)), 0);
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *s = calloc(1, 4096);
+
+	assert_non_null(fp);
+	assert_true(fread(s, 1, 4095, fp) < 4095);
+	fclose(fp);
+	return s;
+}
+
+/* 2026-11-29 10:00:00 UTC */
+#define T10 INT64_C(1795946400000000)
+
+static void
+test_one_file_per_partition_and_hour(void **state)
+{
+	struct fixture *f = *state;
+	struct writer_stats st;
+	char path[256], err[256];
+	char *s;
+
+	write_row(f, T10, "top", 0, 5, "a");
+	write_row(f, T10 + 1, "top", 1, 7, "b");
+	write_row(f, T10 + 3600 * INT64_C(1000000), "top", 0, 6, "c");
+	write_row(f, T10 + 2, "top", 0, 8, "d");
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 3);
+	assert_int_equal(st.rows, 4);
+	assert_int_equal(writer_flush(f->w, err, sizeof(err)), 0);
+
+	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=10/top+0+5+h1.txt",
+	    f->dir);
+	s = slurp(path);
+	assert_string_equal(s, "a\0015\nd\0018\n");
+	free(s);
+	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=10/top+1+7+h1.txt",
+	    f->dir);
+	s = slurp(path);
+	assert_string_equal(s, "b\0017\n");
+	free(s);
+	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=11/top+0+6+h1.txt",
+	    f->dir);
+	s = slurp(path);
+	assert_string_equal(s, "c\0016\n");
+	free(s);
+}
+
+static void
+test_roll_then_release(void **state)
+{
+	struct fixture *f = *state;
+	struct writer_stats st;
+	char path[256], err[256];
+	struct stat sb;
+	time_t now = time(NULL);
+
+	write_row(f, T10, "top", 0, 1, "x");
+	write_row(f, T10, "top", 1, 1, "y");
+	/* nothing rolls yet */
+	assert_int_equal(writer_tick(f->w, now, err, sizeof(err)), 0);
+	/* inactivity rolls both */
+	assert_int_equal(writer_tick(f->w, now + 300, err, sizeof(err)), 2);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 0);
+	assert_int_equal(st.files_rolled, 2);
+	/* rolled but not released: still in open/, not in ready/ */
+	snprintf(path, sizeof(path), "%s/ready/t/dt=20261129/hr=10/top+0+1+h1.txt",
+	    f->dir);
+	assert_int_equal(stat(path, &sb), -1);
+	assert_int_equal(writer_release(f->w, err, sizeof(err)), 2);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 4);
+	/* a new row for the same partition opens a new file */
+	write_row(f, T10, "top", 0, 2, "z");
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 1);
+	assert_int_equal(writer_release(f->w, err, sizeof(err)), 0);
+}
+
+static void
+test_roll_by_partition(void **state)
+{
+	struct fixture *f = *state;
+	struct writer_stats st;
+	char err[256];
+
+	write_row(f, T10, "top", 0, 1, "x");
+	write_row(f, T10, "top", 1, 1, "y");
+	write_row(f, T10, "other", 0, 1, "z");
+	assert_int_equal(writer_roll(f->w, "top", 0, err, sizeof(err)), 1);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 2);
+	assert_int_equal(writer_roll(f->w, NULL, 0, err, sizeof(err)), 2);
+}
+
+static void
+test_roll_by_size(void **state)
+{
+	struct fixture *f = *state;
+	char msg[200], err[256];
+	int rolled = 0;
+
+	memset(msg, 'm', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	/* ~204 bytes a row: the 1000-byte limit is reached on the 5th */
+	for (int i = 0; i < 5; i++) {
+		write_row(f, T10, "top", 0, i, msg);
+		rolled += writer_tick(f->w, time(NULL), err, sizeof(err));
+	}
+	assert_int_equal(rolled, 1);
+}
+
+/* A gzip file is a series of members, one per chunk or flush; zlib's gzread
+ * reads it whole, and so does every flushed prefix. */
+static void
+test_gzip_members_valid_at_every_flush(void **state)
+{
+	struct fixture *f = *state;
+	struct writer *w;
+	struct writer_opts o = {
+		.table = "g", .spool_dir = f->dir, .host = "h1",
+		.format = { FORMAT_HIVE_TEXT, '\001', f->tz },
+		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300 },
+	};
+	char path[256], err[256], line[64], want[64];
+	struct udtf_value v[2];
+	struct tz_hour hour;
+	gzFile gz;
+	int64_t i, n = 0;
+
+	w = writer_new(&o, cols, 2, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(tz_hour_of(f->tz, T10, &hour), 0);
+	snprintf(path, sizeof(path), "%s/open/g/dt=20261129/hr=10/top+0+0+h1.txt.gz",
+	    f->dir);
+	for (int round = 1; round <= 3; round++) {
+		/* ~120 KiB a round: at least one chunk, then the flush */
+		for (i = 0; i < 10000; i++, n++) {
+			v[0] = (struct udtf_value){ .type = UDTF_STRING,
+			    .u.s = { "row", 3 } };
+			v[1] = (struct udtf_value){ .type = UDTF_INT64, .u.i64 = n };
+			assert_int_equal(writer_write(w, &hour, "top", 0, n, v, err,
+			    sizeof(err)), 0);
+		}
+		assert_int_equal(writer_flush(w, err, sizeof(err)), 0);
+		assert_non_null(gz = gzopen(path, "rb"));
+		for (i = 0; gzgets(gz, line, sizeof(line)) != NULL; i++) {
+			snprintf(want, sizeof(want), "row\001%" PRId64 "\n", i);
+			assert_string_equal(line, want);
+		}
+		assert_int_equal(i, n);
+		gzclose(gz);
+	}
+	writer_free(w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roll_check),
+		cmocka_unit_test_setup_teardown(test_one_file_per_partition_and_hour,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_roll_then_release, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_roll_by_partition, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_roll_by_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_gzip_members_valid_at_every_flush, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

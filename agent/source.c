@@ -28,6 +28,8 @@ struct source {
 	size_t last;         /* index of the partition of the previous record */
 };
 
+#define SOURCE_STATIC_GROUP "kedge-static-assignment"
+
 /* librdkafka's defaults (64 MiB of prefetched records) are sized for big
  * servers; kedge runs on edge hosts.  Users can override each of these
  * through kafka.rdkafka. */
@@ -207,8 +209,11 @@ source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
 	    source_set(kc, "enable.partition.eof", "true", err, errlen) < 0 ||
 	    source_set(kc, "auto.offset.reset", c->kafka.start, err, errlen) < 0)
 		goto fail;
-	if (c->kafka.group_id != NULL &&
-	    source_set(kc, "group.id", c->kafka.group_id, err, errlen) < 0)
+	/* librdkafka's consumer refuses assign() without a group.id.  In
+	 * static mode the group is never joined and nothing is committed to
+	 * it: the name only satisfies that check. */
+	if (source_set(kc, "group.id", c->kafka.group_id ? c->kafka.group_id :
+	    SOURCE_STATIC_GROUP, err, errlen) < 0)
 		goto fail;
 	for (i = 0; i < c->kafka.n_rdkafka; i++) {
 		const struct conf_kv *kv = &c->kafka.rdkafka[i];
@@ -271,6 +276,7 @@ source_assign_all(struct source *s, char *err, size_t errlen)
 	rd_kafka_topic_partition_list_t *list;
 	int64_t start = strcmp(c->kafka.start, "latest") == 0 ?
 	    RD_KAFKA_OFFSET_END : RD_KAFKA_OFFSET_BEGINNING;
+	rd_kafka_resp_err_t e;
 	int r = -EINVAL;
 
 	list = rd_kafka_topic_partition_list_new(8);
@@ -278,7 +284,6 @@ source_assign_all(struct source *s, char *err, size_t errlen)
 		const char *name = c->kafka.topics.v[i];
 		rd_kafka_topic_t *rkt = rd_kafka_topic_new(s->rk, name, NULL);
 		const struct rd_kafka_metadata *md = NULL;
-		rd_kafka_resp_err_t e;
 
 		e = rd_kafka_metadata(s->rk, 0, rkt, &md, 10000);
 		if (e == RD_KAFKA_RESP_ERR_NO_ERROR && md->topic_cnt == 1)
@@ -302,8 +307,9 @@ source_assign_all(struct source *s, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (rd_kafka_assign(s->rk, list) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		snprintf(err, errlen, "kafka: cannot assign partitions");
+	if ((e = rd_kafka_assign(s->rk, list)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot assign partitions: %s",
+		    rd_kafka_err2str(e));
 		goto out;
 	}
 	r = 0;

@@ -69,3 +69,18 @@ wait_for() {
 		sleep 0.1
 	done
 }
+
+# hive_cut N...: from Hive text rows (\001 between fields, backslash
+# escapes) on stdin, prints fields N... (1-based, still escaped) separated
+# by tabs.  A field separator after a backslash belongs to the field.
+hive_cut() {
+	perl -ne '
+		BEGIN { @idx = map { $_ - 1 } @ARGV; @ARGV = () }
+		chomp;
+		my @f = ("");
+		while (/\G(\\.|\x01|[^\\\x01]+)/gs) {
+			if ($1 eq "\x01") { push @f, "" } else { $f[-1] .= $1 }
+		}
+		print join("\t", map { $_ // "" } @f[@idx]), "\n";
+	' "$@"
+}

@@ -17,9 +17,9 @@ out=$($KEDGE check-config -c examples/kedge.conf) || die "examples/kedge.conf: $
 # a line matching PATTERN.
 expect_error() {
 	rc=0
-	$KEDGE check-config -c "$T/$1.conf" >"$T/out" 2>&1 || rc=$?
-	[ "$rc" -eq 1 ] || die "$1: exit $rc, want 1: $(cat "$T/out")"
-	grep -Eq "$2" "$T/out" || die "$1: got \"$(cat "$T/out")\", want /$2/"
+	$KEDGE check-config -c "$T/$1.conf" >"$T/said" 2>&1 || rc=$?
+	[ "$rc" -eq 1 ] || die "$1: exit $rc, want 1: $(cat "$T/said")"
+	grep -Eq "$2" "$T/said" || die "$1: got \"$(cat "$T/said")\", want /$2/"
 }
 
 base() {
@@ -48,8 +48,8 @@ printf 'tables = ( { name = "a"; topics = [ "t" ]; udtf = "nginx"; } );\n' >"$T/
 expect_error missing "^$T/missing.conf:[0-9]+: kafka(\\.brokers)?: "
 
 rc=0
-$KEDGE check-config -c "$T/nonexistent.conf" >"$T/out" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] && grep -q "$T/nonexistent.conf" "$T/out" || die "unreadable config"
+$KEDGE check-config -c "$T/nonexistent.conf" >"$T/said" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && grep -q "$T/nonexistent.conf" "$T/said" || die "unreadable config"
 
 $KEDGE config-reference | cmp -s - docs/config.md ||
 	die "docs/config.md is not what the key table prints; run make docs"

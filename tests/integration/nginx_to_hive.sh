@@ -59,16 +59,16 @@ grep -q '^dt=20261129/hr=23	' "$T/got" || die "no rows before midnight"
 grep -q '^dt=20261130/hr=00	' "$T/got" || die "no rows after midnight"
 
 # The rejects: partition, offset and raw bytes of each malformed record.
-landed_rows "$T/warehouse" _rejects | cut -f2- |
-	awk -F '\001' 'BEGIN { OFS = "\t" } { print $3, $4, $7 }' | sort >"$T/got-rejects"
+landed_rows "$T/warehouse" _rejects | cut -f2- | hive_cut 3 4 7 |
+	sort >"$T/got-rejects"
 sort "$T/expected-rejects" >"$T/want-rejects"
 cmp -s "$T/got-rejects" "$T/want-rejects" || {
 	diff "$T/want-rejects" "$T/got-rejects" | head -10 >&2
 	die "rejects differ from the malformed records"
 }
 [ -s "$T/want-rejects" ] || die "the generator made no malformed records"
-landed_rows "$T/warehouse" _rejects | cut -f2- | awk -F '\001' '
-	$1 != "access" || $2 != "nginx-access" || $6 == "" { bad++ }
+landed_rows "$T/warehouse" _rejects | cut -f2- | hive_cut 1 2 6 | awk -F '\t' '
+	$1 != "access" || $2 != "nginx-access" || $3 == "" { bad++ }
 	END { exit bad > 0 }' || die "a rejects row lacks its table, topic or reason"
 
 # Files: whole gzip, named <topic>+<partition>+<first offset>+<host>, and

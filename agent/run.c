@@ -30,6 +30,7 @@ struct agent {
 	struct source *src;
 	int failed;                /* rows could not be made durable */
 	uint64_t records;
+	uint64_t wakeups;          /* the source's, kept past its close */
 	struct timespec first, last;  /* first and last record consumed */
 };
 
@@ -264,8 +265,9 @@ agent_summary(struct agent *a)
 		    hist_quantile(h, 0.9), hist_quantile(h, 0.99),
 		    hist_quantile(h, 0.999), h->max_ns);
 	}
-	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s",
-	    a->records, secs, secs > 0 ? (double)a->records / secs : 0.0);
+	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
+	    "fetcher woken %" PRIu64 " times", a->records, secs,
+	    secs > 0 ? (double)a->records / secs : 0.0, a->wakeups);
 	publisher_get_stats(a->pub, &ps);
 	getrusage(RUSAGE_SELF, &ru);
 	log_notice("published %" PRIu64 " files, %" PRIu64 " bytes; %" PRIu64
@@ -343,6 +345,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	log_info("stopping: rolling every file and committing");
 	agent_roll(&a, NULL, 0);
 	agent_checkpoint(&a, "shutdown");
+	a.wakeups = source_wakeups(a.src);
 	source_close(a.src);   /* a revoke here commits the same offsets again */
 	a.src = NULL;
 	if (publisher_drain(a.pub, RUN_DRAIN_S) > 0)

@@ -47,6 +47,10 @@ void source_done(struct source *s, const rd_kafka_message_t *msg);
  * 0 or a negative value with a sentence in err. */
 int source_commit(struct source *s, char *err, size_t errlen);
 
+/* Returns how often the fetcher was found parked on a full queue and woken
+ * (source.c explains why). */
+uint64_t source_wakeups(const struct source *s);
+
 /* Returns 1 when partitions are assigned and every one is at its end. */
 int source_at_end(const struct source *s);
 

@@ -23,7 +23,9 @@ cat >"$T/kedge.conf" <<CONF
 kafka = {
   brokers  = "$BOOTSTRAP";
   group_id = "kedge-it";
-  rdkafka  = { session_timeout_ms = "6000"; };
+  # A small prefetch queue, so that the fetcher parks on it again and
+  # again and kedge's wake-ups are part of what is tested.
+  rdkafka  = { session_timeout_ms = "6000"; queued_min_messages = "3000"; };
 };
 tables = ( {
   name   = "access";
@@ -84,4 +86,6 @@ done
 [ -z "$(find "$T/spool" -type f)" ] || die "files left in the spool"
 grep -q 'table access: 30000 records' "$T/kedge.log" ||
 	die "summary missing: $(grep table "$T/kedge.log")"
+grep -Eq 'fetcher woken [1-9][0-9]* times' "$T/kedge.log" ||
+	die "the fetcher never parked: $(grep consumed "$T/kedge.log")"
 echo "ok: $(wc -l <"$T/got") rows, $(wc -l <"$T/got-rejects") rejects, $n files"

@@ -40,7 +40,7 @@ $(B)/libkedge.a: $(LIB_OBJ)
 kedge: $(B)/agent/main.o $(B)/libkedge.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/tests/%: tests/%.c $(B)/libkedge.a
+$(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(B)/libkedge.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(B)/libkedge.a $(LIBS) \
 		$(shell pkg-config --libs cmocka)

@@ -1,65 +1,21 @@
 /*
- * config: kedge.conf, read with libconfig and walked against conf_keys[],
- * the one table of every key: its path, type, default, where it lands and
- * what it means.  Loading goes in three passes and stops at the first
+ * config: kedge.conf, read with libconfig and walked against the key table
+ * of confkeys.c.  Loading goes in three passes and stops at the first
  * error: the file's settings in file order, then the keys it left out
  * (defaults, or an error for a required key), then the checks that span
- * several keys.  The same table prints docs/config.md.
+ * several keys.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <libconfig.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "confkeys.h"
 #include "udtf/registry.h"
-
-#define CONF_NAME_MAX 256 /* a key as shown, "tables[3].udtf_config.x" */
-#define CONF_TEXT_MAX 512 /* a scalar as text, a list of names */
-#define CONF_ZONEINFO "/usr/share/zoneinfo"
-#define CONF_TABLE_PREFIX "tables."
-
-enum conf_type {
-	CONF_STRING,
-	CONF_DIR,         /* a string naming a directory kedge may write in */
-	CONF_INT,
-	CONF_INT64,
-	CONF_ENUM,        /* a string among the key's values */
-	CONF_BYTE,        /* a string of exactly one byte */
-	CONF_STRING_LIST,
-	CONF_UDTF,        /* a string or a list of strings: built-in UDTFs */
-	CONF_RDKAFKA,     /* a group passed to librdkafka */
-	CONF_UDTF_CONFIG, /* a group checked against the UDTF's keys */
-	CONF_TABLES       /* a list of groups taking the CONF_IN_TABLE keys */
-};
-
-#define CONF_REQUIRED 0x1u
-#define CONF_IN_TABLE 0x2u /* a key of each group of the tables list */
-
-/* Returns 0 when value is acceptable, or -EINVAL with what is wrong in
- * why (the end of an error sentence). */
-typedef int (conf_check_fn)(const char *value, char *why, size_t whylen);
-
-struct conf_key {
-	const char *path;
-	enum conf_type type;
-	unsigned flags;
-	const char *default_text;  /* libconfig syntax; NULL: none */
-	const char *default_doc;   /* the reference's words when no text */
-	int (*default_fn)(char *buf, size_t len); /* a computed default */
-	size_t offset;             /* in struct conf, or struct conf_table */
-	size_t count_offset;       /* lists of groups: where the count lands */
-	const char *values;        /* CONF_ENUM: "a|b|c" */
-	int (*parse)(const char *name, void *out); /* CONF_ENUM to an enum */
-	long long min, max;        /* integers: range; lists: least length */
-	conf_check_fn *check;
-	const char *description;
-};
 
 /* Where an error points: "FILE:LINE: key: ...". */
 struct conf_at {
@@ -74,432 +30,6 @@ struct conf_loader {
 	char *err;
 	size_t errlen;
 };
-
-static int conf_why(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-conf_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int
-conf_is_alnum(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	    (ch >= '0' && ch <= '9');
-}
-
-/* Returns 1 when s is non-empty and made of letters, digits and extra. */
-static int
-conf_is_word(const char *s, const char *extra)
-{
-	if (*s == '\0')
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!conf_is_alnum(*s) && strchr(extra, *s) == NULL)
-			return 0;
-	return 1;
-}
-
-static int
-conf_check_broker(const char *s, size_t len, char *why, size_t whylen)
-{
-	const char *colon, *port;
-	size_t hostlen, portlen;
-	long n;
-
-	while (len > 0 && *s == ' ')
-		s++, len--;
-	while (len > 0 && s[len - 1] == ' ')
-		len--;
-	if (len == 0)
-		return conf_why(why, whylen, "has an empty entry; write "
-		    "host:port[,host:port...]");
-	if ((colon = memrchr(s, ':', len)) == NULL)
-		return conf_why(why, whylen, "\"%.*s\" has no port; write "
-		    "host:port", (int)len, s);
-	hostlen = (size_t)(colon - s);
-	port = colon + 1;
-	portlen = len - hostlen - 1;
-	if (hostlen == 0)
-		return conf_why(why, whylen, "\"%.*s\" has no host",
-		    (int)len, s);
-	if (memchr(s, ':', hostlen) != NULL &&
-	    !(s[0] == '[' && s[hostlen - 1] == ']'))
-		return conf_why(why, whylen, "\"%.*s\": write an IPv6 address "
-		    "in brackets, as in [::1]:9092", (int)len, s);
-	/* port[portlen] is ',', ' ' or the end: strtol() stops there. */
-	if (portlen == 0 || portlen > 5 ||
-	    strspn(port, "0123456789") != portlen ||
-	    (n = strtol(port, NULL, 10)) < 1 || n > 65535)
-		return conf_why(why, whylen, "\"%.*s\" has no port number "
-		    "1..65535", (int)len, s);
-	return 0;
-}
-
-static int
-conf_check_brokers(const char *v, char *why, size_t whylen)
-{
-	for (const char *p = v;; p++) {
-		const char *end = p + strcspn(p, ",");
-
-		if (conf_check_broker(p, (size_t)(end - p), why, whylen) != 0)
-			return -EINVAL;
-		if (*end == '\0')
-			return 0;
-		p = end;
-	}
-}
-
-static int
-conf_check_topic(const char *v, char *why, size_t whylen)
-{
-	if (strlen(v) > 249)
-		return conf_why(why, whylen, "\"%.20s...\" is longer than the "
-		    "249 characters of a Kafka topic name", v);
-	if (!conf_is_word(v, "._-") || strcmp(v, ".") == 0 ||
-	    strcmp(v, "..") == 0)
-		return conf_why(why, whylen, "\"%s\" is not a Kafka topic "
-		    "name: letters, digits, '.', '_' and '-'", v);
-	return 0;
-}
-
-static int
-conf_check_table_name(const char *v, char *why, size_t whylen)
-{
-	if (!conf_is_word(v, "_"))
-		return conf_why(why, whylen, "\"%s\" may hold only letters, "
-		    "digits and '_'", v);
-	if (v[0] == '_')
-		return conf_why(why, whylen, "\"%s\": names starting with '_' "
-		    "are kedge's own, such as _rejects", v);
-	return 0;
-}
-
-static int
-conf_check_host(const char *v, char *why, size_t whylen)
-{
-	if (!conf_is_word(v, ".-"))
-		return conf_why(why, whylen, "\"%s\" may hold only letters, "
-		    "digits, '.' and '-': it goes in file names", v);
-	return 0;
-}
-
-static int
-conf_check_timezone(const char *v, char *why, size_t whylen)
-{
-	char path[sizeof(CONF_ZONEINFO) + CONF_NAME_MAX];
-	struct stat st;
-
-	if (v[0] == '/' || strstr(v, "..") != NULL)
-		return conf_why(why, whylen, "\"%s\" is not a zone name such "
-		    "as \"Europe/Paris\" (a file under " CONF_ZONEINFO ")", v);
-	if ((size_t)snprintf(path, sizeof(path), CONF_ZONEINFO "/%s", v) >=
-	    sizeof(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return conf_why(why, whylen, "\"%s\" is not a time zone: there "
-		    "is no file %s", v, path);
-	return 0;
-}
-
-/* Cuts path (absolute, no trailing '/') to its parent. */
-static void
-conf_path_up(char *path)
-{
-	char *slash = strrchr(path, '/');
-
-	if (slash == path)
-		path[1] = '\0';
-	else if (slash != NULL)
-		*slash = '\0';
-}
-
-/* An existing directory must be writable; a missing one must be creatable:
- * its nearest existing ancestor a writable directory. */
-static int
-conf_check_dir(const char *v, char *why, size_t whylen)
-{
-	char up[PATH_MAX];
-	struct stat st;
-	size_t len = strlen(v);
-	int rc;
-
-	if (v[0] != '/')
-		return conf_why(why, whylen, "\"%s\" is not an absolute path",
-		    v);
-	if (len >= sizeof(up))
-		return conf_why(why, whylen, "the path is too long");
-	if (stat(v, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			return conf_why(why, whylen, "%s is not a directory",
-			    v);
-		if (access(v, W_OK | X_OK) != 0)
-			return conf_why(why, whylen, "%s is not writable: %s",
-			    v, strerror(errno));
-		return 0;
-	}
-	if (errno != ENOENT && errno != ENOTDIR)
-		return conf_why(why, whylen, "%s cannot be used: %s", v,
-		    strerror(errno));
-	memcpy(up, v, len + 1);
-	while (len > 1 && up[len - 1] == '/')
-		up[--len] = '\0';
-	do {
-		conf_path_up(up);
-	} while ((rc = stat(up, &st)) != 0 &&
-	    (errno == ENOENT || errno == ENOTDIR));
-	if (rc != 0)
-		return conf_why(why, whylen, "%s cannot be created: %s: %s", v,
-		    up, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return conf_why(why, whylen, "%s cannot be created: %s is not "
-		    "a directory", v, up);
-	if (access(up, W_OK | X_OK) != 0)
-		return conf_why(why, whylen, "%s cannot be created: %s is not "
-		    "writable", v, up);
-	return 0;
-}
-
-static int
-conf_default_host(char *buf, size_t len)
-{
-	if (gethostname(buf, len) != 0)
-		return -errno;
-	buf[len - 1] = '\0';
-	return 0;
-}
-
-static int
-conf_parse_format(const char *name, void *out)
-{
-	return format_kind_parse(name, out);
-}
-
-static int
-conf_parse_codec(const char *name, void *out)
-{
-	return codec_kind_parse(name, out);
-}
-
-#define AT(m) offsetof(struct conf, m)
-#define TAT(m) offsetof(struct conf_table, m)
-#define FORMATS "hive-text|jsonl"
-#define CODECS "none|gzip|zstd"
-
-static const struct conf_key conf_keys[] = {
-	{ .path = "kafka.brokers", .type = CONF_STRING,
-	  .flags = CONF_REQUIRED, .offset = AT(kafka.brokers),
-	  .check = conf_check_brokers,
-	  .description = "Bootstrap brokers, host:port[,host:port...]." },
-	{ .path = "kafka.group_id", .type = CONF_STRING,
-	  .default_doc = "none", .offset = AT(kafka.group_id),
-	  .description = "Consumer group; without one, kedge assigns itself "
-	  "every partition of the topics." },
-	{ .path = "kafka.topics", .type = CONF_STRING_LIST,
-	  .default_doc = "the tables' topics", .offset = AT(kafka.topics),
-	  .min = 1, .check = conf_check_topic,
-	  .description = "Topics to consume; each must feed a table." },
-	{ .path = "kafka.security.protocol", .type = CONF_ENUM,
-	  .default_text = "\"PLAINTEXT\"", .offset = AT(kafka.protocol),
-	  .values = "PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL",
-	  .description = "How kedge talks to the brokers." },
-	{ .path = "kafka.start", .type = CONF_ENUM,
-	  .default_text = "\"earliest\"", .offset = AT(kafka.start),
-	  .values = "earliest|latest",
-	  .description = "Where a partition with no committed offset "
-	  "starts." },
-	{ .path = "kafka.rdkafka", .type = CONF_RDKAFKA, .default_doc = "none",
-	  .offset = AT(kafka.rdkafka), .count_offset = AT(kafka.n_rdkafka),
-	  .description = "librdkafka properties, passed as they are with '_' "
-	  "for '.' in names: fetch_wait_max_ms = 100;" },
-	{ .path = "tables", .type = CONF_TABLES, .flags = CONF_REQUIRED,
-	  .offset = AT(tables), .count_offset = AT(n_tables),
-	  .description = "One group per table, with the keys below: "
-	  "tables = ( { name = ...; }, ... );" },
-	{ .path = "tables.name", .type = CONF_STRING,
-	  .flags = CONF_REQUIRED | CONF_IN_TABLE, .offset = TAT(name),
-	  .check = conf_check_table_name,
-	  .description = "Table name, unique: letters, digits and '_', not "
-	  "starting with '_'." },
-	{ .path = "tables.topics", .type = CONF_STRING_LIST,
-	  .flags = CONF_REQUIRED | CONF_IN_TABLE, .offset = TAT(topics),
-	  .min = 1, .check = conf_check_topic,
-	  .description = "Topics whose records feed this table." },
-	{ .path = "tables.udtf", .type = CONF_UDTF,
-	  .flags = CONF_REQUIRED | CONF_IN_TABLE, .offset = TAT(udtf),
-	  .description = "The built-in UDTF that turns a record into rows." },
-	{ .path = "tables.udtf_config", .type = CONF_UDTF_CONFIG,
-	  .flags = CONF_IN_TABLE, .default_doc = "the UDTF's defaults",
-	  .offset = TAT(udtf_config), .count_offset = TAT(n_udtf_config),
-	  .description = "The UDTF's own keys (see UDTF keys below)." },
-	{ .path = "tables.event_time", .type = CONF_STRING,
-	  .flags = CONF_IN_TABLE, .default_text = "\"kafka_timestamp\"",
-	  .offset = TAT(event_time),
-	  .description = "The UDTF column that puts a row in its hour, or "
-	  "kafka_timestamp." },
-	{ .path = "tables.format", .type = CONF_ENUM, .flags = CONF_IN_TABLE,
-	  .default_text = "\"hive-text\"", .offset = TAT(format),
-	  .values = FORMATS, .parse = conf_parse_format,
-	  .description = "Part file format." },
-	{ .path = "tables.field_delimiter", .type = CONF_BYTE,
-	  .flags = CONF_IN_TABLE, .default_text = "\"\\x01\"",
-	  .offset = TAT(field_delimiter),
-	  .description = "hive-text field delimiter: one byte, not a newline, "
-	  "carriage return, backslash, n, r or N." },
-	{ .path = "tables.codec", .type = CONF_ENUM, .flags = CONF_IN_TABLE,
-	  .default_text = "\"gzip\"", .offset = TAT(codec), .values = CODECS,
-	  .parse = conf_parse_codec, .description = "Part file compression." },
-	{ .path = "tables.codec_level", .type = CONF_INT,
-	  .flags = CONF_IN_TABLE, .default_text = "0",
-	  .offset = TAT(codec_level), .min = 0, .max = 19,
-	  .description = "0: the codec's default; gzip 1..9, zstd 1..19." },
-	{ .path = "output.spool_dir", .type = CONF_DIR,
-	  .default_text = "\"/var/lib/kedge/spool\"",
-	  .offset = AT(output.spool_dir),
-	  .description = "Where part files are written and checkpointed "
-	  "until published; created if missing." },
-	{ .path = "output.target", .type = CONF_ENUM,
-	  .default_text = "\"local\"", .offset = AT(output.target),
-	  .values = "local",
-	  .description = "Where finished part files are published." },
-	{ .path = "output.local_dir", .type = CONF_DIR,
-	  .default_text = "\"/srv/kedge\"", .offset = AT(output.local_dir),
-	  .description = "The directory the local target publishes into; "
-	  "created if missing." },
-	{ .path = "output.timezone", .type = CONF_STRING,
-	  .default_text = "\"UTC\"", .offset = AT(output.timezone),
-	  .check = conf_check_timezone,
-	  .description = "Time zone of the dt=/hr= partitions, a name under "
-	  CONF_ZONEINFO "." },
-	{ .path = "output.host", .type = CONF_STRING,
-	  .default_doc = "the host name", .default_fn = conf_default_host,
-	  .offset = AT(output.host), .check = conf_check_host,
-	  .description = "This host's name in part file names." },
-	{ .path = "output.roll.max_bytes", .type = CONF_INT64,
-	  .default_text = "134217728", .offset = AT(output.roll.max_bytes),
-	  .min = 1024, .max = 1099511627776LL,
-	  .description = "A part file is closed at this size, in bytes." },
-	{ .path = "output.roll.max_age", .type = CONF_INT,
-	  .default_text = "900", .offset = AT(output.roll.max_age),
-	  .min = 1, .max = 86400,
-	  .description = "A part file is closed this many seconds after it "
-	  "was opened." },
-	{ .path = "output.roll.inactive", .type = CONF_INT,
-	  .default_text = "300", .offset = AT(output.roll.inactive),
-	  .min = 1, .max = 86400,
-	  .description = "A part file is closed after this many seconds "
-	  "without a row." },
-	{ .path = "output.rejects.format", .type = CONF_ENUM,
-	  .default_text = "\"hive-text\"", .offset = AT(output.rejects.format),
-	  .values = FORMATS, .parse = conf_parse_format,
-	  .description = "Format of the _rejects table." },
-	{ .path = "output.rejects.codec", .type = CONF_ENUM,
-	  .default_text = "\"none\"", .offset = AT(output.rejects.codec),
-	  .values = CODECS, .parse = conf_parse_codec,
-	  .description = "Compression of the _rejects table." },
-	{ .path = "checkpoint.interval", .type = CONF_INT,
-	  .default_text = "30", .offset = AT(checkpoint.interval),
-	  .min = 1, .max = 3600,
-	  .description = "Seconds between checkpoints." },
-	{ .path = "log.level", .type = CONF_ENUM, .default_text = "\"info\"",
-	  .offset = AT(log.level), .values = "err|warning|notice|info|debug",
-	  .description = "The most verbose level logged." },
-};
-
-#define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
-
-/* librdkafka properties kedge sets itself. */
-static const struct {
-	const char *name;
-	const char *instead; /* the kedge key; NULL: kedge manages it */
-} conf_rdkafka_reserved[] = {
-	{ "bootstrap.servers", "kafka.brokers" },
-	{ "metadata.broker.list", "kafka.brokers" },
-	{ "group.id", "kafka.group_id" },
-	{ "security.protocol", "kafka.security.protocol" },
-	{ "auto.offset.reset", "kafka.start" },
-	{ "enable.auto.commit", NULL },
-	{ "enable.auto.offset.store", NULL },
-	{ "enable.partition.eof", NULL },
-};
-
-size_t
-conf_key_count(void)
-{
-	return CONF_NKEYS;
-}
-
-const char *
-conf_key_path(size_t i)
-{
-	return i < CONF_NKEYS ? conf_keys[i].path : NULL;
-}
-
-static const struct conf_key *
-conf_key_find(const char *path)
-{
-	for (size_t i = 0; i < CONF_NKEYS; i++)
-		if (strcmp(conf_keys[i].path, path) == 0)
-			return &conf_keys[i];
-	return NULL;
-}
-
-/* Copies to buf the component of key k's path that follows prefix; returns
- * 0, or -1 when k is not under prefix. */
-static int
-conf_key_component(const struct conf_key *k, const char *prefix, char *buf,
-    size_t len)
-{
-	size_t plen = strlen(prefix);
-
-	if (strncmp(k->path, prefix, plen) != 0 || k->path[plen] == '\0')
-		return -1;
-	snprintf(buf, len, "%.*s", (int)strcspn(k->path + plen, "."),
-	    k->path + plen);
-	return 0;
-}
-
-/* Returns 1 when some key lies under path + ".". */
-static int
-conf_is_group_path(const char *path)
-{
-	size_t len = strlen(path);
-
-	for (size_t i = 0; i < CONF_NKEYS; i++)
-		if (strncmp(conf_keys[i].path, path, len) == 0 &&
-		    conf_keys[i].path[len] == '.')
-			return 1;
-	return 0;
-}
-
-static const char *
-conf_type_name(int type)
-{
-	switch (type) {
-	case CONFIG_TYPE_GROUP:
-		return "a group";
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		return "an integer";
-	case CONFIG_TYPE_FLOAT:
-		return "a float";
-	case CONFIG_TYPE_STRING:
-		return "a string";
-	case CONFIG_TYPE_BOOL:
-		return "a boolean";
-	case CONFIG_TYPE_ARRAY:
-		return "an array";
-	case CONFIG_TYPE_LIST:
-		return "a list";
-	}
-	return "nothing";
-}
 
 static int conf_fail(struct conf_loader *ld, const struct conf_at *at,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -644,37 +174,6 @@ conf_kvs_free(struct conf_kv *kv, size_t n)
 		free(kv[i].value);
 	}
 	free(kv);
-}
-
-/* Writes the values "a|b|c" as "a, b, c" to buf. */
-static void
-conf_list_values(const char *values, char *buf, size_t len)
-{
-	size_t i = 0;
-
-	for (; *values != '\0' && i + 3 < len; values++) {
-		if (*values == '|') {
-			buf[i++] = ',';
-			buf[i++] = ' ';
-		} else
-			buf[i++] = *values;
-	}
-	buf[i] = '\0';
-}
-
-static int
-conf_enum_has(const char *values, const char *v)
-{
-	size_t len = strlen(v);
-
-	for (const char *p = values; *p != '\0'; p += strcspn(p, "|")) {
-		if (*p == '|')
-			p++;
-		if (strncmp(p, v, len) == 0 &&
-		    (p[len] == '|' || p[len] == '\0'))
-			return 1;
-	}
-	return 0;
 }
 
 static int
@@ -875,21 +374,13 @@ static int
 conf_rdkafka_name(struct conf_loader *ld, const struct conf_at *at,
     char *name)
 {
-	size_t n = sizeof(conf_rdkafka_reserved) /
-	    sizeof(conf_rdkafka_reserved[0]);
+	char why[CONF_TEXT_MAX];
 
 	for (char *p = name; *p != '\0'; p++)
 		if (*p == '_')
 			*p = '.';
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(name, conf_rdkafka_reserved[i].name) != 0)
-			continue;
-		if (conf_rdkafka_reserved[i].instead != NULL)
-			return conf_fail(ld, at, "sets librdkafka's %s; use %s "
-			    "instead", name, conf_rdkafka_reserved[i].instead);
-		return conf_fail(ld, at, "sets librdkafka's %s, which kedge "
-		    "manages", name);
-	}
+	if (conf_check_rdkafka_name(name, why, sizeof(why)) != 0)
+		return conf_fail(ld, at, "%s", why);
 	return 0;
 }
 
@@ -1028,7 +519,7 @@ static int
 conf_load_table(struct conf_loader *ld, config_setting_t *ts,
     struct conf_table *tables, size_t i)
 {
-	unsigned char seen[CONF_NKEYS] = { 0 };
+	unsigned char seen[CONF_KEYS_MAX] = { 0 };
 	char name[32], shown[32];
 	struct conf_at at;
 	int rc;
@@ -1103,72 +594,15 @@ conf_set_value(struct conf_loader *ld, const struct conf_key *k,
 	return -EINVAL;
 }
 
-static size_t
-conf_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[CONF_NAME_MAX];
-
-	if (lb >= CONF_NAME_MAX)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-/* Returns 1 when a key before key i has the same component under prefix. */
-static int
-conf_component_repeats(size_t i, const char *prefix, const char *comp)
-{
-	char other[CONF_NAME_MAX];
-
-	for (size_t j = 0; j < i; j++)
-		if (conf_key_component(&conf_keys[j], prefix, other,
-		    sizeof(other)) == 0 && strcmp(other, comp) == 0)
-			return 1;
-	return 0;
-}
-
 /* An unknown key: suggests the nearest known one, or lists them. */
 static int
 conf_unknown(struct conf_loader *ld, const struct conf_at *at,
     const char *prefix, const char *name)
 {
-	char known[CONF_TEXT_MAX] = "", best[CONF_NAME_MAX] = "";
-	char comp[CONF_NAME_MAX];
-	size_t best_d = 3, used = 0;
+	char known[CONF_TEXT_MAX], best[CONF_NAME_MAX];
 
-	for (size_t i = 0; i < CONF_NKEYS; i++) {
-		size_t d;
-
-		if (conf_key_component(&conf_keys[i], prefix, comp,
-		    sizeof(comp)) != 0 ||
-		    conf_component_repeats(i, prefix, comp))
-			continue;
-		if ((d = conf_edit_distance(name, comp)) < best_d) {
-			best_d = d;
-			memcpy(best, comp, sizeof(best));
-		}
-		if (used < sizeof(known))
-			used += (size_t)snprintf(known + used,
-			    sizeof(known) - used, "%s%s", used > 0 ? ", " : "",
-			    comp);
-	}
+	conf_key_suggest(prefix, name, best, sizeof(best), known,
+	    sizeof(known));
 	if (best[0] != '\0')
 		return conf_fail(ld, at, "unknown key; did you mean \"%s\"?",
 		    best);
@@ -1183,8 +617,8 @@ conf_walk(struct conf_loader *ld, config_setting_t *g, const char *prefix,
     const char *shown, void *base, unsigned char *seen)
 {
 	char path[CONF_NAME_MAX + 1], name[CONF_NAME_MAX + 1];
-	const struct conf_key *k;
 	struct conf_at at;
+	size_t ki;
 	int rc;
 
 	for (int i = 0; i < config_setting_length(g); i++) {
@@ -1194,9 +628,9 @@ conf_walk(struct conf_loader *ld, config_setting_t *g, const char *prefix,
 		snprintf(path, CONF_NAME_MAX, "%s%s", prefix, mname);
 		snprintf(name, CONF_NAME_MAX, "%s%s", shown, mname);
 		at = conf_at_setting(m, name);
-		if ((k = conf_key_find(path)) != NULL) {
-			seen[k - conf_keys] = 1;
-			rc = conf_set_value(ld, k, m, &at, base);
+		if ((ki = conf_key_find(path)) < conf_key_count()) {
+			seen[ki] = 1;
+			rc = conf_set_value(ld, conf_key_at(ki), m, &at, base);
 		} else if (conf_is_group_path(path)) {
 			rc = conf_expect(ld, m, &at, CONFIG_TYPE_GROUP,
 			    "a group { ... }");
@@ -1260,8 +694,8 @@ conf_fill_defaults(struct conf_loader *ld, config_setting_t *g,
 	struct conf_at at;
 	int rc;
 
-	for (size_t i = 0; i < CONF_NKEYS; i++) {
-		const struct conf_key *k = &conf_keys[i];
+	for (size_t i = 0; i < conf_key_count(); i++) {
+		const struct conf_key *k = conf_key_at(i);
 		const char *rel = k->path + strlen(prefix);
 
 		if ((k->flags & CONF_IN_TABLE) != scope || seen[i])
@@ -1398,7 +832,7 @@ conf_read(struct conf_loader *ld)
 struct conf *
 conf_load(const char *path, char *err, size_t errlen)
 {
-	unsigned char seen[CONF_NKEYS] = { 0 };
+	unsigned char seen[CONF_KEYS_MAX] = { 0 };
 	struct conf_loader ld = { .err = err, .errlen = errlen };
 	config_setting_t *root;
 	int rc = -ENOMEM;
@@ -1455,120 +889,4 @@ conf_free(struct conf *c)
 	free(c->output.host);
 	free(c->log.level);
 	free(c);
-}
-
-/* Writes one Markdown table cell, escaping '|'. */
-static void
-conf_md_cell(FILE *out, const char *s)
-{
-	fputc(' ', out);
-	for (; *s != '\0'; s++) {
-		if (*s == '|')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
-	fputs(" |", out);
-}
-
-static void
-conf_type_doc(const struct conf_key *k, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		[CONF_STRING] = "string",
-		[CONF_DIR] = "directory",
-		[CONF_INT] = "integer",
-		[CONF_INT64] = "integer",
-		[CONF_ENUM] = "one of:",
-		[CONF_BYTE] = "one-byte string",
-		[CONF_STRING_LIST] = "list of strings",
-		[CONF_UDTF] = "UDTF name",
-		[CONF_RDKAFKA] = "group",
-		[CONF_UDTF_CONFIG] = "group",
-		[CONF_TABLES] = "list of groups",
-	};
-	char values[CONF_NAME_MAX];
-
-	if (k->type == CONF_INT || k->type == CONF_INT64)
-		snprintf(buf, len, "%s %lld..%lld", names[k->type], k->min,
-		    k->max);
-	else if (k->type == CONF_ENUM) {
-		conf_list_values(k->values, values, sizeof(values));
-		snprintf(buf, len, "%s %s", names[k->type], values);
-	} else
-		snprintf(buf, len, "%s", names[k->type]);
-}
-
-static void
-conf_write_udtfs(FILE *out)
-{
-	char dflt[CONF_TEXT_MAX];
-
-	fputs("## UDTF keys\n\n"
-	    "Set in a table's `udtf_config` group.\n", out);
-	for (size_t i = 0; udtf_builtins[i] != NULL; i++) {
-		const struct udtf_plugin *p = udtf_builtins[i];
-
-		fprintf(out, "\n### %s\n\n%s\n\n", p->name, p->description);
-		if (p->keys == NULL || p->keys[0].name == NULL) {
-			fputs("No keys.\n", out);
-			continue;
-		}
-		fputs("| key | default | description |\n|---|---|---|\n", out);
-		for (const struct udtf_key *k = p->keys; k->name != NULL; k++) {
-			if (k->default_value != NULL)
-				snprintf(dflt, sizeof(dflt), "`%s`",
-				    k->default_value);
-			else
-				snprintf(dflt, sizeof(dflt), "required");
-			fprintf(out, "| `%s` |", k->name);
-			conf_md_cell(out, dflt);
-			conf_md_cell(out, k->description);
-			fputc('\n', out);
-		}
-	}
-}
-
-void
-conf_write_reference(FILE *out)
-{
-	char section[CONF_NAME_MAX] = "", comp[CONF_NAME_MAX];
-	char key[CONF_NAME_MAX + 16], type[CONF_TEXT_MAX];
-	char dflt[CONF_TEXT_MAX];
-
-	fputs("# kedge configuration reference\n\n"
-	    "kedge reads `" CONF_DEFAULT_PATH "` in libconfig syntax "
-	    "(`key = value;`, groups `{ }`, lists `( )`, arrays `[ ]`, "
-	    "`#` comments); unknown keys are errors.\n"
-	    "This page is generated from the key table in "
-	    "`agent/config.c`.\n", out);
-	for (size_t i = 0; i < CONF_NKEYS; i++) {
-		const struct conf_key *k = &conf_keys[i];
-
-		conf_key_component(k, "", comp, sizeof(comp));
-		if (strcmp(comp, section) != 0) {
-			memcpy(section, comp, sizeof(section));
-			fprintf(out, "\n## %s\n\n| key | type | default | "
-			    "description |\n|---|---|---|---|\n", section);
-		}
-		if (k->flags & CONF_IN_TABLE)
-			snprintf(key, sizeof(key), "`tables[].%s`",
-			    k->path + strlen(CONF_TABLE_PREFIX));
-		else
-			snprintf(key, sizeof(key), "`%s`", k->path);
-		conf_type_doc(k, type, sizeof(type));
-		if (k->default_text != NULL)
-			snprintf(dflt, sizeof(dflt), "`%s`", k->default_text);
-		else
-			snprintf(dflt, sizeof(dflt), "%s",
-			    k->flags & CONF_REQUIRED ? "required" :
-			    k->default_doc);
-		fputc('|', out);
-		conf_md_cell(out, key);
-		conf_md_cell(out, type);
-		conf_md_cell(out, dflt);
-		conf_md_cell(out, k->description);
-		fputc('\n', out);
-	}
-	fputc('\n', out);
-	conf_write_udtfs(out);
 }

@@ -1,6 +1,6 @@
 /*
  * config: /etc/kedge/kedge.conf, in libconfig syntax, parsed against one
- * table of keys (config.c: conf_keys[]) that also prints the reference in
+ * table of keys (confkeys.c: conf_keys[]) that also prints the reference in
  * docs/config.md.  A parsed config is a plain value: the structs below are
  * public because every part of the agent reads them.
  *

@@ -309,17 +309,19 @@ part_bytes(const struct part *p)
 	return p->file_bytes + p->rows_buf.len;
 }
 
-int
-writer_tick(struct writer *w, time_t now, char *err, size_t errlen)
+/* Rolls every open file that want() picks; returns the number rolled or a
+ * negative errno. */
+static int
+writer_roll_where(struct writer *w, int (*want)(const struct writer *,
+    const struct part *, const void *), const void *arg, char *err,
+    size_t errlen)
 {
 	struct part **link = &w->open;
 	int n = 0, r;
 
 	while (*link != NULL) {
-		struct part *p = *link;
-		if (roll_check(&w->roll, part_bytes(p), p->opened, p->last_write,
-		    now) == ROLL_NONE) {
-			link = &p->next;
+		if (!want(w, *link, arg)) {
+			link = &(*link)->next;
 			continue;
 		}
 		if ((r = part_roll(w, link, err, errlen)) < 0)
@@ -329,25 +331,41 @@ writer_tick(struct writer *w, time_t now, char *err, size_t errlen)
 	return n;
 }
 
+static int
+part_is_done(const struct writer *w, const struct part *p, const void *now)
+{
+	return roll_check(&w->roll, part_bytes(p), p->opened, p->last_write,
+	    *(const time_t *)now) != ROLL_NONE;
+}
+
+int
+writer_tick(struct writer *w, time_t now, char *err, size_t errlen)
+{
+	return writer_roll_where(w, part_is_done, &now, err, errlen);
+}
+
+struct part_key {
+	const char *topic;     /* NULL: every partition */
+	int32_t partition;
+};
+
+static int
+part_is_of(const struct writer *w, const struct part *p, const void *arg)
+{
+	const struct part_key *k = arg;
+
+	(void)w;
+	return k->topic == NULL || (p->partition == k->partition &&
+	    strcmp(p->topic, k->topic) == 0);
+}
+
 int
 writer_roll(struct writer *w, const char *topic, int32_t partition, char *err,
     size_t errlen)
 {
-	struct part **link = &w->open;
-	int n = 0, r;
+	struct part_key k = { topic, partition };
 
-	while (*link != NULL) {
-		struct part *p = *link;
-		if (topic != NULL && (p->partition != partition ||
-		    strcmp(p->topic, topic) != 0)) {
-			link = &p->next;
-			continue;
-		}
-		if ((r = part_roll(w, link, err, errlen)) < 0)
-			return r;
-		n++;
-	}
-	return n;
+	return writer_roll_where(w, part_is_of, &k, err, errlen);
 }
 
 int

@@ -84,3 +84,11 @@ hive_cut() {
 		print join("\t", map { $_ // "" } @f[@idx]), "\n";
 	' "$@"
 }
+
+# same_or_die WANT GOT WHAT: fails the test, showing the first
+# differences, unless files WANT and GOT are equal.
+same_or_die() {
+	cmp -s "$1" "$2" && return 0
+	diff -a "$1" "$2" | head -10 >&2
+	die "$3"
+}

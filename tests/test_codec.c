@@ -15,22 +15,14 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "testlib.h"
 #include <zlib.h>
 #include <zstd.h>
 
 #include "codec.h"
 
 #define MiB (1024 * 1024)
-
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
 
 /* Fills a buffer with len bytes of access-log-like lines: random, but
  * from a small vocabulary, so that they compress. */

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "format.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -253,16 +255,6 @@ test_hive_types(void **state)
 	EXPECT_ROW(&f, plain_cols, mixed, "GET /a\\,b,200,0.25,false,\\N\n");
 }
 
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 /* Every finite double reads back the same, written as the first of
  * "%.15g", "%.16g", "%.17g" that does. */
 static void
@@ -356,20 +348,6 @@ test_hive_read_back(void **state)
 		}
 	}
 	buf_free(&out);
-}
-
-static int64_t
-utc_us(int y, int mo, int d, int h, int mi, int s)
-{
-	struct tm tm = { 0 };
-
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = s;
-	return (int64_t)timegm(&tm) * 1000000;
 }
 
 static void

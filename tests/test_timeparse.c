@@ -13,27 +13,12 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "udtf/timeparse.h"
 
 static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May",
 	"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-
-/* The instant, in microseconds, of a local time at a UTC offset. */
-static int64_t
-oracle_us(int year, int mon, int day, int hour, int min, int sec,
-    int offset_s)
-{
-	struct tm tm;
-
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = year - 1900;
-	tm.tm_mon = mon - 1;
-	tm.tm_mday = day;
-	tm.tm_hour = hour;
-	tm.tm_min = min;
-	tm.tm_sec = sec;
-	return ((int64_t)timegm(&tm) - offset_s) * 1000000;
-}
 
 static int
 parse_local(const char *text, int64_t *us)

@@ -14,24 +14,11 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "tz.h"
 
 #define US INT64_C(1000000)
-
-/* Microseconds of a UTC civil time, computed by libc's timegm(). */
-static int64_t
-utc_us(int y, int mo, int d, int h, int mi, int s)
-{
-	struct tm tm = { 0 };
-
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = s;
-	return (int64_t)timegm(&tm) * US;
-}
 
 static struct tz *
 open_zone(const char *name)
@@ -298,16 +285,6 @@ test_range(void **state)
 	expect_hour(tz, 0, "19691231", "19", -18000);
 	expect_text(tz, 0, 1, "1969-12-31T19:00:00-05:00");
 	tz_close(tz);
-}
-
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
 }
 
 /* What libc says about one instant. */

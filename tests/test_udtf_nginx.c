@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "udtf/registry.h"
 #include "udtf/udtf.h"
 
@@ -195,23 +197,6 @@ assert_ts(size_t col, int64_t expected)
 {
 	assert_int_equal(fx.cap.v[col].type, UDTF_TIMESTAMP);
 	assert_int_equal(fx.cap.v[col].u.ts_us, expected);
-}
-
-/* The oracle for times: timegm() of the local fields, minus the offset. */
-static int64_t
-oracle_us(int year, int mon, int day, int hour, int min, int sec,
-    int offset_s)
-{
-	struct tm tm;
-
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = year - 1900;
-	tm.tm_mon = mon - 1;
-	tm.tm_mday = day;
-	tm.tm_hour = hour;
-	tm.tm_min = min;
-	tm.tm_sec = sec;
-	return ((int64_t)timegm(&tm) - offset_s) * 1000000;
 }
 
 /* Column indexes of the combined format. */

@@ -6,7 +6,7 @@ set -eu
 . tests/lib.sh
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
-trap 'mock_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+trap 'mock_stop; rm -rf "$T"' EXIT
 
 START=$(date -u -d '2026-03-01 10:00:00' +%s)
 $FIX/gen_nginx --records 12000 --partitions 3 --seed 5 --start "$START" \
@@ -43,10 +43,7 @@ for d in "$T"/warehouse/web/dt=*/hr=*; do
 	h=$(echo "$d" | sed 's|.*/\(dt=[0-9]*/hr=[0-9]*\)$|\1|')
 	for f in "$d"/*; do zstd -qdc "$f"; done | sed "s|.*|$h|"
 done | sort | uniq -c >"$T/got-hours"
-cmp -s "$T/want-hours" "$T/got-hours" || {
-	diff "$T/want-hours" "$T/got-hours" >&2
-	die "rows per hour differ"
-}
+same_or_die "$T/want-hours" "$T/got-hours" "rows per hour differ"
 # The typed columns, against the generator's: remote_addr, remote_user
 # (NULL for "-") and status.
 cut -f2- "$T/expected" | hive_cut 1 2 5 | sed 's/	\\N	/	NULL	/' |
@@ -55,14 +52,11 @@ find "$T/warehouse/web" -type f | while read -r f; do zstd -qdc "$f"; done |
 	jq -r '[.remote_addr, (.remote_user // "NULL"),
 	        (if (.status | type) == "number" then .status else "BAD" end)] | @tsv' |
 	sort >"$T/got-cols"
-cmp -s "$T/want-cols" "$T/got-cols" || {
-	diff "$T/want-cols" "$T/got-cols" | head -5 >&2
-	die "remote_addr, remote_user or status differ"
-}
+same_or_die "$T/want-cols" "$T/got-cols" "remote_addr, remote_user or status differ"
 
 # Every malformed record is in the rejects, as JSON, with its offset.
 find "$T/warehouse/_rejects" -type f | while read -r f; do zstd -qdc "$f"; done |
 	jq -r '[.partition, .offset, .raw] | @tsv' | sort >"$T/got-rejects"
 sort "$T/expected-rejects" >"$T/want-rejects"
-cmp -s "$T/want-rejects" "$T/got-rejects" || die "rejects differ"
+same_or_die "$T/want-rejects" "$T/got-rejects" "rejects differ"
 echo "ok: $(wc -l <"$T/want-cols") rows in $(find "$T/warehouse/web" -type f | wc -l) files"

@@ -52,10 +52,7 @@ timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
 # The rows, row by row, in the right hours.
 landed_rows "$T/warehouse" access | sort >"$T/got"
 sort "$T/expected" >"$T/want"
-cmp -s "$T/got" "$T/want" || {
-	diff "$T/want" "$T/got" | head -10 >&2
-	die "landed rows differ from the produced ones"
-}
+same_or_die "$T/want" "$T/got" "landed rows differ from the produced ones"
 [ "$(wc -l <"$T/want")" -gt 28000 ] || die "too few expected rows"
 grep -q '^dt=20261129/hr=23	' "$T/got" || die "no rows before midnight"
 grep -q '^dt=20261130/hr=00	' "$T/got" || die "no rows after midnight"
@@ -64,10 +61,7 @@ grep -q '^dt=20261130/hr=00	' "$T/got" || die "no rows after midnight"
 landed_rows "$T/warehouse" _rejects | cut -f2- | hive_cut 3 4 7 |
 	sort >"$T/got-rejects"
 sort "$T/expected-rejects" >"$T/want-rejects"
-cmp -s "$T/got-rejects" "$T/want-rejects" || {
-	diff "$T/want-rejects" "$T/got-rejects" | head -10 >&2
-	die "rejects differ from the malformed records"
-}
+same_or_die "$T/want-rejects" "$T/got-rejects" "rejects differ from the malformed records"
 [ -s "$T/want-rejects" ] || die "the generator made no malformed records"
 landed_rows "$T/warehouse" _rejects | cut -f2- | hive_cut 1 2 6 | awk -F '\t' '
 	$1 != "access" || $2 != "nginx-access" || $3 == "" { bad++ }

@@ -69,8 +69,5 @@ timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run2.log" ||
 	die "second run failed: $(tail -3 "$T/run2.log")"
 landed_rows "$T/warehouse" access | sort >"$T/got"
 sort "$T/expected" >"$T/want"
-cmp -s "$T/got" "$T/want" || {
-	diff "$T/want" "$T/got" | head -5 >&2
-	die "the two runs did not land every row exactly once"
-}
+same_or_die "$T/want" "$T/got" "the two runs did not land every row exactly once"
 echo "ok: $first_rows rows before SIGTERM, $(wc -l <"$T/want") after the restart"

@@ -43,8 +43,8 @@ struct source {
  * empty re-seeks every partition to the next offset it needs, which wakes
  * the fetcher at once.  The seek changes nothing in what is read.
  *
- * The defaults keep memory small for edge hosts: about 50,000 queued
- * records and at most 4 MiB (compressed) per fetch.  Users can override
+ * The defaults keep memory small for edge hosts: about 30,000 queued
+ * records and at most 2 MiB (compressed) per fetch.  Users can override
  * each through kafka.rdkafka.
  */
 #define SOURCE_PARK_SLACK (2 * 1024) /* records popped before we look */
@@ -53,9 +53,9 @@ static const struct {
 	const char *key;
 	const char *value;
 } source_defaults[] = {
-	{ "queued.min.messages", "50000" },
+	{ "queued.min.messages", "30000" },
 	{ "queued.max.messages.kbytes", "65536" },
-	{ "fetch.max.bytes", "4194304" },
+	{ "fetch.max.bytes", "2097152" },
 	{ "fetch.wait.max.ms", "100" },
 };
 

@@ -16,6 +16,9 @@ ALL_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) $(CFLAGS) \
              $(shell pkg-config --cflags $(PKGS))
 LIBS     := $(shell pkg-config --libs $(PKGS)) -lpthread
 B        := build
+BIN      := kedge
+ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=all
 
 LIB_SRC  := $(filter-out agent/main.c,$(wildcard agent/*.c agent/udtf/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
@@ -24,8 +27,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 FIX_SRC  := $(wildcard tests/fixtures/*.c)
 FIX_BIN  := $(FIX_SRC:tests/fixtures/%.c=$(B)/fixtures/%)
 
-.PHONY: all deps test unit demo bench docs clean
-all: kedge
+.PHONY: all deps test build-test demo bench docs clean
+all: $(BIN)
 
 deps:
 	@scripts/install-deps.sh
@@ -37,7 +40,7 @@ $(B)/%.o: %.c $(wildcard agent/*.h agent/udtf/*.h)
 $(B)/libkedge.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
-kedge: $(B)/agent/main.o $(B)/libkedge.a
+$(BIN): $(B)/agent/main.o $(B)/libkedge.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(B)/libkedge.a
@@ -49,9 +52,14 @@ $(B)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBS)
 
+# Everything twice: as shipped, and under AddressSanitizer and UBSan.
 test: deps
-	$(MAKE) WERROR=-Werror kedge $(TEST_BIN) $(FIX_BIN)
-	tests/run.sh
+	$(MAKE) WERROR=-Werror build-test
+	$(MAKE) WERROR=-Werror B=build-asan BIN=build-asan/kedge CFLAGS="$(ASAN)" \
+		build-test
+	tests/run.sh build build-asan
+
+build-test: $(BIN) $(TEST_BIN) $(FIX_BIN)
 
 demo: deps
 	$(MAKE) kedge $(FIX_BIN)
@@ -65,4 +73,4 @@ docs: kedge
 	./kedge config-reference > docs/config.md
 
 clean:
-	rm -rf $(B) kedge
+	rm -rf build build-asan kedge

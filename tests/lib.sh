@@ -2,7 +2,7 @@
 # Source it; it expects the current directory to be the repository root.
 
 KEDGE=${KEDGE:-./kedge}
-FIX=build/fixtures
+FIX=${FIX:-build/fixtures}
 
 # die MESSAGE: fail the test with a message.
 die() {

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Runs every unit test (build/tests/test_*) and every integration test
-# (tests/integration/*.sh) and ends with one line "N passed, N failed",
-# counting each cmocka test case and each integration script.  Exits 1 when
-# anything failed.  Run from the repository root after `make test` built
-# everything (or through `make test`).
+# Runs every unit test (BUILD/tests/test_*) and every integration test
+# (tests/integration/*.sh, with BUILD's kedge and fixtures) for each build
+# directory named (default: build), and ends with one line
+# "N passed, N failed", counting each cmocka test case and each integration
+# script.  Exits 1 when anything failed.  Run from the repository root after
+# the builds (`make test` does both).
 set -u
 cd "$(dirname "$0")/.."
 
@@ -13,33 +14,37 @@ failures=""
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-for t in build/tests/test_*; do
-	[ -x "$t" ] || continue
-	"$t" >"$log" 2>&1
-	rc=$?
-	cat "$log"
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-	passed=$((passed + ${p:-0}))
-	if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
-		f=1 # crashed before cmocka could count
-	fi
-	if [ -n "$f" ] && [ "$f" -gt 0 ]; then
-		failed=$((failed + f))
-		failures="$failures $t"
-	fi
-done
-
-for t in tests/integration/*.sh; do
-	echo "=== $t"
-	if sh "$t"; then
-		echo "=== PASS $t"
-		passed=$((passed + 1))
-	else
-		echo "=== FAIL $t"
-		failed=$((failed + 1))
-		failures="$failures $t"
-	fi
+for build in "${@:-build}"; do
+	kedge=./kedge
+	[ -x "$build/kedge" ] && kedge=$build/kedge
+	echo "##### $build (kedge: $kedge)"
+	for t in "$build"/tests/test_*; do
+		[ -x "$t" ] || continue
+		"$t" >"$log" 2>&1
+		rc=$?
+		cat "$log"
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		passed=$((passed + ${p:-0}))
+		if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
+			f=1 # crashed before cmocka could count
+		fi
+		if [ -n "$f" ] && [ "$f" -gt 0 ]; then
+			failed=$((failed + f))
+			failures="$failures $t"
+		fi
+	done
+	for t in tests/integration/*.sh; do
+		echo "=== $t ($build)"
+		if KEDGE=$kedge FIX=$build/fixtures sh "$t"; then
+			echo "=== PASS $t ($build)"
+			passed=$((passed + 1))
+		else
+			echo "=== FAIL $t ($build)"
+			failed=$((failed + 1))
+			failures="$failures $t($build)"
+		fi
+	done
 done
 
 [ -n "$failures" ] && echo "failed:$failures"

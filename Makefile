@@ -11,7 +11,7 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
-CPPFLAGS += -D_GNU_SOURCE -DKEDGE_VERSION='"$(VERSION)"' -Iagent
+CPPFLAGS += -D_GNU_SOURCE -DKEDGE_VERSION='"$(VERSION)"' -Iagent -I.
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) $(CFLAGS) \
              $(shell pkg-config --cflags $(PKGS))
 LIBS     := $(shell pkg-config --libs $(PKGS)) -lpthread
@@ -20,7 +20,8 @@ BIN      := kedge
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
-LIB_SRC  := $(filter-out agent/main.c,$(wildcard agent/*.c agent/udtf/*.c))
+LIB_SRC  := $(filter-out agent/main.c,$(wildcard agent/*.c agent/udtf/*.c \
+            checkpoint/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -33,7 +34,7 @@ all: $(BIN)
 deps:
 	@scripts/install-deps.sh
 
-$(B)/%.o: %.c $(wildcard agent/*.h agent/udtf/*.h)
+$(B)/%.o: %.c $(wildcard agent/*.h agent/udtf/*.h checkpoint/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 

@@ -1,0 +1,517 @@
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define MAGIC       "KEDGECKP"
+#define MAGIC_LEN   8
+#define HEADER_LEN  28  /* magic, version, id, payload length */
+#define TRAILER_LEN 4   /* CRC-32 */
+#define TMP_NAME    ".checkpoint.tmp"
+
+enum crash_point { CRASH_NONE, CRASH_WRITE_MID, CRASH_BEFORE_RENAME };
+
+static const char *const slot_name[2] = { "checkpoint.a", "checkpoint.b" };
+
+struct ckpt_store {
+	char *dir;
+	int dirfd;
+	enum crash_point crash_at;
+	/* What the disk held at the last read or successful write.  Only this
+	 * process writes the slots, so a write trusts it instead of reading
+	 * both records back every time; after a failure it is dropped. */
+	int known;
+	int newest;             /* slot of the newest valid record, -1: none */
+	uint64_t newest_id;
+};
+
+/* What a scan learned about one slot. */
+struct slot {
+	enum { SLOT_ABSENT, SLOT_VALID, SLOT_REFUSED } state;
+	uint64_t id;
+	char why[160];          /* SLOT_REFUSED: the reason, for the note */
+};
+
+static void say(char *out, size_t outlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Appends to the sentence in out, truncating rather than overflowing;
+ * out may be NULL. */
+static void
+say(char *out, size_t outlen, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (out == NULL || outlen == 0)
+		return;
+	used = strnlen(out, outlen - 1);
+	va_start(ap, fmt);
+	vsnprintf(out + used, outlen - used, fmt, ap);
+	va_end(ap);
+}
+
+static void
+clear(char *out, size_t outlen)
+{
+	if (out != NULL && outlen > 0)
+		out[0] = '\0';
+}
+
+static void
+put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void
+put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t
+get_le32(const unsigned char *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint64_t
+get_le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t
+record_crc(const unsigned char *p, size_t n)
+{
+	return (uint32_t)crc32_z(crc32_z(0, NULL, 0), p, n);
+}
+
+/* Checks that the n bytes at p are exactly one valid record.  Returns 0
+ * with the record id in *id, or -1 with the reason in why.  The version is
+ * checked before the length and the CRC because only version 1's layout is
+ * known here: a newer record must be named as such, not as damage. */
+static int
+record_check(const unsigned char *p, size_t n, uint64_t *id, char *why,
+    size_t whylen)
+{
+	uint32_t version;
+	uint64_t len;
+
+	if (n == 0) {
+		say(why, whylen, "is empty (a torn write)");
+		return -1;
+	}
+	if (n < HEADER_LEN + TRAILER_LEN) {
+		say(why, whylen, "is %zu bytes, shorter than any record "
+		    "(a torn write)", n);
+		return -1;
+	}
+	if (memcmp(p, MAGIC, MAGIC_LEN) != 0) {
+		say(why, whylen, "bad magic (not a kedge checkpoint record, "
+		    "or damaged)");
+		return -1;
+	}
+	version = get_le32(p + 8);
+	if (version != CKPT_STORE_VERSION) {
+		say(why, whylen, "format version %" PRIu32 " is unknown "
+		    "(written by a newer kedge?)", version);
+		return -1;
+	}
+	len = get_le64(p + 20);
+	if (len != n - HEADER_LEN - TRAILER_LEN) {
+		say(why, whylen, "length mismatch: the file is %zu bytes but "
+		    "its header claims a %" PRIu64 "-byte payload (a torn or "
+		    "damaged write)", n, len);
+		return -1;
+	}
+	if (record_crc(p, n - TRAILER_LEN) != get_le32(p + n - TRAILER_LEN)) {
+		say(why, whylen, "CRC mismatch (a torn or damaged write)");
+		return -1;
+	}
+	*id = get_le64(p + 12);
+	return 0;
+}
+
+#define RECORD_MAX (HEADER_LEN + CKPT_STORE_MAX_PAYLOAD + TRAILER_LEN)
+
+/* Reads all of fd, size bytes as fstat() saw it, into file.  Returns 0,
+ * or -errno (-EFBIG when the file grew past any record meanwhile). */
+static int
+read_all(int fd, size_t size, struct buf *file)
+{
+	ssize_t n;
+	int r;
+
+	/* one byte more than the size, so that EOF shows on the first pass */
+	if ((r = buf_reserve(file, size + 1)) < 0)
+		return r;
+	for (;;) {
+		if (file->len == file->cap && (r = buf_reserve(file, 4096)) < 0)
+			return r;
+		n = read(fd, file->data + file->len, file->cap - file->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		file->len += (size_t)n;
+		if (file->len > RECORD_MAX)
+			return -EFBIG;
+	}
+}
+
+/* Loads slot i into file and judges it into *sl.  A slot that cannot be
+ * read at all is an error (-errno, sentence in note), not a refusal: it may
+ * hold the newest record, and only a person can tell. */
+static int
+slot_scan(struct ckpt_store *s, int i, struct buf *file, struct slot *sl,
+    char *note, size_t notelen)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	memset(sl, 0, sizeof(*sl));
+	buf_reset(file);
+	/* O_NONBLOCK: something other than a file in the slot's place (a
+	 * FIFO) must be refused, not hang the daemon */
+	fd = openat(s->dirfd, slot_name[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == ENOENT) {
+		sl->state = SLOT_ABSENT;
+		return 0;
+	}
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	sl->state = SLOT_REFUSED;
+	if (!S_ISREG(st.st_mode))
+		say(sl->why, sizeof(sl->why), "is not a regular file");
+	else if (st.st_size > (off_t)RECORD_MAX)
+		say(sl->why, sizeof(sl->why), "is %jd bytes, larger than any "
+		    "record (not a kedge checkpoint record)",
+		    (intmax_t)st.st_size);
+	else if ((r = read_all(fd, (size_t)st.st_size, file)) == 0 &&
+	    record_check((unsigned char *)file->data, file->len, &sl->id,
+	    sl->why, sizeof(sl->why)) == 0)
+		sl->state = SLOT_VALID;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		say(note, notelen, "cannot read %s/%s: %s", s->dir,
+		    slot_name[i], strerror(-r));
+	return r;
+}
+
+/* Scans both slots and remembers in s which holds the newest valid record
+ * (s->newest, -1 when neither does).  Returns 0, or -errno with a sentence
+ * in note. */
+static int
+store_scan(struct ckpt_store *s, struct buf file[2], struct slot sl[2],
+    char *note, size_t notelen)
+{
+	int r;
+
+	s->known = 0;
+	for (int i = 0; i < 2; i++)
+		if ((r = slot_scan(s, i, &file[i], &sl[i], note, notelen)) < 0)
+			return r;
+	s->newest = -1;
+	for (int i = 0; i < 2; i++)
+		if (sl[i].state == SLOT_VALID &&
+		    (s->newest < 0 || sl[i].id > s->newest_id)) {
+			s->newest = i;
+			s->newest_id = sl[i].id;
+		}
+	s->known = 1;
+	return 0;
+}
+
+int
+ckpt_store_read(struct ckpt_store *s, struct buf *payload, uint64_t *id,
+    char *note, size_t notelen)
+{
+	struct buf file[2] = { { 0 }, { 0 } };
+	struct slot sl[2];
+	int best, refused = 0, r;
+
+	clear(note, notelen);
+	if ((r = store_scan(s, file, sl, note, notelen)) < 0)
+		goto out;
+	best = s->newest;
+	for (int i = 0; i < 2; i++)
+		if (sl[i].state == SLOT_REFUSED)
+			say(note, notelen, "%s%s/%s: %s", refused++ ? "; " : "",
+			    s->dir, slot_name[i], sl[i].why);
+	if (best < 0) {
+		if (refused)
+			say(note, notelen, "; no usable record");
+		r = -ENOENT;
+		goto out;
+	}
+	if (refused)
+		say(note, notelen, "; using %s, record %" PRIu64,
+		    slot_name[best], sl[best].id);
+	buf_reset(payload);
+	if ((r = buf_append(payload, file[best].data + HEADER_LEN,
+	    file[best].len - HEADER_LEN - TRAILER_LEN)) < 0) {
+		clear(note, notelen);
+		say(note, notelen, "out of memory reading %s/%s", s->dir,
+		    slot_name[best]);
+		goto out;
+	}
+	if (id != NULL)
+		*id = sl[best].id;
+out:
+	buf_free(&file[0]);
+	buf_free(&file[1]);
+	return r;
+}
+
+static int
+write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+
+	while (len > 0) {
+		ssize_t n = write(fd, c, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		c += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Writes rec whole into the temp file and fsyncs it.  Returns 0 or -errno
+ * with a sentence; on failure the temp file is gone. */
+static int
+tmp_write(struct ckpt_store *s, const struct buf *rec, char *err,
+    size_t errlen)
+{
+	const char *step = "write";
+	int fd, r = 0;
+
+	/* O_TRUNC: a temp file a crash left behind is simply replaced */
+	fd = openat(s->dirfd, TMP_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0600);
+	if (fd < 0) {
+		r = -errno;
+		say(err, errlen, "cannot create %s/%s: %s", s->dir, TMP_NAME,
+		    strerror(-r));
+		return r;
+	}
+	if (s->crash_at == CRASH_WRITE_MID) {
+		(void)write_all(fd, rec->data, rec->len / 2);
+		abort();
+	}
+	if ((r = write_all(fd, rec->data, rec->len)) == 0) {
+		step = "fsync";
+		if (fsync(fd) < 0)
+			r = -errno;
+	}
+	/* some file systems (NFS) report a failed write only at close */
+	if (close(fd) < 0 && r == 0) {
+		step = "close";
+		r = -errno;
+	}
+	if (r < 0) {
+		say(err, errlen, "cannot %s %s/%s: %s", step, s->dir, TMP_NAME,
+		    strerror(-r));
+		unlinkat(s->dirfd, TMP_NAME, 0);
+	}
+	return r;
+}
+
+int
+ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
+    uint64_t *id, char *err, size_t errlen)
+{
+	struct buf rec = { 0 };
+	unsigned char *p;
+	uint64_t next;
+	int target, r;
+
+	clear(err, errlen);
+	if (len > CKPT_STORE_MAX_PAYLOAD) {
+		say(err, errlen, "checkpoint record for %s is %zu bytes, over "
+		    "the %zu-byte limit", s->dir, len, CKPT_STORE_MAX_PAYLOAD);
+		return -EFBIG;
+	}
+	if (!s->known) {
+		struct buf file[2] = { { 0 }, { 0 } };
+		struct slot sl[2];
+
+		r = store_scan(s, file, sl, err, errlen);
+		buf_free(&file[0]);
+		buf_free(&file[1]);
+		if (r < 0)
+			return r;
+	}
+	/* never overwrite the newest valid record: a crash from here on must
+	 * leave it readable */
+	target = s->newest == 0 ? 1 : 0;
+	next = s->newest < 0 ? 1 : s->newest_id + 1;
+
+	if ((r = buf_reserve(&rec, HEADER_LEN + len + TRAILER_LEN)) < 0) {
+		say(err, errlen, "out of memory for a checkpoint record of "
+		    "%zu bytes", len);
+		goto out;
+	}
+	p = (unsigned char *)rec.data;
+	memcpy(p, MAGIC, MAGIC_LEN);
+	put_le32(p + 8, CKPT_STORE_VERSION);
+	put_le64(p + 12, next);
+	put_le64(p + 20, len);
+	if (len > 0)
+		memcpy(p + HEADER_LEN, payload, len);
+	put_le32(p + HEADER_LEN + len, record_crc(p, HEADER_LEN + len));
+	rec.len = HEADER_LEN + len + TRAILER_LEN;
+
+	if ((r = tmp_write(s, &rec, err, errlen)) < 0)
+		goto out;
+	if (s->crash_at == CRASH_BEFORE_RENAME)
+		abort();
+	if (renameat(s->dirfd, TMP_NAME, s->dirfd, slot_name[target]) < 0) {
+		r = -errno;
+		say(err, errlen, "cannot rename %s/%s to %s: %s", s->dir,
+		    TMP_NAME, slot_name[target], strerror(-r));
+		unlinkat(s->dirfd, TMP_NAME, 0);
+		goto out;
+	}
+	/* the rename is durable only once the directory is */
+	if (fsync(s->dirfd) < 0) {
+		r = -errno;
+		say(err, errlen, "cannot fsync directory %s: %s", s->dir,
+		    strerror(-r));
+		goto out;
+	}
+	s->newest = target;
+	s->newest_id = next;
+	if (id != NULL)
+		*id = next;
+out:
+	/* after a failure, what the slots hold is for the next scan to say */
+	if (r < 0)
+		s->known = 0;
+	buf_free(&rec);
+	return r;
+}
+
+/* Creates path and its missing parents with mode 0700.  path is the
+ * store's own copy: it is cut in place at each '/' and restored. */
+static int
+mkdirs(char *path)
+{
+	for (char *p = path + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		int r = mkdir(path, 0700) < 0 && errno != EEXIST ? -errno : 0;
+		*p = c;
+		if (r < 0)
+			return r;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+static enum crash_point
+crash_point_from_env(void)
+{
+	const char *v = getenv("KEDGE_CRASH_AT");
+
+	if (v == NULL)
+		return CRASH_NONE;
+	if (strcmp(v, "store-write-mid") == 0)
+		return CRASH_WRITE_MID;
+	if (strcmp(v, "store-before-rename") == 0)
+		return CRASH_BEFORE_RENAME;
+	return CRASH_NONE;
+}
+
+struct ckpt_store *
+ckpt_store_open(const char *dir, char *err, size_t errlen)
+{
+	struct ckpt_store *s;
+	size_t len;
+	int r;
+
+	clear(err, errlen);
+	if (dir[0] == '\0') {
+		say(err, errlen, "the state directory path is empty");
+		return NULL;
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		say(err, errlen, "out of memory opening state directory %s", dir);
+		return NULL;
+	}
+	s->dirfd = -1;
+	if ((s->dir = strdup(dir)) == NULL) {
+		say(err, errlen, "out of memory opening state directory %s", dir);
+		goto fail;
+	}
+	/* trailing slashes would double up in every path we print */
+	for (len = strlen(s->dir); len > 1 && s->dir[len - 1] == '/'; len--)
+		s->dir[len - 1] = '\0';
+	if ((r = mkdirs(s->dir)) < 0) {
+		say(err, errlen, "cannot create state directory %s: %s",
+		    s->dir, strerror(-r));
+		goto fail;
+	}
+	s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0 && errno == ENOTDIR) {
+		say(err, errlen, "state directory %s is not a directory",
+		    s->dir);
+		goto fail;
+	}
+	if (s->dirfd < 0) {
+		say(err, errlen, "cannot open state directory %s: %s", s->dir,
+		    strerror(errno));
+		goto fail;
+	}
+	s->crash_at = crash_point_from_env();
+	return s;
+fail:
+	ckpt_store_close(s);
+	return NULL;
+}
+
+void
+ckpt_store_close(struct ckpt_store *s)
+{
+	if (s == NULL)
+		return;
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->dir);
+	free(s);
+}

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "fsutil.h"
 #include "log.h"
 
@@ -69,9 +70,11 @@ out:
 	return r;
 }
 
-/* Moves one ready file into the target.  Returns 0 or -errno. */
+/* Puts one file into the target at rel, unless a copy of the same length
+ * is there already.  Returns 0 or -errno. */
 static int
-publish_file(struct publisher *p, const char *src, const char *rel)
+publish_one(struct publisher *p, const char *src, const char *rel,
+    off_t *size)
 {
 	char dst[PATH_MAX];
 	struct stat ss, ds;
@@ -82,6 +85,7 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 		return -ENAMETOOLONG;
 	if (stat(src, &ss) < 0)
 		return -errno;
+	*size = ss.st_size;
 	if (stat(dst, &ds) == 0) {
 		if (ds.st_size != ss.st_size) {
 			log_errx("publish: %s exists with %lld bytes, the spool's "
@@ -89,24 +93,44 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 			    (long long)ds.st_size, (long long)ss.st_size);
 			return -EEXIST;
 		}
-		/* A previous copy got there; only the spool copy is left. */
-	} else {
-		r = fs_rename_durable(src, dst);
-		if (r == -EXDEV)
-			r = publish_copy(src, dst);
-		else if (r == 0)
-			goto done;
-		if (r < 0)
-			return r;
+		/* a previous copy got there; only the spool copy is left */
+		return unlink(src) < 0 ? -errno : 0;
 	}
-	if (unlink(src) < 0)
-		return -errno;
-done:
+	r = fs_rename_durable(src, dst);
+	if (r == -EXDEV && (r = publish_copy(src, dst)) == 0 && unlink(src) < 0)
+		r = -errno;
+	return r;
+}
+
+/* Moves one ready part file into the target, its sidecar first, so that a
+ * part file in the target always has its sidecar.  Returns 0 or -errno. */
+static int
+publish_file(struct publisher *p, const char *src, const char *rel)
+{
+	char side_src[PATH_MAX], side_rel[PATH_MAX];
+	const char *name = strrchr(rel, '/');
+	int dirlen = name ? (int)(name - rel) + 1 : 0;
+	off_t size;
+	int r;
+
+	name = name ? name + 1 : rel;
+	if ((size_t)snprintf(side_rel, sizeof(side_rel), "%.*s.%s.json", dirlen,
+	    rel, name) >= sizeof(side_rel) ||
+	    (size_t)snprintf(side_src, sizeof(side_src), "%s/%s", p->ready_dir,
+	    side_rel) >= sizeof(side_src))
+		return -ENAMETOOLONG;
+	/* gone when a run before this one moved it and then stopped */
+	if (access(side_src, F_OK) == 0 &&
+	    (r = publish_one(p, side_src, side_rel, &size)) < 0)
+		return r;
+	crash_point("publish-mid");
+	if ((r = publish_one(p, src, rel, &size)) < 0)
+		return r;
 	pthread_mutex_lock(&p->lock);
 	p->stats.files++;
-	p->stats.bytes += (uint64_t)ss.st_size;
+	p->stats.bytes += (uint64_t)size;
 	pthread_mutex_unlock(&p->lock);
-	log_debug("publish: %s", dst);
+	log_debug("publish: %s", rel);
 	return 0;
 }
 

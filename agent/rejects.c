@@ -74,6 +74,8 @@ rejects_add(struct rejects *rj, const char *table,
     size_t errlen)
 {
 	struct udtf_value vals[REJECTS_NCOLS];
+	struct writer_origin o = { rec->topic, rec->partition, rec->offset, 1,
+	    table };
 	struct tz_hour hour;
 	struct timespec now;
 	int64_t now_us;
@@ -91,8 +93,7 @@ rejects_add(struct rejects *rj, const char *table,
 	vals[4] = (struct udtf_value){ .type = UDTF_TIMESTAMP, .u.ts_us = now_us };
 	vals[5] = rejects_str(reason, strlen(reason));
 	vals[6] = rejects_str(rec->data, rec->len);
-	return writer_write(rj->writer, &hour, rec->topic, rec->partition,
-	    rec->offset, vals, err, errlen);
+	return writer_write(rj->writer, &hour, &o, vals, err, errlen);
 }
 
 struct writer *

@@ -8,17 +8,21 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "crash.h"
 #include "log.h"
 #include "publish.h"
 #include "rejects.h"
 #include "source.h"
 #include "table.h"
+#include "twopc.h"
 #include "tz.h"
 
 #define RUN_BATCH 1024        /* records per poll */
 #define RUN_POLL_MS 100       /* how long a poll waits for records */
 #define RUN_DRAIN_S 30        /* how long shutdown waits for the publisher */
+#define RUN_DECIDE_TRIES 5    /* commits tried at shutdown, 2 s apart */
 
 struct agent {
 	const struct conf *conf;
@@ -26,6 +30,9 @@ struct agent {
 	struct table **tables;
 	size_t ntables;
 	struct rejects *rejects;
+	struct writer **writers;   /* every table's, then the rejects' */
+	size_t nwriters;
+	struct twopc *twopc;
 	struct publisher *pub;
 	struct source *src;
 	int failed;                /* rows could not be made durable */
@@ -61,36 +68,20 @@ run_signals(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
-/* Calls fn on the writer of every table and of the rejects; stops at the
- * first error. */
+/* Calls fn on every writer; stops at the first error.  Returns the sum of
+ * what fn returned, or the error. */
 static int
 agent_each_writer(struct agent *a, int (*fn)(struct writer *, void *, char *,
     size_t), void *arg, char *err, size_t errlen)
 {
 	int r, n = 0;
 
-	for (size_t i = 0; i <= a->ntables; i++) {
-		struct writer *w = i < a->ntables ? table_writer(a->tables[i]) :
-		    rejects_writer(a->rejects);
-		if ((r = fn(w, arg, err, errlen)) < 0)
+	for (size_t i = 0; i < a->nwriters; i++) {
+		if ((r = fn(a->writers[i], arg, err, errlen)) < 0)
 			return r;
 		n += r;
 	}
 	return n;
-}
-
-static int
-agent_flush_one(struct writer *w, void *arg, char *err, size_t errlen)
-{
-	(void)arg;
-	return writer_flush(w, err, errlen);
-}
-
-static int
-agent_release_one(struct writer *w, void *arg, char *err, size_t errlen)
-{
-	(void)arg;
-	return writer_release(w, err, errlen);
 }
 
 static int
@@ -112,28 +103,13 @@ agent_roll_one(struct writer *w, void *arg, char *err, size_t errlen)
 	return writer_roll(w, ra->topic, ra->partition, err, errlen);
 }
 
-/* Makes every row durable, commits the offsets, then releases the rolled
- * files to the publisher.  A failure stops consumption: nothing more is
- * committed, and what was not is read again on the next start. */
+/* A checkpoint; a failure to make rows durable stops consumption, and what
+ * was not decided is read again on the next start. */
 static void
 agent_checkpoint(struct agent *a, const char *why)
 {
-	char err[1024];
-	int n;
-
-	if (a->failed)
-		return;
-	if (agent_each_writer(a, agent_flush_one, NULL, err, sizeof(err)) < 0 ||
-	    source_commit(a->src, err, sizeof(err)) < 0 ||
-	    (n = agent_each_writer(a, agent_release_one, NULL, err,
-	    sizeof(err))) < 0) {
-		log_errx("checkpoint (%s): %s; stopping", why, err);
+	if (!a->failed && twopc_checkpoint(a->twopc, a->src, a->pub, why) < 0)
 		a->failed = 1;
-		return;
-	}
-	log_debug("checkpoint (%s): %d file(s) ready", why, n);
-	if (n > 0)
-		publisher_kick(a->pub);
 }
 
 static void
@@ -151,13 +127,33 @@ agent_roll(struct agent *a, const char *topic, int32_t partition)
 }
 
 static void
-agent_on_revoke(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+agent_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+{
+	struct agent *a = opaque;
+
+	twopc_on_assigned(a->twopc, a->src, parts);
+}
+
+static void
+agent_on_revoked(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
 	struct agent *a = opaque;
 
 	for (int i = 0; i < parts->cnt; i++)
 		agent_roll(a, parts->elems[i].topic, parts->elems[i].partition);
 	agent_checkpoint(a, "revoke");
+	/* not decided now, it never will be by us: the next owner starts at
+	 * the last decided offsets */
+	if (twopc_undecided(a->twopc))
+		twopc_give_up(a->twopc, parts);
+}
+
+static void
+agent_on_lost(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+{
+	struct agent *a = opaque;
+
+	twopc_give_up(a->twopc, parts);
 }
 
 static void
@@ -193,6 +189,8 @@ agent_process(struct agent *a, rd_kafka_message_t *m)
 static void
 agent_free(struct agent *a)
 {
+	twopc_free(a->twopc);
+	free(a->writers);
 	for (size_t i = 0; i < a->ntables; i++)
 		table_free(a->tables[i]);
 	free(a->tables);
@@ -223,6 +221,13 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 	}
 	if ((a->rejects = rejects_new(c, a->tz, err, errlen)) == NULL)
 		return -1;
+	if ((a->writers = calloc(a->ntables + 1, sizeof(*a->writers))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < a->ntables; i++)
+		a->writers[a->nwriters++] = table_writer(a->tables[i]);
+	a->writers[a->nwriters++] = rejects_writer(a->rejects);
 	return 0;
 }
 
@@ -317,34 +322,58 @@ agent_loop(struct agent *a, const struct run_opts *o)
 	}
 }
 
+/* Shutdown: the last checkpoint, its commit tried a few times. */
+static void
+agent_last_checkpoint(struct agent *a)
+{
+	agent_checkpoint(a, "shutdown");
+	for (int i = 1; i < RUN_DECIDE_TRIES && !a->failed &&
+	    twopc_undecided(a->twopc); i++) {
+		sleep(2);
+		agent_checkpoint(a, "shutdown");
+	}
+	if (twopc_undecided(a->twopc))
+		log_warnx("checkpoint: the last one stays undecided; the next start "
+		    "decides it from what the group committed");
+}
+
 int
 run_main(const struct conf *c, const struct run_opts *o)
 {
+	static const struct source_hooks hooks_proto = { agent_on_assigned,
+	    agent_on_revoked, agent_on_lost, NULL };
+	struct source_hooks hooks = hooks_proto;
 	struct agent a;
 	char err[1024];
 	int status = 1;
 
+	crash_init();
 	if (agent_build(&a, c, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
 		agent_free(&a);
 		return 1;
 	}
 	run_signals();
-	if ((a.pub = publisher_start(c, err, sizeof(err))) == NULL ||
-	    (a.src = source_new(c, agent_on_revoke, &a, err, sizeof(err))) == NULL ||
-	    source_start(a.src, err, sizeof(err)) < 0) {
+	hooks.opaque = &a;
+	if ((a.twopc = twopc_new(c, a.writers, a.nwriters, err,
+	    sizeof(err))) == NULL ||
+	    (a.src = source_new(c, &hooks, err, sizeof(err))) == NULL) {
 		log_errx("%s", err);
 		goto out;
 	}
-	if (c->kafka.group_id == NULL)
-		log_warnx("kafka: no group_id: every partition is read from the "
-		    "%s on each start, and no offset is committed", c->kafka.start);
+	if (twopc_recover(a.twopc, a.src) < 0)
+		goto out;
+	if ((a.pub = publisher_start(c, err, sizeof(err))) == NULL ||
+	    source_start(a.src, twopc_start_at, a.twopc, err, sizeof(err)) < 0) {
+		log_errx("%s", err);
+		goto out;
+	}
 	log_notice("kedge %s running: %zu table(s), brokers %s", KEDGE_VERSION,
 	    a.ntables, c->kafka.brokers);
 	agent_loop(&a, o);
 	log_info("stopping: rolling every file and committing");
 	agent_roll(&a, NULL, 0);
-	agent_checkpoint(&a, "shutdown");
+	agent_last_checkpoint(&a);
 	a.wakeups = source_wakeups(a.src);
 	source_close(a.src);   /* a revoke here commits the same offsets again */
 	a.src = NULL;

@@ -21,8 +21,7 @@ struct source {
 	rd_kafka_queue_t *queue;
 	const struct conf *conf;
 	int grouped;
-	source_revoke_fn *revoke;
-	void *opaque;
+	struct source_hooks hooks;
 	struct source_part *parts;
 	size_t nparts;
 	size_t last;         /* index of the partition of the previous record */
@@ -99,7 +98,9 @@ source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
 		if ((p->topic = strdup(list->elems[i].topic)) == NULL)
 			return -ENOMEM;
 		p->partition = list->elems[i].partition;
-		p->next = -1;
+		/* an explicit start (a recovered static assignment) is already
+		 * decided: it belongs in the next checkpoint as it is */
+		p->next = list->elems[i].offset >= 0 ? list->elems[i].offset : -1;
 		p->at_end = 0;
 		s->nparts++;
 	}
@@ -144,6 +145,7 @@ source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		source_log_parts("assigned", parts);
+		s->hooks.assigned(s->hooks.opaque, parts);
 		if (source_track(s, parts) < 0)
 			log_errx("kafka: out of memory tracking partitions");
 		if (cooperative)
@@ -152,11 +154,13 @@ source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 			ret = rd_kafka_assign(rk, parts);
 	} else {
 		source_log_parts("revoked", parts);
-		if (!rd_kafka_assignment_lost(rk))
-			s->revoke(s->opaque, parts);
-		else
-			log_warnx("kafka: assignment lost; its uncommitted rows "
+		if (!rd_kafka_assignment_lost(rk)) {
+			s->hooks.revoked(s->hooks.opaque, parts);
+		} else {
+			log_warnx("kafka: assignment lost; its undecided rows "
 			    "will be read again by the partitions' new owner");
+			s->hooks.lost(s->hooks.opaque, parts);
+		}
 		source_untrack(s, parts);
 		if (cooperative)
 			error = rd_kafka_incremental_unassign(rk, parts);
@@ -276,8 +280,8 @@ fail:
 }
 
 struct source *
-source_new(const struct conf *c, source_revoke_fn *revoke, void *opaque,
-    char *err, size_t errlen)
+source_new(const struct conf *c, const struct source_hooks *h, char *err,
+    size_t errlen)
 {
 	struct source *s;
 	rd_kafka_conf_t *kc;
@@ -289,8 +293,7 @@ source_new(const struct conf *c, source_revoke_fn *revoke, void *opaque,
 	}
 	s->conf = c;
 	s->grouped = c->kafka.group_id != NULL;
-	s->revoke = revoke;
-	s->opaque = opaque;
+	s->hooks = *h;
 	if ((kc = source_conf(s, c, err, errlen)) == NULL)
 		goto fail;
 	/* rd_kafka_new() takes ownership of kc, but only when it succeeds. */
@@ -307,9 +310,11 @@ fail:
 	return NULL;
 }
 
-/* Assigns every partition of every topic, from kafka.start. */
+/* Assigns every partition of every topic, each from start_at() or from
+ * kafka.start. */
 static int
-source_assign_all(struct source *s, char *err, size_t errlen)
+source_assign_all(struct source *s, source_start_fn *start_at, void *arg,
+    char *err, size_t errlen)
 {
 	const struct conf *c = s->conf;
 	rd_kafka_topic_partition_list_t *list;
@@ -331,9 +336,12 @@ source_assign_all(struct source *s, char *err, size_t errlen)
 			snprintf(err, errlen, "kafka: topic %s: %s", name,
 			    rd_kafka_err2str(e));
 		} else {
-			for (int p = 0; p < md->topics[0].partition_cnt; p++)
+			for (int p = 0; p < md->topics[0].partition_cnt; p++) {
+				int32_t id = md->topics[0].partitions[p].id;
+				int64_t at = start_at ? start_at(name, id, arg) : -1;
 				rd_kafka_topic_partition_list_add(list, name,
-				    md->topics[0].partitions[p].id)->offset = start;
+				    id)->offset = at >= 0 ? at : start;
+			}
 		}
 		if (md != NULL)
 			rd_kafka_metadata_destroy(md);
@@ -358,14 +366,15 @@ out:
 }
 
 int
-source_start(struct source *s, char *err, size_t errlen)
+source_start(struct source *s, source_start_fn *start_at, void *arg,
+    char *err, size_t errlen)
 {
 	const struct conf *c = s->conf;
 	rd_kafka_topic_partition_list_t *list;
 	rd_kafka_resp_err_t e;
 
 	if (!s->grouped)
-		return source_assign_all(s, err, errlen);
+		return source_assign_all(s, start_at, arg, err, errlen);
 	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);
 	for (size_t i = 0; i < c->kafka.topics.n; i++)
 		rd_kafka_topic_partition_list_add(list, c->kafka.topics.v[i],
@@ -452,19 +461,31 @@ source_done(struct source *s, const rd_kafka_message_t *msg)
 }
 
 int
-source_commit(struct source *s, char *err, size_t errlen)
+source_commit(struct source *s, const struct ckpt_record *rec,
+    const char *metadata, char *err, size_t errlen)
 {
 	rd_kafka_topic_partition_list_t *list;
-	rd_kafka_resp_err_t e;
+	rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
 
-	if (!s->grouped)
+	if (!s->grouped || rec->nparts == 0)
 		return 0;
-	list = rd_kafka_topic_partition_list_new((int)s->nparts);
-	for (size_t i = 0; i < s->nparts; i++)
-		if (s->parts[i].next >= 0)
-			rd_kafka_topic_partition_list_add(list, s->parts[i].topic,
-			    s->parts[i].partition)->offset = s->parts[i].next;
-	e = list->cnt ? rd_kafka_commit(s->rk, list, 0) : RD_KAFKA_RESP_ERR_NO_ERROR;
+	list = rd_kafka_topic_partition_list_new((int)rec->nparts);
+	for (size_t i = 0; i < rec->nparts; i++) {
+		rd_kafka_topic_partition_t *tp = rd_kafka_topic_partition_list_add(
+		    list, rec->parts[i].topic, rec->parts[i].partition);
+		tp->offset = rec->parts[i].next;
+		/* the list's destroy frees the metadata */
+		if ((tp->metadata = strdup(metadata)) == NULL) {
+			e = RD_KAFKA_RESP_ERR__FAIL;
+			break;
+		}
+		tp->metadata_size = strlen(metadata);
+	}
+	if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
+		e = rd_kafka_commit(s->rk, list, 0);
+	/* a commit can succeed as a whole and fail for one partition */
+	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < list->cnt; i++)
+		e = list->elems[i].err;
 	rd_kafka_topic_partition_list_destroy(list);
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		snprintf(err, errlen, "kafka: offset commit failed: %s",
@@ -472,6 +493,55 @@ source_commit(struct source *s, char *err, size_t errlen)
 		return -EIO;
 	}
 	return 0;
+}
+
+int
+source_grouped(const struct source *s)
+{
+	return s->grouped;
+}
+
+int
+source_committed(struct source *s, const char *const *topics,
+    const int32_t *partitions, size_t n, struct source_committed *out,
+    char *err, size_t errlen)
+{
+	rd_kafka_topic_partition_list_t *list;
+	rd_kafka_resp_err_t e;
+
+	list = rd_kafka_topic_partition_list_new((int)n);
+	for (size_t i = 0; i < n; i++)
+		rd_kafka_topic_partition_list_add(list, topics[i], partitions[i]);
+	e = rd_kafka_committed(s->rk, list, 30000);
+	for (size_t i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < n; i++) {
+		const rd_kafka_topic_partition_t *tp = &list->elems[i];
+		size_t len = tp->metadata_size < sizeof(out[i].metadata) ?
+		    tp->metadata_size : sizeof(out[i].metadata) - 1;
+		if ((e = tp->err) != RD_KAFKA_RESP_ERR_NO_ERROR)
+			break;
+		out[i].offset = tp->offset >= 0 ? tp->offset : -1;
+		memcpy(out[i].metadata, tp->metadata ? tp->metadata : "",
+		    tp->metadata ? len : 0);
+		out[i].metadata[tp->metadata ? len : 0] = '\0';
+	}
+	rd_kafka_topic_partition_list_destroy(list);
+	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot read the committed offsets: %s",
+		    rd_kafka_err2str(e));
+		return -EIO;
+	}
+	return 0;
+}
+
+void
+source_positions(const struct source *s,
+    void (*fn)(const char *topic, int32_t partition, int64_t next, void *arg),
+    void *arg)
+{
+	for (size_t i = 0; i < s->nparts; i++)
+		if (s->parts[i].next >= 0)
+			fn(s->parts[i].topic, s->parts[i].partition,
+			    s->parts[i].next, arg);
 }
 
 uint64_t

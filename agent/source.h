@@ -14,22 +14,59 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "checkpoint/ckpt.h"
 #include "config.h"
 
 struct source;
 
-/* Called from inside source_poll() when partitions are taken away, before
- * they go: the caller makes their rows durable and calls source_commit(). */
-typedef void (source_revoke_fn)(void *opaque,
+typedef void (source_parts_fn)(void *opaque,
     const rd_kafka_topic_partition_list_t *parts);
 
-/* Returns a consumer configured from c, or NULL with a sentence in err. */
-struct source *source_new(const struct conf *c, source_revoke_fn *revoke,
-    void *opaque, char *err, size_t errlen);
+/* What the caller is told from inside source_poll() during a rebalance. */
+struct source_hooks {
+	/* partitions are about to be assigned (before the first read) */
+	source_parts_fn *assigned;
+	/* partitions are taken away, before they go: make their rows durable
+	 * and decide them */
+	source_parts_fn *revoked;
+	/* partitions were lost (this member was evicted): their commits are
+	 * fenced, so what is not decided must be given up */
+	source_parts_fn *lost;
+	void *opaque;
+};
 
-/* Subscribes (group) or assigns every partition (static).  Returns 0 or a
- * negative value with a sentence in err. */
-int source_start(struct source *s, char *err, size_t errlen);
+/* Returns a consumer configured from c, or NULL with a sentence in err. */
+struct source *source_new(const struct conf *c, const struct source_hooks *h,
+    char *err, size_t errlen);
+
+/* Where a partition starts in static mode: an offset, or -1 for kafka.start. */
+typedef int64_t (source_start_fn)(const char *topic, int32_t partition,
+    void *arg);
+
+/* Subscribes (group) or assigns every partition (static, each from
+ * start_at(), which may be NULL).  Returns 0 or a negative value with a
+ * sentence in err. */
+int source_start(struct source *s, source_start_fn *start_at, void *arg,
+    char *err, size_t errlen);
+
+/* The group's committed offset of a partition and its metadata. */
+struct source_committed {
+	int64_t offset;          /* -1: none */
+	char metadata[256];      /* NUL-terminated; empty when none */
+};
+
+/* Asks the group coordinator for the committed offsets of the n partitions
+ * (topics[i], partitions[i]).  Returns 0 or a negative value with a
+ * sentence in err. */
+int source_committed(struct source *s, const char *const *topics,
+    const int32_t *partitions, size_t n, struct source_committed *out,
+    char *err, size_t errlen);
+
+/* Copies each assigned partition's next offset (what the caller has
+ * processed) into the callback; partitions with none are skipped. */
+void source_positions(const struct source *s,
+    void (*fn)(const char *topic, int32_t partition, int64_t next, void *arg),
+    void *arg);
 
 /* Waits up to timeout_ms for records and puts up to max of them in msgs;
  * the caller destroys each with rd_kafka_message_destroy() after
@@ -42,10 +79,15 @@ size_t source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
  * next source_commit(). */
 void source_done(struct source *s, const rd_kafka_message_t *msg);
 
-/* Commits the processed offsets of every assigned partition, synchronously.
- * Without a group there is nothing to commit to and it returns 0.  Returns
- * 0 or a negative value with a sentence in err. */
-int source_commit(struct source *s, char *err, size_t errlen);
+/* Commits, synchronously, the given offsets with metadata (a checkpoint's,
+ * see ckpt.h) on every partition.  Without a group there is nothing to
+ * commit to and it returns 0.  Returns 0 or a negative value with a
+ * sentence in err. */
+int source_commit(struct source *s, const struct ckpt_record *rec,
+    const char *metadata, char *err, size_t errlen);
+
+/* Returns 1 in a consumer group, 0 on a static assignment. */
+int source_grouped(const struct source *s);
 
 /* Returns how often the fetcher was found parked on a full queue and woken
  * (source.c explains why). */
@@ -54,7 +96,7 @@ uint64_t source_wakeups(const struct source *s);
 /* Returns 1 when partitions are assigned and every one is at its end. */
 int source_at_end(const struct source *s);
 
-/* Leaves the group (revoking, which calls the revoke function) and frees
+/* Leaves the group (revoking, which calls the revoked hook) and frees
  * everything.  Accepts NULL. */
 void source_close(struct source *s);
 

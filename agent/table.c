@@ -250,6 +250,21 @@ table_reject(struct table *t, struct rejects *rj, const struct udtf_record *rec,
 	return rejects_add(rj, t->conf->name, rec, reason, err, errlen);
 }
 
+/* A record that gave no row is noted in a file of its partition, so that
+ * the landed files still account for every offset.  Only when there is no
+ * such file yet does its offset go unaccounted; that is logged, not fatal. */
+static int
+table_note_empty(struct table *t, const struct udtf_record *rec)
+{
+	char why[512];
+
+	t->stats.empty++;
+	if (writer_note_empty(t->writer, rec->topic, rec->partition, rec->offset,
+	    why, sizeof(why)) < 0)
+		t->stats.unnoted++;
+	return 0;
+}
+
 int
 table_process(struct table *t, const struct udtf_record *rec,
     struct rejects *rj, char *err, size_t errlen)
@@ -271,6 +286,8 @@ table_process(struct table *t, const struct udtf_record *rec,
 	if (r < 0)
 		return table_reject(t, rj, rec, reason[0] ? reason :
 		    "UDTF failed without a reason", err, errlen);
+	if (t->nrows == 0)
+		return table_note_empty(t, rec);
 	if (t->nrows > 1 && (hours = malloc(t->nrows * sizeof(*hours))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -280,9 +297,10 @@ table_process(struct table *t, const struct udtf_record *rec,
 		goto out;
 	}
 	for (size_t i = 0; i < t->nrows; i++) {
-		if ((r = writer_write(t->writer, &hours[i], rec->topic,
-		    rec->partition, rec->offset, t->rows + i * t->ncols, err,
-		    errlen)) < 0)
+		struct writer_origin o = { rec->topic, rec->partition,
+		    rec->offset, i == 0, NULL };
+		if ((r = writer_write(t->writer, &hours[i], &o,
+		    t->rows + i * t->ncols, err, errlen)) < 0)
 			goto out;
 		t->stats.rows++;
 	}

@@ -24,6 +24,8 @@ struct table_stats {
 	uint64_t records;
 	uint64_t rows;
 	uint64_t rejects;
+	uint64_t empty;           /* records that gave no row */
+	uint64_t unnoted;         /* of those, ones no file could account for */
 	struct hist parse_ns;     /* one observation per record */
 };
 

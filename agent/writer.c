@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "journal.h"
+#include "spool.h"
 
 /* Formatted rows are written, each chunk compressed as one gzip member or
  * zstd frame, once a file has this many bytes of them: large enough for few
@@ -25,12 +27,14 @@ struct part {
 	char *topic;
 	int32_t partition;
 	int64_t first_offset;
-	int64_t last_offset;
+	int64_t last_first;     /* the last record whose first row is here */
 	uint64_t rows;
 	int fd;
+	struct journal *journal;
 	struct buf rows_buf;    /* formatted rows not yet written */
 	uint64_t file_bytes;    /* bytes written to fd */
 	int dirty;              /* rows since the last flush */
+	int sealed;             /* rolled, and sealed since: ready to release */
 	time_t opened;
 	time_t last_write;
 	char *open_path;        /* <spool>/open/<rel> */
@@ -74,6 +78,7 @@ part_free(struct part *p)
 		return;
 	if (p->fd >= 0)
 		close(p->fd);
+	journal_close(p->journal);
 	buf_free(&p->rows_buf);
 	free(p->topic);
 	free(p->open_path);
@@ -136,7 +141,7 @@ static struct part *
 part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
     int32_t partition, int64_t offset, time_t now, char *err, size_t errlen)
 {
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX], path[PATH_MAX], jpath[PATH_MAX];
 	struct part *p;
 	int r;
 
@@ -154,7 +159,8 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	p->fd = -1;
 	p->hour_key = hour->key;
 	p->partition = partition;
-	p->first_offset = p->last_offset = offset;
+	p->first_offset = offset;
+	p->last_first = -1;
 	p->opened = p->last_write = now;
 	p->topic = strdup(topic);
 	p->rel = strdup(rel);
@@ -166,14 +172,21 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(-r));
 		goto fail;
 	}
-	/* O_TRUNC: a file of this name left by a run that died holds rows
-	 * whose offsets were never committed, and they are being read again. */
+	/* O_TRUNC: a name comes back only for a file that recovery deleted
+	 * because nothing in it was decided. */
 	p->fd = open(p->open_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (p->fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", p->open_path,
 		    strerror(errno));
 		goto fail;
 	}
+	if ((size_t)snprintf(jpath, sizeof(jpath), "%.2000s/.%.1000s.journal",
+	    path, strrchr(p->open_path, '/') + 1) >= sizeof(jpath)) {
+		snprintf(err, errlen, "table %s: part file name too long", w->table);
+		goto fail;
+	}
+	if ((p->journal = journal_create(jpath, err, errlen)) == NULL)
+		goto fail;
 	p->next = w->open;
 	w->open = p;
 	w->stats.files_open++;
@@ -215,13 +228,39 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* Makes the file's rows durable (unless it is closed already) and marks
+ * the journal with checkpoint id. */
 static int
-part_flush(struct writer *w, struct part *p, char *err, size_t errlen)
+part_seal(struct writer *w, struct part *p, uint64_t id, char *err,
+    size_t errlen)
 {
 	int r;
 
 	if (!p->dirty)
 		return 0;
+	if (p->fd >= 0) {
+		if ((r = part_drain(w, p, err, errlen)) < 0)
+			return r;
+		if (fsync(p->fd) < 0) {
+			r = -errno;
+			snprintf(err, errlen, "cannot fsync %s: %s", p->open_path,
+			    strerror(errno));
+			return r;
+		}
+	}
+	if ((r = journal_seal(p->journal, id, p->file_bytes, p->rows, err,
+	    errlen)) < 0)
+		return r;
+	p->dirty = 0;
+	return 0;
+}
+
+/* Makes the file's rows durable without a checkpoint: for rolling. */
+static int
+part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
+{
+	int r;
+
 	if ((r = part_drain(w, p, err, errlen)) < 0)
 		return r;
 	if (fsync(p->fd) < 0) {
@@ -230,7 +269,6 @@ part_flush(struct writer *w, struct part *p, char *err, size_t errlen)
 		    strerror(errno));
 		return r;
 	}
-	p->dirty = 0;
 	return 0;
 }
 
@@ -250,32 +288,83 @@ part_find(struct writer *w, int64_t hour_key, const char *topic,
 	return NULL;
 }
 
+/* Notes in the file's journal which record the row belongs to. */
+static int
+part_note(struct part *p, const struct writer_origin *o)
+{
+	if (o->rejected_for != NULL)
+		return journal_add(p->journal, JOURNAL_REJECTED, o->rejected_for,
+		    o->offset);
+	if (o->first) {
+		p->last_first = o->offset;
+		return journal_add(p->journal, JOURNAL_OFFSETS, NULL, o->offset);
+	}
+	if (o->offset == p->last_first)
+		return 0;
+	return journal_add(p->journal, JOURNAL_SPILL, NULL, o->offset);
+}
+
 int
-writer_write(struct writer *w, const struct tz_hour *hour, const char *topic,
-    int32_t partition, int64_t offset, const struct udtf_value *vals,
-    char *err, size_t errlen)
+writer_write(struct writer *w, const struct tz_hour *hour,
+    const struct writer_origin *o, const struct udtf_value *vals, char *err,
+    size_t errlen)
 {
 	struct part *p;
 	time_t now = time(NULL);
 	int r;
 
-	if ((p = part_find(w, hour->key, topic, partition)) == NULL &&
-	    (p = part_open(w, hour, topic, partition, offset, now, err,
+	if ((p = part_find(w, hour->key, o->topic, o->partition)) == NULL &&
+	    (p = part_open(w, hour, o->topic, o->partition, o->offset, now, err,
 	    errlen)) == NULL)
 		return -EIO;
 	w->last = p;
 	if ((r = format_row(&w->format, w->cols, vals, w->ncols,
-	    &p->rows_buf)) < 0) {
+	    &p->rows_buf)) < 0 || (r = part_note(p, o)) < 0) {
 		snprintf(err, errlen, "table %s: out of memory", w->table);
 		return r;
 	}
 	p->rows++;
-	p->last_offset = offset;
 	p->last_write = now;
 	p->dirty = 1;
 	w->stats.rows++;
 	if (p->rows_buf.len >= WRITER_CHUNK)
 		return part_drain(w, p, err, errlen);
+	return 0;
+}
+
+/* The most recently written file of a partition, open or rolled and not
+ * yet released, or NULL. */
+static struct part *
+part_latest(struct part *list, struct part *best, const char *topic,
+    int32_t partition)
+{
+	for (struct part *p = list; p != NULL; p = p->next)
+		if (p->partition == partition && strcmp(p->topic, topic) == 0 &&
+		    (best == NULL || p->last_write >= best->last_write))
+			best = p;
+	return best;
+}
+
+int
+writer_note_empty(struct writer *w, const char *topic, int32_t partition,
+    int64_t offset, char *err, size_t errlen)
+{
+	struct part *p = part_latest(w->rolled, part_latest(w->open, NULL, topic,
+	    partition), topic, partition);
+
+	if (p == NULL) {
+		snprintf(err, errlen, "table %s: record %s [%" PRId32 "] offset %"
+		    PRId64 " gave no row and its partition has no file to note it "
+		    "in", w->table, topic, partition, offset);
+		return -ENOENT;
+	}
+	/* a sealed file takes the note at the next seal */
+	p->dirty = 1;
+	p->sealed = 0;
+	if (journal_add(p->journal, JOURNAL_EMPTY, NULL, offset) < 0) {
+		snprintf(err, errlen, "table %s: out of memory", w->table);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -286,11 +375,12 @@ part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
 	struct part *p = *link;
 	int r;
 
-	if ((r = part_flush(w, p, err, errlen)) < 0)
+	if ((r = part_sync(w, p, err, errlen)) < 0)
 		return r;
 	close(p->fd);
 	p->fd = -1;
 	buf_free(&p->rows_buf);
+	p->dirty = 1;           /* its last mark comes with the next seal */
 	*link = p->next;
 	p->next = w->rolled;
 	w->rolled = p;
@@ -369,40 +459,86 @@ writer_roll(struct writer *w, const char *topic, int32_t partition, char *err,
 }
 
 int
-writer_flush(struct writer *w, char *err, size_t errlen)
+writer_seal(struct writer *w, uint64_t id, char *err, size_t errlen)
 {
 	int r;
 
 	for (struct part *p = w->open; p != NULL; p = p->next)
-		if ((r = part_flush(w, p, err, errlen)) < 0)
+		if ((r = part_seal(w, p, id, err, errlen)) < 0)
 			return r;
+	for (struct part *p = w->rolled; p != NULL; p = p->next) {
+		if ((r = part_seal(w, p, id, err, errlen)) < 0)
+			return r;
+		p->sealed = 1;
+	}
 	return 0;
 }
 
 int
 writer_release(struct writer *w, char *err, size_t errlen)
 {
-	char ready[PATH_MAX];
+	struct part **link = &w->rolled;
 	int n = 0, r;
 
-	while (w->rolled != NULL) {
-		struct part *p = w->rolled;
-		if ((size_t)snprintf(ready, sizeof(ready), "%s/ready/%s",
-		    w->spool_dir, p->rel) >= sizeof(ready)) {
-			snprintf(err, errlen, "%s/ready/%s: name too long",
-			    w->spool_dir, p->rel);
-			return -ENAMETOOLONG;
+	while (*link != NULL) {
+		struct part *p = *link;
+		if (!p->sealed) {
+			link = &p->next;
+			continue;
 		}
-		if ((r = fs_rename_durable(p->open_path, ready)) < 0) {
-			snprintf(err, errlen, "cannot move %s to %s: %s",
-			    p->open_path, ready, strerror(-r));
+		journal_close(p->journal);
+		p->journal = NULL;
+		if ((r = spool_finalize(w->spool_dir, p->rel, UINT64_MAX, err,
+		    errlen)) < 0)
 			return r;
-		}
-		w->rolled = p->next;
+		*link = p->next;
 		part_free(p);
 		n++;
 	}
 	return n;
+}
+
+/* Closes every file of the partition and cuts it back to checkpoint upto. */
+static int
+writer_cut_list(struct writer *w, struct part **link, const char *topic,
+    int32_t partition, uint64_t upto, char *err, size_t errlen)
+{
+	int r;
+
+	while (*link != NULL) {
+		struct part *p = *link;
+		if (p->partition != partition || strcmp(p->topic, topic) != 0) {
+			link = &p->next;
+			continue;
+		}
+		*link = p->next;
+		if (w->last == p)
+			w->last = NULL;
+		if (p->fd >= 0)
+			w->stats.files_open--;
+		close(p->fd);
+		p->fd = -1;
+		journal_close(p->journal);
+		p->journal = NULL;
+		r = spool_finalize(w->spool_dir, p->rel, upto, err, errlen);
+		part_free(p);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+writer_discard(struct writer *w, const char *topic, int32_t partition,
+    uint64_t upto, char *err, size_t errlen)
+{
+	int r;
+
+	if ((r = writer_cut_list(w, &w->open, topic, partition, upto, err,
+	    errlen)) < 0)
+		return r;
+	return writer_cut_list(w, &w->rolled, topic, partition, upto, err,
+	    errlen);
 }
 
 void

@@ -6,13 +6,14 @@
  *
  *   <spool>/open/<table>/dt=YYYYMMDD/hr=HH/<topic>+<partition>+<first offset>+<host>.<ext>
  *
- * ('+' appears in neither Kafka topic names nor host names.)  A file grows
- * across checkpoints; writer_flush() closes the current compression member
- * or frame and fsyncs, so every flushed length is a valid file.  A file
- * rolls when it reaches roll.max_bytes, roll.max_age seconds or
- * roll.inactive seconds without a row; a rolled file is closed, and
- * writer_release() moves it to <spool>/ready/... once the offsets of its
- * rows are committed, where the publisher takes it.
+ * ('+' appears in neither Kafka topic names nor host names.)  Beside each
+ * file its journal (journal.h) says which records it holds.  A file grows
+ * across checkpoints; writer_seal() ends the current compression member or
+ * frame, fsyncs, and marks the journal with the checkpoint, so the file can
+ * be cut back to any checkpoint.  A file rolls when it reaches
+ * roll.max_bytes, roll.max_age seconds or roll.inactive seconds without a
+ * row; a rolled file is closed, and writer_release() hands it, with its
+ * sidecar, to <spool>/ready/ once a checkpoint that sealed it is decided.
  */
 #ifndef KEDGE_WRITER_H
 #define KEDGE_WRITER_H
@@ -66,12 +67,28 @@ struct writer *writer_new(const struct writer_opts *o,
 /* Flushes nothing: call writer_flush() first when the data matters. */
 void writer_free(struct writer *w); /* accepts NULL */
 
+/* Which record a row comes from. */
+struct writer_origin {
+	const char *topic;
+	int32_t partition;
+	int64_t offset;
+	int first;                /* the record's first row */
+	const char *rejected_for; /* rejects only: the table it was meant for;
+	                           * must outlive the writer */
+};
+
 /* Appends one row to the part file of (hour, topic, partition), opening a
- * file whose first offset is `offset` when there is none.  Returns 0 or a
+ * file whose first offset is o->offset when there is none.  Returns 0 or a
  * negative errno with a sentence in err. */
 int writer_write(struct writer *w, const struct tz_hour *hour,
-    const char *topic, int32_t partition, int64_t offset,
-    const struct udtf_value *vals, char *err, size_t errlen);
+    const struct writer_origin *o, const struct udtf_value *vals, char *err,
+    size_t errlen);
+
+/* Notes that a record gave no row, in the partition's most recently
+ * written open file.  Returns 0, or -ENOENT when the partition has no open
+ * file, with a sentence in err. */
+int writer_note_empty(struct writer *w, const char *topic, int32_t partition,
+    int64_t offset, char *err, size_t errlen);
 
 /* Rolls the files the roll policy says are done at `now`.  Returns the
  * number rolled, or a negative errno with a sentence in err. */
@@ -82,15 +99,22 @@ int writer_tick(struct writer *w, time_t now, char *err, size_t errlen);
 int writer_roll(struct writer *w, const char *topic, int32_t partition,
     char *err, size_t errlen);
 
-/* Makes every written row durable: ends the compression member of each
- * open file, writes and fsyncs it.  Returns 0 or a negative errno with a
- * sentence in err. */
-int writer_flush(struct writer *w, char *err, size_t errlen);
+/* Seals checkpoint id: makes every written row durable (ends the
+ * compression member of each open file, writes and fsyncs it) and marks
+ * every changed file's journal with id.  Returns 0 or a negative errno with
+ * a sentence in err. */
+int writer_seal(struct writer *w, uint64_t id, char *err, size_t errlen);
 
-/* Moves every file rolled (and flushed) so far into <spool>/ready/.  Call
- * after the offsets of their rows are committed.  Returns the number moved
- * or a negative errno with a sentence in err. */
+/* Hands every rolled file that a checkpoint sealed to <spool>/ready/, with
+ * its sidecar.  Call once that checkpoint is decided.  Returns the number
+ * moved or a negative errno with a sentence in err. */
 int writer_release(struct writer *w, char *err, size_t errlen);
+
+/* For a partition that is gone without its last checkpoint decided: closes
+ * its files, cuts them back to checkpoint upto and hands what is left to
+ * ready/.  Returns 0 or a negative errno with a sentence in err. */
+int writer_discard(struct writer *w, const char *topic, int32_t partition,
+    uint64_t upto, char *err, size_t errlen);
 
 void writer_get_stats(const struct writer *w, struct writer_stats *out);
 

@@ -88,12 +88,12 @@ write_row(struct fixture *f, int64_t ts_us, const char *topic, int32_t part,
 		{ .type = UDTF_STRING, .u.s = { msg, strlen(msg) } },
 		{ .type = UDTF_INT64, .u.i64 = offset },
 	};
+	struct writer_origin o = { topic, part, offset, 1, NULL };
 	struct tz_hour hour;
 	char err[256];
 
 	assert_int_equal(tz_hour_of(f->tz, ts_us, &hour), 0);
-	assert_int_equal(writer_write(f->w, &hour, topic, part, offset, v, err,
-	    sizeof(err)), 0);
+	assert_int_equal(writer_write(f->w, &hour, &o, v, err, sizeof(err)), 0);
 }
 
 static char *
@@ -126,7 +126,7 @@ test_one_file_per_partition_and_hour(void **state)
 	writer_get_stats(f->w, &st);
 	assert_int_equal(st.files_open, 3);
 	assert_int_equal(st.rows, 4);
-	assert_int_equal(writer_flush(f->w, err, sizeof(err)), 0);
+	assert_int_equal(writer_seal(f->w, 1, err, sizeof(err)), 0);
 
 	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=10/top+0+5+h1.txt",
 	    f->dir);
@@ -150,7 +150,7 @@ test_roll_then_release(void **state)
 {
 	struct fixture *f = *state;
 	struct writer_stats st;
-	char path[256], err[256];
+	char path[256], err[256], *s;
 	struct stat sb;
 	time_t now = time(NULL);
 
@@ -163,13 +163,25 @@ test_roll_then_release(void **state)
 	writer_get_stats(f->w, &st);
 	assert_int_equal(st.files_open, 0);
 	assert_int_equal(st.files_rolled, 2);
-	/* rolled but not released: still in open/, not in ready/ */
+	/* rolled but not sealed by a checkpoint: nothing to release */
 	snprintf(path, sizeof(path), "%s/ready/t/dt=20261129/hr=10/top+0+1+h1.txt",
 	    f->dir);
+	assert_int_equal(writer_release(f->w, err, sizeof(err)), 0);
 	assert_int_equal(stat(path, &sb), -1);
+	assert_int_equal(writer_seal(f->w, 7, err, sizeof(err)), 0);
 	assert_int_equal(writer_release(f->w, err, sizeof(err)), 2);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_size, 4);
+	/* with its sidecar, and nothing left in open/ */
+	snprintf(path, sizeof(path),
+	    "%s/ready/t/dt=20261129/hr=10/.top+0+1+h1.txt.json", f->dir);
+	s = slurp(path);
+	assert_non_null(strstr(s, "\"rows\":1,\"bytes\":4,"));
+	assert_non_null(strstr(s, "\"offsets\":[[1,1]]"));
+	free(s);
+	snprintf(path, sizeof(path),
+	    "%s/open/t/dt=20261129/hr=10/.top+0+1+h1.txt.journal", f->dir);
+	assert_int_equal(stat(path, &sb), -1);
 	/* a new row for the same partition opens a new file */
 	write_row(f, T10, "top", 0, 2, "z");
 	writer_get_stats(f->w, &st);
@@ -223,6 +235,7 @@ test_gzip_members_valid_at_every_flush(void **state)
 		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300 },
 	};
 	char path[256], err[256], line[64], want[64];
+	struct writer_origin origin = { "top", 0, 0, 1, NULL };
 	struct udtf_value v[2];
 	struct tz_hour hour;
 	gzFile gz;
@@ -239,10 +252,12 @@ test_gzip_members_valid_at_every_flush(void **state)
 			v[0] = (struct udtf_value){ .type = UDTF_STRING,
 			    .u.s = { "row", 3 } };
 			v[1] = (struct udtf_value){ .type = UDTF_INT64, .u.i64 = n };
-			assert_int_equal(writer_write(w, &hour, "top", 0, n, v, err,
+			origin.offset = n;
+			assert_int_equal(writer_write(w, &hour, &origin, v, err,
 			    sizeof(err)), 0);
 		}
-		assert_int_equal(writer_flush(w, err, sizeof(err)), 0);
+		assert_int_equal(writer_seal(w, (uint64_t)round, err,
+		    sizeof(err)), 0);
 		assert_non_null(gz = gzopen(path, "rb"));
 		for (i = 0; gzgets(gz, line, sizeof(line)) != NULL; i++) {
 			snprintf(want, sizeof(want), "row\001%" PRId64 "\n", i);

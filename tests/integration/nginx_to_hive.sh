@@ -70,16 +70,17 @@ landed_rows "$T/warehouse" _rejects | cut -f2- | hive_cut 1 2 6 | awk -F '\t' '
 # Files: whole gzip, named <topic>+<partition>+<first offset>+<host>, and
 # several of them (roll by size).
 n=0
-for f in $(find "$T/warehouse/access" -type f); do
+for f in $(find "$T/warehouse/access" -type f ! -name ".*"); do
 	gzip -t "$f" || die "$f is not a whole gzip file"
 	basename "$f" | grep -Eq '^nginx-access\+[0-3]\+[0-9]+\+it-host\.txt\.gz$' ||
 		die "unexpected file name $f"
 	n=$((n + 1))
 done
 [ "$n" -gt 8 ] || die "expected files rolled by size, found $n"
-[ -z "$(find "$T/spool" -type f)" ] || die "files left in the spool"
+[ -z "$(find "$T/spool/open" "$T/spool/ready" -type f)" ] || die "files left in the spool"
 grep -q 'table access: 30000 records' "$T/kedge.log" ||
 	die "summary missing: $(grep table "$T/kedge.log")"
 grep -Eq 'fetcher woken [1-9][0-9]* times' "$T/kedge.log" ||
 	die "the fetcher never parked: $(grep consumed "$T/kedge.log")"
+$KEDGE verify "$T/warehouse" || die "kedge verify failed"
 echo "ok: $(wc -l <"$T/got") rows, $(wc -l <"$T/got-rejects") rejects, $n files"

@@ -53,8 +53,13 @@ wait "$KPID" || rc=$?
 KPID=
 [ "$rc" -eq 0 ] || die "kedge exited $rc on SIGTERM: $(tail -3 "$T/run1.log")"
 grep -q 'stopping: rolling every file' "$T/run1.log" || die "no clean stop logged"
-[ -z "$(find "$T/spool" -type f)" ] || die "SIGTERM left files in the spool"
+[ -z "$(find "$T/spool/open" "$T/spool/ready" -type f)" ] || die "SIGTERM left files in the spool"
 [ "$(landed)" -eq "$first_rows" ] || die "first run: $(landed) rows, want $first_rows"
+# The store holds the last checkpoint: its id and every partition's offset.
+$KEDGE checkpoint show -c "$T/kedge.conf" >"$T/show"
+grep -q '^record [0-9]*:$' "$T/show" || die "checkpoint show: $(cat "$T/show")"
+[ "$(grep -c '^part access [0-3] [0-9]*$' "$T/show")" -eq $P ] ||
+	die "checkpoint show lacks partitions: $(cat "$T/show")"
 
 # The second half, line i to partition i % P as gen_nginx expects.
 p=0
@@ -70,4 +75,5 @@ timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run2.log" ||
 landed_rows "$T/warehouse" access | sort >"$T/got"
 sort "$T/expected" >"$T/want"
 same_or_die "$T/want" "$T/got" "the two runs did not land every row exactly once"
+$KEDGE verify "$T/warehouse" || die "kedge verify failed"
 echo "ok: $first_rows rows before SIGTERM, $(wc -l <"$T/want") after the restart"

@@ -1,0 +1,84 @@
+/*
+ * journal: what a part file holds, kept beside it in the spool as
+ * ".<name>.journal", so that the file can be cut back to any checkpoint and
+ * described exactly, whatever crashed when.  Lines of text:
+ *
+ *   o A B           records A..B (inclusive) have their first row here
+ *   e A B           records A..B produced no row; attributed here
+ *   s A B           records A..B have further rows here, their first elsewhere
+ *   r TABLE A B     records A..B, meant for TABLE, are rejected here
+ *   m ID LEN ROWS   checkpoint ID sealed the file at LEN bytes and ROWS rows;
+ *                   the o/e/s lines above belong to it
+ *
+ * Ranges are kept in memory until the next seal, merged as they grow, then
+ * appended with the mark and fsynced.  A line cut by a crash after the last
+ * mark is ignored, as is everything after the mark a recovery keeps.
+ *
+ * The same journal, read back, becomes the file's sidecar ".<name>.json"
+ * (the format is in docs/output.md) when the file is released.
+ */
+#ifndef KEDGE_JOURNAL_H
+#define KEDGE_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum journal_kind {
+	JOURNAL_OFFSETS,
+	JOURNAL_EMPTY,
+	JOURNAL_SPILL,
+	JOURNAL_REJECTED
+};
+
+struct journal;
+
+/* Creates (truncating) the journal at path.  Returns NULL with a sentence
+ * in err. */
+struct journal *journal_create(const char *path, char *err, size_t errlen);
+void journal_close(struct journal *j); /* accepts NULL; writes nothing */
+
+/* Notes that record `offset` is of the given kind in this file; table names
+ * the table a JOURNAL_REJECTED record was meant for (NULL otherwise) and
+ * must outlive the journal.  Returns 0 or -ENOMEM. */
+int journal_add(struct journal *j, enum journal_kind kind, const char *table,
+    int64_t offset);
+
+/* Appends what was noted since the last seal and the mark "m id len rows",
+ * then fsyncs.  Returns 0 or -errno with a sentence in err. */
+int journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
+    char *err, size_t errlen);
+
+/* Returns 1 when offsets were noted since the last seal. */
+int journal_dirty(const struct journal *j);
+
+/* What a journal says about its file at the last mark with an id <= upto. */
+struct journal_state {
+	int found;             /* 0: no such mark (the file holds nothing decided) */
+	uint64_t len;          /* bytes */
+	uint64_t rows;
+	uint64_t journal_len;  /* bytes of the journal up to that mark */
+};
+
+/* Reads the journal at path up to the last mark with id <= upto.  Returns 0
+ * or -errno with a sentence in err. */
+int journal_read(const char *path, uint64_t upto, struct journal_state *st,
+    char *err, size_t errlen);
+
+/* Writes the sidecar of a part file from its journal cut at st (see
+ * journal_read): sidecar_path gets the JSON, written through a temporary
+ * file and fsynced.  The descriptive fields are given by the caller.
+ * Returns 0 or -errno with a sentence in err. */
+struct journal_file_info {
+	const char *table;
+	const char *topic;
+	int32_t partition;
+	const char *host;
+	int64_t first_offset;
+	const char *format;
+	const char *codec;
+};
+int journal_write_sidecar(const char *journal_path,
+    const struct journal_state *st, const struct journal_file_info *info,
+    const char *sidecar_path, char *err, size_t errlen);
+
+#endif /* KEDGE_JOURNAL_H */

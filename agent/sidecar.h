@@ -1,0 +1,68 @@
+/*
+ * sidecar: the description of one landed part file, `.<name>.json` next to
+ * `<name>`: one JSON object on one line, the contract between the writer and
+ * `kedge verify`.  For example:
+ *
+ *   {"kedge":1,"table":"access","topic":"nginx-access","partition":3,
+ *    "host":"edge01","first_offset":120000,"rows":1234,"bytes":56789,
+ *    "format":"hive-text","codec":"gzip","offsets":[[120000,120180]],
+ *    "empty":[],"spill":[]}
+ *
+ * Ranges are inclusive [first,last] record offsets.  A file of the rejects
+ * table has empty "offsets", "empty" and "spill" and instead "rejected":
+ * {"<table>":[ranges], ...}, the records it rejects for each table.
+ *
+ * The parser is strict on purpose: an unknown or repeated key, a missing
+ * one, a fraction, ranges out of order are all errors, because verify must
+ * notice when the writer and it stop agreeing on the format.
+ */
+#ifndef KEDGE_SIDECAR_H
+#define KEDGE_SIDECAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec.h"
+#include "format.h"
+
+#define SIDECAR_VERSION 1
+
+struct sidecar_range {
+	int64_t first, last; /* inclusive */
+};
+
+/* Ascending and non-overlapping, as the format requires. */
+struct sidecar_ranges {
+	struct sidecar_range *v;
+	size_t n, cap;
+};
+
+struct sidecar_rejected {
+	char *table;
+	struct sidecar_ranges ranges;
+};
+
+struct sidecar {
+	int64_t version;
+	char *table, *topic, *host;
+	int64_t partition;          /* 0..INT32_MAX */
+	int64_t first_offset, rows, bytes;
+	enum format_kind format;
+	enum codec_kind codec;
+	struct sidecar_ranges offsets, empty, spill;
+	struct sidecar_rejected *rejected; /* rejects files only */
+	size_t nrejected;
+};
+
+/* Parses text[0..len) into *sc, which the caller zeroed.  Returns 0, or
+ * -EINVAL with the first problem and its column in err, or -ENOMEM.  On
+ * failure *sc may hold part of the result: sidecar_free() it either way. */
+int sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
+    size_t errlen);
+/* Frees what *sc holds and zeroes it.  Accepts a zeroed sidecar. */
+void sidecar_free(struct sidecar *sc);
+
+/* Number of offsets in the ranges, saturated at UINT64_MAX. */
+uint64_t sidecar_ranges_count(const struct sidecar_ranges *r);
+
+#endif /* KEDGE_SIDECAR_H */

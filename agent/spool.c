@@ -1,0 +1,235 @@
+#include "spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "journal.h"
+
+/* Removes suffix from the end of s when it is there; returns 1 if it was. */
+static int
+spool_strip(char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	if (n <= m || strcmp(s + n - m, suffix) != 0)
+		return 0;
+	s[n - m] = '\0';
+	return 1;
+}
+
+int
+spool_name_parse(const char *name, struct spool_name *out)
+{
+	char buf[NAME_MAX + 1], *p, *q, *end;
+
+	if (strlen(name) >= sizeof(buf) || name[0] == '.')
+		return -EINVAL;
+	strcpy(buf, name);
+	out->codec = spool_strip(buf, ".gz") ? "gzip" :
+	    spool_strip(buf, ".zst") ? "zstd" : "none";
+	if (spool_strip(buf, ".txt"))
+		out->format = "hive-text";
+	else if (spool_strip(buf, ".jsonl"))
+		out->format = "jsonl";
+	else
+		return -EINVAL;
+	/* topic+partition+first+host: no '+' in topics or hosts */
+	if ((p = strchr(buf, '+')) == NULL || (q = strchr(p + 1, '+')) == NULL ||
+	    (end = strchr(q + 1, '+')) == NULL || strchr(end + 1, '+') != NULL)
+		return -EINVAL;
+	*p = *q = *end = '\0';
+	if ((size_t)(p - buf) >= sizeof(out->topic) || buf[0] == '\0' ||
+	    end[1] == '\0' || strlen(end + 1) >= sizeof(out->host))
+		return -EINVAL;
+	strcpy(out->topic, buf);
+	strcpy(out->host, end + 1);
+	errno = 0;
+	out->partition = (int32_t)strtol(p + 1, &p, 10);
+	out->first_offset = strtoll(q + 1, &q, 10);
+	if (errno != 0 || *p != '\0' || *q != '\0')
+		return -EINVAL;
+	return 0;
+}
+
+/* Cuts the file at path to len bytes and makes that durable. */
+static int
+spool_cut(const char *path, uint64_t len, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if ((uint64_t)st.st_size < len) {
+		snprintf(err, errlen, "%s holds %lld bytes, fewer than the %" PRIu64
+		    " its checkpoint recorded", path, (long long)st.st_size, len);
+		r = -EIO;
+		goto close;
+	}
+	if (((uint64_t)st.st_size > len && ftruncate(fd, (off_t)len) < 0) ||
+	    fsync(fd) < 0)
+		r = -errno;
+close:
+	close(fd);
+out:
+	if (r < 0 && r != -EIO)
+		snprintf(err, errlen, "cannot cut %s back: %s", path, strerror(-r));
+	return r;
+}
+
+int
+spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
+    char *err, size_t errlen)
+{
+	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX];
+	char ready[PATH_MAX], ready_sidecar[PATH_MAX], table[256];
+	const char *name = strrchr(rel, '/'), *slash = strchr(rel, '/');
+	int dirlen = name ? (int)(name - rel) : 0;
+	struct journal_file_info info;
+	struct journal_state st;
+	struct spool_name sn;
+	int r;
+
+	name = name ? name + 1 : rel;
+	if (spool_name_parse(name, &sn) < 0 || slash == NULL ||
+	    (size_t)(slash - rel) >= sizeof(table)) {
+		snprintf(err, errlen, "%s/open/%s is not a part file", spool_dir, rel);
+		return -EINVAL;
+	}
+	snprintf(table, sizeof(table), "%.*s", (int)(slash - rel), rel);
+	if ((size_t)snprintf(data, sizeof(data), "%s/open/%s", spool_dir, rel) >=
+	    sizeof(data) ||
+	    (size_t)snprintf(journal, sizeof(journal), "%s/open/%.*s/.%s.journal",
+	    spool_dir, dirlen, rel, name) >= sizeof(journal) ||
+	    (size_t)snprintf(sidecar, sizeof(sidecar), "%s/open/%.*s/.%s.json",
+	    spool_dir, dirlen, rel, name) >= sizeof(sidecar) ||
+	    (size_t)snprintf(ready, sizeof(ready), "%s/ready/%s", spool_dir, rel) >=
+	    sizeof(ready) ||
+	    (size_t)snprintf(ready_sidecar, sizeof(ready_sidecar),
+	    "%s/ready/%.*s/.%s.json", spool_dir, dirlen, rel, name) >=
+	    sizeof(ready_sidecar)) {
+		snprintf(err, errlen, "%s/open/%s: path too long", spool_dir, rel);
+		return -ENAMETOOLONG;
+	}
+	memset(&st, 0, sizeof(st));
+	if (access(journal, F_OK) == 0 &&
+	    (r = journal_read(journal, upto, &st, err, errlen)) < 0)
+		return r;
+	if (!st.found) {
+		/* nothing in it was ever decided: its records are read again */
+		unlink(data);
+		unlink(journal);
+		return 0;
+	}
+	if ((r = spool_cut(data, st.len, err, errlen)) < 0)
+		return r;
+	info = (struct journal_file_info){ table, sn.topic, sn.partition,
+	    sn.host, sn.first_offset, sn.format, sn.codec };
+	if ((r = journal_write_sidecar(journal, &st, &info, sidecar, err,
+	    errlen)) < 0)
+		return r;
+	if ((r = fs_rename_durable(sidecar, ready_sidecar)) < 0 ||
+	    (r = fs_rename_durable(data, ready)) < 0) {
+		snprintf(err, errlen, "cannot move %s to %s/ready: %s", data,
+		    spool_dir, strerror(-r));
+		return r;
+	}
+	unlink(journal);
+	return 1;
+}
+
+struct spool_walk {
+	const char *spool_dir;
+	spool_decide_fn *decide;
+	void *arg;
+	struct spool_recovery *out;
+	int hidden;            /* second pass: remove what is left */
+	void (*list)(const char *topic, int32_t partition, void *arg);
+	char *err;
+	size_t errlen;
+};
+
+static int
+spool_walk_dir(struct spool_walk *sw, const char *rel)
+{
+	char dir[PATH_MAX], sub[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	snprintf(dir, sizeof(dir), "%s/open%s%s", sw->spool_dir, rel[0] ? "/" : "",
+	    rel);
+	if ((d = opendir(dir)) == NULL)
+		return errno == ENOENT ? 0 : -errno;
+	while (r >= 0 && (de = readdir(d)) != NULL) {
+		struct spool_name sn;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel,
+		    rel[0] ? "/" : "", de->d_name) >= sizeof(sub))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			r = spool_walk_dir(sw, sub);
+		} else if (sw->hidden) {
+			unlinkat(dirfd(d), de->d_name, 0);
+		} else if (sw->list != NULL) {
+			if (spool_name_parse(de->d_name, &sn) == 0)
+				sw->list(sn.topic, sn.partition, sw->arg);
+		} else if (spool_name_parse(de->d_name, &sn) == 0) {
+			r = spool_finalize(sw->spool_dir, sub,
+			    sw->decide(sn.topic, sn.partition, sw->arg), sw->err,
+			    sw->errlen);
+			if (r == 1)
+				sw->out->kept++;
+			else if (r == 0)
+				sw->out->deleted++;
+		}
+	}
+	closedir(d);
+	if (r == 0 && sw->hidden && rel[0] != '\0')
+		rmdir(dir);
+	return r < 0 ? r : 0;
+}
+
+int
+spool_list(const char *spool_dir,
+    void (*fn)(const char *topic, int32_t partition, void *arg), void *arg)
+{
+	struct spool_walk sw = { spool_dir, NULL, arg, NULL, 0, fn, NULL, 0 };
+
+	return spool_walk_dir(&sw, "");
+}
+
+int
+spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
+    struct spool_recovery *out, char *err, size_t errlen)
+{
+	struct spool_walk sw = { spool_dir, decide, arg, out, 0, NULL, err,
+	    errlen };
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = spool_walk_dir(&sw, "")) < 0) {
+		if (err[0] == '\0')
+			snprintf(err, errlen, "cannot read %s/open: %s", spool_dir,
+			    strerror(-r));
+		return r;
+	}
+	sw.hidden = 1;
+	return spool_walk_dir(&sw, "");
+}

@@ -1,0 +1,62 @@
+/*
+ * spool: the part files between the writer and the publisher, and what
+ * becomes of them after a crash.
+ *
+ *   <spool>/open/<table>/dt=../hr=../<name>            being written
+ *   <spool>/open/<table>/dt=../hr=../.<name>.journal   what it holds (journal.h)
+ *   <spool>/ready/<table>/dt=../hr=../.<name>.json     its sidecar, and
+ *   <spool>/ready/<table>/dt=../hr=../<name>           the file, decided
+ *
+ * <name> is <topic>+<partition>+<first offset>+<host>.<txt|jsonl>[.gz|.zst].
+ * Finalizing a file cuts it back to a checkpoint, writes its sidecar from
+ * its journal and moves both to ready/ (sidecar first, so the file never
+ * goes without it); a file holding nothing decided is deleted.
+ */
+#ifndef KEDGE_SPOOL_H
+#define KEDGE_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a part file's name says. */
+struct spool_name {
+	char topic[256];
+	int32_t partition;
+	int64_t first_offset;
+	char host[256];
+	const char *format;   /* "hive-text" or "jsonl" */
+	const char *codec;    /* "none", "gzip" or "zstd" */
+};
+
+/* Parses a part file name.  Returns 0, or -EINVAL when it is not one. */
+int spool_name_parse(const char *name, struct spool_name *out);
+
+/* Finalizes <spool>/open/<rel> (rel = <table>/dt=../hr=../<name>) at the
+ * last checkpoint with an id <= upto.  Returns 1 when the file was moved to
+ * ready/, 0 when it held nothing decided and was deleted, or -errno with a
+ * sentence in err. */
+int spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
+    char *err, size_t errlen);
+
+/* The checkpoint up to which a partition's rows are decided. */
+typedef uint64_t (spool_decide_fn)(const char *topic, int32_t partition,
+    void *arg);
+
+struct spool_recovery {
+	unsigned kept;        /* files cut back (or whole) and moved to ready */
+	unsigned deleted;     /* files that held nothing decided */
+};
+
+/* Calls fn for every part file left in <spool>/open (a partition can come
+ * more than once).  Returns 0 or -errno. */
+int spool_list(const char *spool_dir,
+    void (*fn)(const char *topic, int32_t partition, void *arg), void *arg);
+
+/* After a crash: finalizes every file left in <spool>/open at what decide
+ * says for its partition, and removes what belongs to no file (journals
+ * without their file, half-written sidecars).  Returns 0 or -errno with a
+ * sentence in err. */
+int spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
+    struct spool_recovery *out, char *err, size_t errlen);
+
+#endif /* KEDGE_SPOOL_H */

@@ -1,0 +1,541 @@
+#include "twopc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checkpoint/ckpt.h"
+#include "checkpoint/store.h"
+#include "crash.h"
+#include "fsutil.h"
+#include "log.h"
+#include "spool.h"
+
+#define TWOPC_STORE_DIR "checkpoint"
+#define TWOPC_MARKERS "_kedge/takeover"
+
+/* A partition's decided checkpoint, as recovery found it. */
+struct twopc_decision {
+	char *topic;
+	int32_t partition;
+	uint64_t id;
+};
+
+struct twopc {
+	const struct conf *conf;
+	struct writer **writers;
+	size_t nwriters;
+	struct ckpt_store *store;
+	struct ckpt_record sealed;      /* the last sealed checkpoint */
+	uint64_t decided_id;            /* the last decided one */
+	int undecided;                  /* sealed is waiting for its decision */
+	struct ckpt_record recovered;   /* what the store held at start */
+	struct twopc_decision *decisions;
+	size_t ndecisions;
+};
+
+struct twopc *
+twopc_new(const struct conf *c, struct writer **writers, size_t nwriters,
+    char *err, size_t errlen)
+{
+	struct twopc *t;
+	char dir[PATH_MAX];
+
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->conf = c;
+	t->writers = writers;
+	t->nwriters = nwriters;
+	snprintf(dir, sizeof(dir), "%s/" TWOPC_STORE_DIR, c->output.spool_dir);
+	if ((t->store = ckpt_store_open(dir, err, errlen)) == NULL) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void
+twopc_forget_decisions(struct twopc *t)
+{
+	for (size_t i = 0; i < t->ndecisions; i++)
+		free(t->decisions[i].topic);
+	free(t->decisions);
+	t->decisions = NULL;
+	t->ndecisions = 0;
+}
+
+void
+twopc_free(struct twopc *t)
+{
+	if (t == NULL)
+		return;
+	ckpt_store_close(t->store);
+	ckpt_record_clear(&t->sealed);
+	ckpt_record_clear(&t->recovered);
+	twopc_forget_decisions(t);
+	free(t);
+}
+
+/* The path of the takeover marker of (host, topic, partition). */
+static void
+twopc_marker_path(const struct twopc *t, const char *host, const char *topic,
+    int32_t partition, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/" TWOPC_MARKERS "/%s/%s+%" PRId32,
+	    t->conf->output.local_dir, host, topic, partition);
+}
+
+/* Reads the checkpoint id a takeover marker holds, or 0. */
+static uint64_t
+twopc_marker_read(const struct twopc *t, const char *topic, int32_t partition)
+{
+	char path[PATH_MAX];
+	unsigned long long id = 0;
+	FILE *fp;
+
+	twopc_marker_path(t, t->conf->output.host, topic, partition, path,
+	    sizeof(path));
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	if (fscanf(fp, "%llu", &id) != 1)
+		id = 0;
+	fclose(fp);
+	return id;
+}
+
+/* Adds a partition to the decisions to make, once. */
+static void
+twopc_want(const char *topic, int32_t partition, void *arg)
+{
+	struct twopc *t = arg;
+	struct twopc_decision *d;
+
+	for (size_t i = 0; i < t->ndecisions; i++)
+		if (t->decisions[i].partition == partition &&
+		    strcmp(t->decisions[i].topic, topic) == 0)
+			return;
+	d = realloc(t->decisions, (t->ndecisions + 1) * sizeof(*d));
+	if (d == NULL || (d[t->ndecisions].topic = strdup(topic)) == NULL) {
+		if (d != NULL)
+			t->decisions = d;
+		return; /* short of memory: that partition decides nothing */
+	}
+	t->decisions = d;
+	d[t->ndecisions].partition = partition;
+	d[t->ndecisions].id = 0;
+	t->ndecisions++;
+}
+
+/* Works out the decided checkpoint of every partition that has files in the
+ * spool or is in the recovered record: from the group's committed metadata
+ * when it is ours, else from the takeover marker its new owner left. */
+static int
+twopc_decide_from_group(struct twopc *t, struct source *src)
+{
+	struct source_committed *got = NULL;
+	const char **topics = NULL;
+	int32_t *parts = NULL;
+	char err[512], host[256];
+	size_t n;
+	int r = -1;
+
+	for (size_t i = 0; i < t->recovered.nparts; i++)
+		twopc_want(t->recovered.parts[i].topic,
+		    t->recovered.parts[i].partition, t);
+	spool_list(t->conf->output.spool_dir, twopc_want, t);
+	if ((n = t->ndecisions) == 0)
+		return 0;
+	got = calloc(n, sizeof(*got));
+	topics = calloc(n, sizeof(*topics));
+	parts = calloc(n, sizeof(*parts));
+	if (got == NULL || topics == NULL || parts == NULL) {
+		log_errx("checkpoint: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		topics[i] = t->decisions[i].topic;
+		parts[i] = t->decisions[i].partition;
+	}
+	if (source_committed(src, topics, parts, n, got, err, sizeof(err)) < 0) {
+		log_errx("checkpoint: %s; not reading until the group answers, "
+		    "so that nothing is kept or dropped by guess", err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t md_id = 0;
+		int ours = ckpt_metadata_parse(got[i].metadata,
+		    strlen(got[i].metadata), host, sizeof(host), &md_id) == 0 &&
+		    strcmp(host, t->conf->output.host) == 0;
+
+		t->decisions[i].id = ours ? md_id :
+		    twopc_marker_read(t, topics[i], parts[i]);
+		log_info("checkpoint: %s [%" PRId32 "] committed at %" PRId64
+		    " (%s): decided up to checkpoint %" PRIu64, topics[i], parts[i],
+		    got[i].offset, got[i].metadata[0] ? got[i].metadata :
+		    "no metadata", t->decisions[i].id);
+	}
+	r = 0;
+out:
+	free(got);
+	free(topics);
+	free(parts);
+	return r;
+}
+
+static uint64_t
+twopc_decide(const char *topic, int32_t partition, void *arg)
+{
+	struct twopc *t = arg;
+
+	for (size_t i = 0; i < t->ndecisions; i++)
+		if (t->decisions[i].partition == partition &&
+		    strcmp(t->decisions[i].topic, topic) == 0)
+			return t->decisions[i].id;
+	/* not in the record: opened after the last seal, nothing decided */
+	return 0;
+}
+
+/* Removes this host's takeover markers: recovery has used them. */
+static void
+twopc_markers_clear(const struct twopc *t)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/" TWOPC_MARKERS "/%s",
+	    t->conf->output.local_dir, t->conf->output.host);
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+/* Reads the store; a damaged or missing record is said, never guessed. */
+static int
+twopc_read_store(struct twopc *t, int grouped)
+{
+	struct buf payload = { 0 };
+	char note[1024] = "", err[512];
+	uint64_t id;
+	int r;
+
+	r = ckpt_store_read(t->store, &payload, &id, note, sizeof(note));
+	if (note[0] != '\0')
+		log_warnx("checkpoint: %s", note);
+	if (r == 0 && ckpt_record_decode(payload.data, payload.len,
+	    &t->recovered, err, sizeof(err)) < 0) {
+		log_warnx("checkpoint: record %" PRIu64 " cannot be read: %s",
+		    id, err);
+		ckpt_record_clear(&t->recovered);
+		r = -ENOENT;
+	}
+	buf_free(&payload);
+	if (r == -ENOENT) {
+		log_notice("checkpoint: no usable record in %s/" TWOPC_STORE_DIR
+		    "; starting from %s", t->conf->output.spool_dir, grouped ?
+		    "the group's committed offsets" : "kafka.start");
+		return 0;
+	}
+	if (r < 0)
+		log_errx("checkpoint: cannot read the store in %s/" TWOPC_STORE_DIR,
+		    t->conf->output.spool_dir);
+	return r < 0 ? -1 : 1;
+}
+
+int
+twopc_recover(struct twopc *t, struct source *src)
+{
+	struct spool_recovery st;
+	char err[1024] = "";
+	int have;
+
+	if ((have = twopc_read_store(t, source_grouped(src))) < 0)
+		return -1;
+	if (source_grouped(src)) {
+		/* the journals and the group decide, even with the store lost */
+		if (twopc_decide_from_group(t, src) < 0)
+			return -1;
+	} else {
+		/* static: the stored record is the decision, for every partition */
+		for (size_t i = 0; i < t->recovered.nparts; i++)
+			twopc_want(t->recovered.parts[i].topic,
+			    t->recovered.parts[i].partition, t);
+		for (size_t i = 0; i < t->ndecisions; i++)
+			t->decisions[i].id = t->recovered.id;
+	}
+	if (spool_recover(t->conf->output.spool_dir, twopc_decide, t, &st, err,
+	    sizeof(err)) < 0) {
+		log_errx("checkpoint: recovery: %s", err);
+		return -1;
+	}
+	if (st.kept + st.deleted > 0)
+		log_notice("checkpoint: recovered from record %" PRIu64 ": %u "
+		    "file(s) cut back to their decided checkpoint and released, "
+		    "%u with nothing decided removed", t->recovered.id, st.kept,
+		    st.deleted);
+	twopc_markers_clear(t);
+	t->sealed.id = t->decided_id = t->recovered.id;
+	return 0;
+}
+
+int64_t
+twopc_start_at(const char *topic, int32_t partition, void *arg)
+{
+	struct twopc *t = arg;
+
+	for (size_t i = 0; i < t->recovered.nparts; i++)
+		if (t->recovered.parts[i].partition == partition &&
+		    strcmp(t->recovered.parts[i].topic, topic) == 0)
+			return t->recovered.parts[i].next;
+	return -1;
+}
+
+static void
+twopc_record_part(const char *topic, int32_t partition, int64_t next,
+    void *arg)
+{
+	struct ckpt_record *rec = arg;
+
+	if (ckpt_record_add(rec, topic, partition, next) < 0)
+		rec->nparts = SIZE_MAX; /* flagged; checked by the caller */
+}
+
+/* Seal: every row durable and marked with a new id, then the record. */
+static int
+twopc_seal(struct twopc *t, struct source *src)
+{
+	struct buf payload = { 0 };
+	struct timespec now;
+	char err[1024];
+	uint64_t id, now_ms;
+	int r = -1;
+
+	/* ids grow, and stay above any used before a lost store */
+	clock_gettime(CLOCK_REALTIME, &now);
+	now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	id = t->sealed.id + 1 > now_ms ? t->sealed.id + 1 : now_ms;
+	for (size_t i = 0; i < t->nwriters; i++) {
+		if (writer_seal(t->writers[i], id, err, sizeof(err)) < 0) {
+			log_errx("checkpoint %" PRIu64 ": %s; stopping", id, err);
+			return -1;
+		}
+		crash_point("seal-mid");
+	}
+	ckpt_record_clear(&t->sealed);
+	t->sealed.id = id;
+	if ((t->sealed.host = strdup(t->conf->output.host)) == NULL)
+		goto nomem;
+	source_positions(src, twopc_record_part, &t->sealed);
+	if (t->sealed.nparts == SIZE_MAX) {
+		t->sealed.nparts = 0;
+		goto nomem;
+	}
+	if (ckpt_record_encode(&t->sealed, &payload) < 0)
+		goto nomem;
+	if (ckpt_store_write(t->store, payload.data, payload.len, NULL, err,
+	    sizeof(err)) < 0) {
+		log_errx("checkpoint %" PRIu64 ": %s; stopping", id, err);
+		goto out;
+	}
+	t->undecided = 1;
+	crash_point("after-seal");
+	r = 0;
+	goto out;
+nomem:
+	log_errx("checkpoint %" PRIu64 ": out of memory; stopping", id);
+out:
+	buf_free(&payload);
+	return r;
+}
+
+/* Decide: commit the sealed offsets, naming the checkpoint. */
+static int
+twopc_decide_sealed(struct twopc *t, struct source *src)
+{
+	char md[320], err[1024];
+
+	if (ckpt_metadata_format(t->conf->output.host, t->sealed.id, md,
+	    sizeof(md)) < 0 ||
+	    source_commit(src, &t->sealed, md, err, sizeof(err)) < 0) {
+		log_warnx("checkpoint %" PRIu64 ": %s; it stays sealed and the "
+		    "commit is tried again at the next checkpoint", t->sealed.id,
+		    err);
+		return -1;
+	}
+	crash_point("after-commit");
+	t->decided_id = t->sealed.id;
+	t->undecided = 0;
+	return 0;
+}
+
+int
+twopc_checkpoint(struct twopc *t, struct source *src, struct publisher *pub,
+    const char *why)
+{
+	char err[1024];
+	int n = 0, r;
+
+	if (!t->undecided && twopc_seal(t, src) < 0)
+		return -1;
+	if (twopc_decide_sealed(t, src) < 0)
+		return 0;
+	for (size_t i = 0; i < t->nwriters; i++) {
+		if ((r = writer_release(t->writers[i], err, sizeof(err))) < 0) {
+			log_errx("checkpoint %" PRIu64 ": %s; stopping", t->decided_id,
+			    err);
+			return -1;
+		}
+		n += r;
+	}
+	log_debug("checkpoint %" PRIu64 " (%s): %d file(s) ready", t->decided_id,
+	    why, n);
+	if (n > 0)
+		publisher_kick(pub);
+	return 0;
+}
+
+int
+twopc_undecided(const struct twopc *t)
+{
+	return t->undecided;
+}
+
+/* Takes one partition out of the sealed record. */
+static void
+twopc_drop_sealed(struct twopc *t, const char *topic, int32_t partition)
+{
+	for (size_t i = 0; i < t->sealed.nparts; i++) {
+		if (t->sealed.parts[i].partition != partition ||
+		    strcmp(t->sealed.parts[i].topic, topic) != 0)
+			continue;
+		free(t->sealed.parts[i].topic);
+		t->sealed.parts[i] = t->sealed.parts[--t->sealed.nparts];
+		return;
+	}
+}
+
+void
+twopc_give_up(struct twopc *t, const rd_kafka_topic_partition_list_t *parts)
+{
+	char err[1024];
+
+	for (int i = 0; i < parts->cnt; i++) {
+		const char *topic = parts->elems[i].topic;
+		int32_t partition = parts->elems[i].partition;
+
+		for (size_t w = 0; w < t->nwriters; w++)
+			if (writer_discard(t->writers[w], topic, partition,
+			    t->decided_id, err, sizeof(err)) < 0)
+				log_errx("checkpoint: %s", err);
+		twopc_drop_sealed(t, topic, partition);
+	}
+}
+
+/* Writes one takeover marker, durably. */
+static int
+twopc_marker_write(struct twopc *t, const char *host, const char *topic,
+    int32_t partition, uint64_t id)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], text[32];
+	int fd, r = 0;
+
+	twopc_marker_path(t, host, topic, partition, path, sizeof(path));
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s", (int)(strrchr(path, '/') -
+	    path), path) >= sizeof(tmp) || (r = fs_mkdirs(tmp, 0755)) < 0 ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%.4000s.tmp", path) >= sizeof(tmp))
+		return r < 0 ? r : -ENAMETOOLONG;
+	r = snprintf(text, sizeof(text), "%" PRIu64 "\n", id);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return -errno;
+	r = fs_write_all(fd, text, (size_t)r);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	return r < 0 ? r : fs_fsync_parent(path);
+}
+
+void
+twopc_on_assigned(struct twopc *t, struct source *src,
+    const rd_kafka_topic_partition_list_t *parts)
+{
+	struct source_committed *got;
+	const char **topics;
+	int32_t *ids;
+	char err[512], host[256];
+	uint64_t id;
+
+	got = calloc((size_t)parts->cnt + 1, sizeof(*got));
+	topics = calloc((size_t)parts->cnt + 1, sizeof(*topics));
+	ids = calloc((size_t)parts->cnt + 1, sizeof(*ids));
+	if (got == NULL || topics == NULL || ids == NULL)
+		goto out;
+	for (int i = 0; i < parts->cnt; i++) {
+		topics[i] = parts->elems[i].topic;
+		ids[i] = parts->elems[i].partition;
+	}
+	if (source_committed(src, topics, ids, (size_t)parts->cnt, got, err,
+	    sizeof(err)) < 0) {
+		log_warnx("checkpoint: %s; no takeover marker written", err);
+		goto out;
+	}
+	for (int i = 0; i < parts->cnt; i++) {
+		int r;
+		if (ckpt_metadata_parse(got[i].metadata, strlen(got[i].metadata),
+		    host, sizeof(host), &id) < 0 ||
+		    strcmp(host, t->conf->output.host) == 0)
+			continue;
+		if ((r = twopc_marker_write(t, host, topics[i], ids[i], id)) < 0)
+			log_errx("checkpoint: cannot leave %s the takeover marker "
+			    "of %s [%" PRId32 "]: %s", host, topics[i], ids[i],
+			    strerror(-r));
+		else
+			log_info("checkpoint: took %s [%" PRId32 "] over from %s "
+			    "at its checkpoint %" PRIu64, topics[i], ids[i], host, id);
+	}
+out:
+	free(got);
+	free(topics);
+	free(ids);
+}
+
+int
+twopc_show(const struct conf *c, FILE *out)
+{
+	struct buf payload = { 0 };
+	struct ckpt_store *s;
+	char dir[PATH_MAX], note[1024] = "", err[512];
+	uint64_t id;
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/" TWOPC_STORE_DIR, c->output.spool_dir);
+	if ((s = ckpt_store_open(dir, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	r = ckpt_store_read(s, &payload, &id, note, sizeof(note));
+	fprintf(out, "store: %s\n", dir);
+	if (note[0] != '\0')
+		fprintf(out, "note: %s\n", note);
+	if (r == 0)
+		fprintf(out, "record %" PRIu64 ":\n%.*s", id, (int)payload.len,
+		    payload.data);
+	else
+		fprintf(out, "no usable record\n");
+	buf_free(&payload);
+	ckpt_store_close(s);
+	return r == 0 || r == -ENOENT ? 0 : 1;
+}

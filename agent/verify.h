@@ -1,0 +1,41 @@
+/*
+ * verify: the exactly-once invariant, checked over landed files alone
+ * (`kedge verify DIR`, DIR being output.local_dir).  Every part file under
+ * DIR/<table>/dt=../hr=../ is read against its sidecar (see sidecar.h):
+ *
+ *  - every part file has its sidecar `.<name>.json` and every sidecar its
+ *    part file, and the sidecar parses;
+ *  - the name <topic>+<partition>+<first offset>+<host>.<ext> and the
+ *    table directory agree with the sidecar;
+ *  - the file decodes whole (every gzip member, every zstd frame), ends
+ *    with a line end, holds "rows" lines and "bytes" bytes, and at least one
+ *    row for each record it claims or spills (a rejects file: exactly one
+ *    row per rejected record);
+ *  - per (table, topic, partition), the "offsets" and "empty" ranges of the
+ *    table's files and the "rejected" ranges of the rejects files for that
+ *    table never overlap (a duplicate) and leave no hole between the
+ *    smallest and the largest offset (a gap), and every "spill" range lies
+ *    inside them.
+ *
+ * Hidden names that are not sidecars (`.<name>.tmp` of a copy) and names
+ * starting with '_' in an hour (`_SUCCESS`, `_MANIFEST.json`) are not part
+ * files.  Files are checked in the order of their paths, then the
+ * partitions in the order of (table, topic, partition), so the violation
+ * reported is always the same one.
+ */
+#ifndef KEDGE_VERIFY_H
+#define KEDGE_VERIFY_H
+
+#include <stddef.h>
+
+/* Checks the target directory dir.  Returns 0 when the invariant holds,
+ * with "verify OK: <files> files, <rows> rows, <n> partitions in <tables>
+ * tables" in msg (rows of every part file, rejects included; partitions
+ * are the (table, topic, partition) triples; tables are DIR's table
+ * directories other than _rejects, and tables only the rejects name);
+ * 1 at the first violation, with "verify: <path or partition>: <what is
+ * wrong>" in msg, paths relative to dir; or a negative errno when dir or a
+ * file in it cannot be read, or memory runs out, with the sentence in msg. */
+int verify_check(const char *dir, char *msg, size_t msglen);
+
+#endif /* KEDGE_VERIFY_H */

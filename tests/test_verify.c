@@ -1,0 +1,730 @@
+/*
+ * verify: small target trees, written here with zlib and libzstd and
+ * sidecars by hand, checked whole.  A good tree (several tables, codecs,
+ * members and frames, a reject filling a gap, a spill, hidden and '_'
+ * files beside the part files) passes with its counts; each planted fault
+ * (a duplicate, a gap, a truncated or corrupt stream, rows or bytes that
+ * disagree, a lone part file or sidecar, a reject over a data file, an
+ * uncovered spill, a malformed sidecar, a name or table that disagrees)
+ * fails with the one line that names it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include "buf.h"
+#include "codec.h"
+#include "fsutil.h"
+#include "sidecar.h"
+#include "testlib.h"
+#include "verify.h"
+
+#define H22 "dt=20261129/hr=22"
+#define H23 "dt=20261129/hr=23"
+
+/* One part file and its sidecar, as the writer would land them. */
+struct part {
+	const char *table, *hour, *topic;
+	int partition;
+	long long first;
+	const char *host;
+	enum codec_kind codec;
+	int rows;
+	int members;              /* gzip members or zstd frames; 0: one */
+	const char *offsets, *empty, *spill; /* JSON arrays; NULL: [] */
+	const char *rejected;     /* JSON object, rejects files only */
+	int jsonl;
+	int rows_lie, bytes_lie;  /* added to the true counts in the sidecar */
+};
+
+enum { P_GZ, P_ZST, P_REJ, P_T4A, P_T4B, P_WEB, NGOOD };
+
+/* access t[3]: 100..149 (gz), 150..169 and 171..199 with 200..201 empty
+ * (zst), 170 rejected; access t[4]: 0..9, then 10..19 in a file that also
+ * holds more rows of record 9 (a spill); web t[3]: 100..201 but 120,
+ * rejected.  The one rejects file holds both rejects. */
+static const struct part good[NGOOD] = {
+	[P_GZ] = { "access", H22, "t", 3, 100, "h", CODEC_GZIP, 60, 3,
+	    "[[100,149]]", NULL, NULL, NULL, 0, 0, 0 },
+	[P_ZST] = { "access", H23, "t", 3, 150, "h", CODEC_ZSTD, 49, 2,
+	    "[[150,169],[171,199]]", "[[200,201]]", NULL, NULL, 0, 0, 0 },
+	[P_REJ] = { "_rejects", H23, "t", 3, 120, "h", CODEC_NONE, 2, 0,
+	    NULL, NULL, NULL, "{\"access\":[[170,170]],\"web\":[[120,120]]}",
+	    0, 0, 0 },
+	[P_T4A] = { "access", H23, "t", 4, 0, "h", CODEC_NONE, 10, 0,
+	    "[[0,9]]", NULL, NULL, NULL, 0, 0, 0 },
+	[P_T4B] = { "access", H22, "t", 4, 9, "h", CODEC_GZIP, 12, 0,
+	    "[[10,19]]", NULL, "[[9,9]]", NULL, 0, 0, 0 },
+	[P_WEB] = { "web", H23, "t", 3, 100, "h", CODEC_ZSTD, 101, 2,
+	    "[[100,119],[121,201]]", NULL, NULL, NULL, 1, 0, 0 },
+};
+#define GOOD_OK "verify OK: 6 files, 234 rows, 3 partitions in 2 tables"
+
+struct fixture {
+	char root[64];          /* the mkdtemp directory, removed at the end */
+	char rel[NGOOD][256];   /* each good part file, relative to root */
+};
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	strcpy(f->root, "/tmp/kedge-test-verify.XXXXXX");
+	assert_non_null(mkdtemp(f->root));
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+	free(f);
+	return 0;
+}
+
+static void
+path_in(const struct fixture *f, const char *rel, char *out, size_t outlen)
+{
+	assert_true((size_t)snprintf(out, outlen, "%s/%s", f->root, rel) <
+	    outlen);
+}
+
+/* The sidecar's path of part file rel: .<name>.json beside it. */
+static void
+sidecar_rel(const char *rel, char *out, size_t outlen)
+{
+	const char *slash = strrchr(rel, '/');
+
+	assert_non_null(slash);
+	assert_true((size_t)snprintf(out, outlen, "%.*s/.%s.json",
+	    (int)(slash - rel), rel, slash + 1) < outlen);
+}
+
+static void
+put_file(const struct fixture *f, const char *rel, const void *data,
+    size_t len)
+{
+	char path[512], dir[512];
+	int fd;
+
+	path_in(f, rel, path, sizeof(path));
+	strcpy(dir, path);
+	*strrchr(dir, '/') = '\0';
+	assert_int_equal(fs_mkdirs(dir, 0755), 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fs_write_all(fd, data, len), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+static void
+put_text(const struct fixture *f, const char *rel, const char *text)
+{
+	put_file(f, rel, text, strlen(text));
+}
+
+static void
+remove_rel(const struct fixture *f, const char *rel)
+{
+	char path[512];
+
+	path_in(f, rel, path, sizeof(path));
+	assert_int_equal(unlink(path), 0);
+}
+
+static void
+gzip_member(struct buf *out, const char *in, size_t len)
+{
+	z_stream zs;
+	uLong bound;
+
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8,
+	    Z_DEFAULT_STRATEGY), Z_OK);
+	bound = deflateBound(&zs, (uLong)len) + 32;
+	assert_return_code(buf_reserve(out, bound), 0);
+	zs.next_in = (Bytef *)(uintptr_t)in;
+	zs.avail_in = (uInt)len;
+	zs.next_out = (Bytef *)out->data + out->len;
+	zs.avail_out = (uInt)bound;
+	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	out->len += bound - zs.avail_out;
+	deflateEnd(&zs);
+}
+
+static void
+zstd_frame(struct buf *out, const char *in, size_t len)
+{
+	size_t bound = ZSTD_compressBound(len), n;
+
+	assert_return_code(buf_reserve(out, bound), 0);
+	n = ZSTD_compress(out->data + out->len, bound, in, len, 3);
+	assert_false(ZSTD_isError(n));
+	out->len += n;
+}
+
+/* Lands p under the fixture's root with a sidecar that tells the truth
+ * (but for rows_lie and bytes_lie); its path relative to root goes to
+ * rel.  Rows carry random hex so that big files stay big compressed. */
+static void
+put_part(const struct fixture *f, const struct part *p, char *rel,
+    size_t rellen)
+{
+	struct buf text = { 0 }, data = { 0 };
+	uint64_t seed = (uint64_t)p->first * 131 + (uint64_t)p->partition;
+	int members = p->members > 0 ? p->members : 1;
+	char line[128], side[512], json[2048];
+
+	for (int i = 0; i < p->rows; i++) {
+		int n = snprintf(line, sizeof(line), "%s\001%lld\001%016llx\n",
+		    p->topic, p->first + i,
+		    (unsigned long long)splitmix64(&seed));
+		assert_return_code(buf_append(&text, line, (size_t)n), 0);
+	}
+	for (int m = 0; m < members; m++) {
+		size_t a = text.len * (size_t)m / (size_t)members;
+		size_t b = text.len * (size_t)(m + 1) / (size_t)members;
+
+		if (p->codec == CODEC_GZIP)
+			gzip_member(&data, text.data + a, b - a);
+		else if (p->codec == CODEC_ZSTD)
+			zstd_frame(&data, text.data + a, b - a);
+		else
+			assert_return_code(buf_append(&data, text.data + a,
+			    b - a), 0);
+	}
+	assert_true((size_t)snprintf(rel, rellen, "%s/%s/%s+%d+%lld+%s.%s%s",
+	    p->table, p->hour, p->topic, p->partition, p->first, p->host,
+	    p->jsonl ? "jsonl" : "txt", codec_kind_ext(p->codec)) < rellen);
+	put_file(f, rel, data.data, data.len);
+	snprintf(json, sizeof(json), "{\"kedge\":1,\"table\":\"%s\","
+	    "\"topic\":\"%s\",\"partition\":%d,\"host\":\"%s\","
+	    "\"first_offset\":%lld,\"rows\":%d,\"bytes\":%zu,"
+	    "\"format\":\"%s\",\"codec\":\"%s\",\"offsets\":%s,\"empty\":%s,"
+	    "\"spill\":%s%s%s}\n", p->table, p->topic, p->partition, p->host,
+	    p->first, p->rows + p->rows_lie, data.len + (size_t)p->bytes_lie,
+	    p->jsonl ? "jsonl" : "hive-text",
+	    p->codec == CODEC_GZIP ? "gzip" : p->codec == CODEC_ZSTD ?
+	    "zstd" : "none", p->offsets ? p->offsets : "[]",
+	    p->empty ? p->empty : "[]", p->spill ? p->spill : "[]",
+	    p->rejected ? ",\"rejected\":" : "",
+	    p->rejected ? p->rejected : "");
+	sidecar_rel(rel, side, sizeof(side));
+	put_text(f, side, json);
+	buf_free(&text);
+	buf_free(&data);
+}
+
+/* The good tree, with what verify must pass over: '_' and hidden files in
+ * an hour, a hidden top-level directory, a stray file and directory in a
+ * table that are not days. */
+static void
+put_good(struct fixture *f)
+{
+	for (int i = 0; i < NGOOD; i++)
+		put_part(f, &good[i], f->rel[i], sizeof(f->rel[i]));
+	put_text(f, "access/" H23 "/_SUCCESS", "");
+	put_text(f, "access/" H23 "/_MANIFEST.json", "{\"not\":\"a part\"}");
+	put_text(f, "access/" H23 "/.t+3+999+h.txt.gz.tmp", "half a copy");
+	put_text(f, "access/" H23 "/.t+3+999+h.txt.gz.json.tmp", "{");
+	put_text(f, ".trash/" H23 "/x.txt", "junk\n");
+	put_text(f, "access/README", "not a part file\n");
+	put_text(f, "access/tmp/hr=01/x.txt", "junk\n");
+}
+
+static void
+put_sidecar_of(const struct fixture *f, int which, const char *json)
+{
+	char side[512];
+
+	sidecar_rel(f->rel[which], side, sizeof(side));
+	put_text(f, side, json);
+}
+
+static void
+assert_verify(const struct fixture *f, int want_r, const char *want)
+{
+	char msg[4096];
+	int r = verify_check(f->root, msg, sizeof(msg));
+
+	if (r != want_r || strstr(msg, want) == NULL)
+		fail_msg("verify returned %d, \"%s\"; want %d, \"%s\"", r, msg,
+		    want_r, want);
+}
+
+static void
+assert_ok(const struct fixture *f, const char *want)
+{
+	char msg[4096];
+	int r = verify_check(f->root, msg, sizeof(msg));
+
+	if (r != 0 || strcmp(msg, want) != 0)
+		fail_msg("verify returned %d, \"%s\"; want 0, \"%s\"", r, msg,
+		    want);
+}
+
+/* Passes when "verify: <path of part which>: <what>". */
+static void
+assert_bad_file(const struct fixture *f, const char *rel, const char *what)
+{
+	char want[1024];
+
+	snprintf(want, sizeof(want), "verify: %s: %s", rel, what);
+	assert_verify(f, 1, want);
+}
+
+static void
+test_good_tree(void **state)
+{
+	struct fixture *f = *state;
+
+	put_good(f);
+	assert_ok(f, GOOD_OK);
+}
+
+static void
+test_empty_dir(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_ok(f, "verify OK: 0 files, 0 rows, 0 partitions in 0 tables");
+}
+
+static void
+test_unreadable_dir(void **state)
+{
+	struct fixture *f = *state;
+	char dir[128], msg[512];
+
+	snprintf(dir, sizeof(dir), "%s/nonexistent", f->root);
+	assert_int_equal(verify_check(dir, msg, sizeof(msg)), -ENOENT);
+	assert_non_null(strstr(msg, dir));
+}
+
+static void
+test_duplicate(void **state)
+{
+	struct fixture *f = *state;
+	struct part dup = good[P_ZST];
+	char rel[256], want[1024];
+
+	put_good(f);
+	/* another host landed records 160..165 again */
+	dup.host = "h2";
+	dup.offsets = "[[160,165]]";
+	dup.empty = NULL;
+	dup.rows = 6;
+	put_part(f, &dup, rel, sizeof(rel));
+	snprintf(want, sizeof(want), "verify: %s: offsets 160..165 already "
+	    "in %s (a duplicate)", rel, f->rel[P_ZST]);
+	assert_verify(f, 1, want);
+}
+
+static void
+test_gap_and_reject_filling_it(void **state)
+{
+	struct fixture *f = *state;
+	char side[512];
+
+	put_good(f);
+	sidecar_rel(f->rel[P_REJ], side, sizeof(side));
+	remove_rel(f, f->rel[P_REJ]);
+	remove_rel(f, side);
+	/* access sorts before web, whose 120 is missing too */
+	assert_verify(f, 1, "verify: access t[3]: offsets 170..170 are "
+	    "missing (a gap)");
+	put_part(f, &good[P_REJ], f->rel[P_REJ], sizeof(f->rel[P_REJ]));
+	assert_ok(f, GOOD_OK);
+}
+
+static void
+test_reject_over_data(void **state)
+{
+	struct fixture *f = *state;
+	struct part rj = good[P_REJ];
+	char rel[256], want[1024];
+
+	put_good(f);
+	rj.first = 165;
+	rj.rows = 1;
+	rj.rejected = "{\"access\":[[165,165]]}";
+	put_part(f, &rj, rel, sizeof(rel));
+	snprintf(want, sizeof(want), "verify: %s: offsets 165..165 already "
+	    "in %s (a duplicate)", rel, f->rel[P_ZST]);
+	assert_verify(f, 1, want);
+}
+
+static void
+test_spill_not_covered(void **state)
+{
+	struct fixture *f = *state;
+	struct part sp = good[P_T4B];
+	char rel[256];
+
+	put_good(f);
+	sp.partition = 3;
+	sp.first = 250;
+	sp.rows = 2;
+	sp.offsets = NULL;
+	sp.spill = "[[250,251]]";
+	put_part(f, &sp, rel, sizeof(rel));
+	assert_bad_file(f, rel, "spilled offsets 250..251 have their first "
+	    "row in no file of access");
+}
+
+static void
+truncate_rel(const struct fixture *f, const char *rel, off_t cut)
+{
+	char path[512];
+	struct stat st;
+
+	path_in(f, rel, path, sizeof(path));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size - cut), 0);
+}
+
+static void
+test_truncated_gzip(void **state)
+{
+	struct fixture *f = *state;
+
+	put_good(f);
+	truncate_rel(f, f->rel[P_GZ], 10);
+	assert_bad_file(f, f->rel[P_GZ], "truncated gzip stream");
+}
+
+static void
+test_truncated_zstd(void **state)
+{
+	struct fixture *f = *state;
+
+	put_good(f);
+	truncate_rel(f, f->rel[P_ZST], 5);
+	assert_bad_file(f, f->rel[P_ZST], "truncated zstd stream");
+}
+
+static void
+test_corrupt_streams(void **state)
+{
+	struct fixture *f = *state;
+	char path[512];
+	FILE *fp;
+
+	put_good(f);
+	path_in(f, f->rel[P_T4B], path, sizeof(path));
+	assert_non_null(fp = fopen(path, "a"));
+	fputs("not gzip", fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_bad_file(f, f->rel[P_T4B], "corrupt gzip stream");
+	put_part(f, &good[P_T4B], f->rel[P_T4B], sizeof(f->rel[P_T4B]));
+	path_in(f, f->rel[P_WEB], path, sizeof(path));
+	assert_non_null(fp = fopen(path, "a"));
+	fputs("not zstd", fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_bad_file(f, f->rel[P_WEB], "corrupt zstd stream");
+}
+
+static void
+test_no_line_end(void **state)
+{
+	struct fixture *f = *state;
+
+	put_good(f);
+	truncate_rel(f, f->rel[P_T4A], 1);
+	assert_bad_file(f, f->rel[P_T4A], "the last row has no line end");
+}
+
+static void
+test_rows_mismatch(void **state)
+{
+	struct fixture *f = *state;
+	struct part p = good[P_ZST];
+
+	put_good(f);
+	p.rows_lie = 1;
+	put_part(f, &p, f->rel[P_ZST], sizeof(f->rel[P_ZST]));
+	assert_bad_file(f, f->rel[P_ZST], "49 rows, its sidecar says 50");
+}
+
+static void
+test_bytes_mismatch(void **state)
+{
+	struct fixture *f = *state;
+	struct part p = good[P_GZ];
+	char want[64];
+	struct stat st;
+	char path[512];
+
+	put_good(f);
+	p.bytes_lie = -1;
+	put_part(f, &p, f->rel[P_GZ], sizeof(f->rel[P_GZ]));
+	path_in(f, f->rel[P_GZ], path, sizeof(path));
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(want, sizeof(want), "%lld bytes, its sidecar says %lld",
+	    (long long)st.st_size, (long long)st.st_size - 1);
+	assert_bad_file(f, f->rel[P_GZ], want);
+}
+
+static void
+test_too_few_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct part p = good[P_ZST], rj = good[P_REJ];
+
+	put_good(f);
+	p.rows = 48;
+	put_part(f, &p, f->rel[P_ZST], sizeof(f->rel[P_ZST]));
+	assert_bad_file(f, f->rel[P_ZST], "48 rows cannot hold the 49 records");
+	put_part(f, &good[P_ZST], f->rel[P_ZST], sizeof(f->rel[P_ZST]));
+	rj.rows = 3;
+	put_part(f, &rj, f->rel[P_REJ], sizeof(f->rel[P_REJ]));
+	assert_bad_file(f, f->rel[P_REJ], "3 rows for 2 rejected records");
+}
+
+static void
+test_part_without_sidecar(void **state)
+{
+	struct fixture *f = *state;
+	char side[512];
+
+	put_good(f);
+	sidecar_rel(f->rel[P_T4B], side, sizeof(side));
+	remove_rel(f, side);
+	assert_bad_file(f, f->rel[P_T4B], "no sidecar .t+4+9+h.txt.gz.json");
+}
+
+static void
+test_sidecar_without_part(void **state)
+{
+	struct fixture *f = *state;
+	char side[512];
+
+	put_good(f);
+	remove_rel(f, f->rel[P_WEB]);
+	sidecar_rel(f->rel[P_WEB], side, sizeof(side));
+	assert_bad_file(f, side, "its part file t+3+100+h.jsonl.zst is missing");
+}
+
+static void
+test_first_by_path(void **state)
+{
+	struct fixture *f = *state;
+	struct part p = good[P_ZST];
+	char side[512];
+
+	put_good(f);
+	/* two faults: the one in hr=22 comes first, whatever readdir says */
+	p.rows_lie = 1;
+	put_part(f, &p, f->rel[P_ZST], sizeof(f->rel[P_ZST]));
+	sidecar_rel(f->rel[P_GZ], side, sizeof(side));
+	remove_rel(f, side);
+	assert_bad_file(f, f->rel[P_GZ], "no sidecar");
+}
+
+static void
+test_name_and_table(void **state)
+{
+	struct fixture *f = *state;
+
+	put_good(f);
+	put_sidecar_of(f, P_T4A, "{\"kedge\":1,\"table\":\"access\","
+	    "\"topic\":\"t\",\"partition\":4,\"host\":\"other\","
+	    "\"first_offset\":0,\"rows\":10,\"bytes\":1,\"format\":\"hive-text\","
+	    "\"codec\":\"none\",\"offsets\":[[0,9]],\"empty\":[],\"spill\":[]}");
+	assert_bad_file(f, f->rel[P_T4A], "its sidecar names it "
+	    "t+4+0+other.txt");
+	put_sidecar_of(f, P_T4A, "{\"kedge\":1,\"table\":\"web\","
+	    "\"topic\":\"t\",\"partition\":4,\"host\":\"h\","
+	    "\"first_offset\":0,\"rows\":10,\"bytes\":1,\"format\":\"hive-text\","
+	    "\"codec\":\"none\",\"offsets\":[[0,9]],\"empty\":[],\"spill\":[]}");
+	assert_bad_file(f, f->rel[P_T4A], "its sidecar says table web");
+}
+
+/* A valid sidecar with `from` replaced by `to`. */
+static void
+mangle(char *out, size_t outlen, const char *from, const char *to)
+{
+	static const char base[] = "{\"kedge\":1,\"table\":\"access\","
+	    "\"topic\":\"t\",\"partition\":4,\"host\":\"h\","
+	    "\"first_offset\":0,\"rows\":10,\"bytes\":1,\"format\":\"hive-text\","
+	    "\"codec\":\"none\",\"offsets\":[[0,9]],\"empty\":[],\"spill\":[]}";
+	const char *at = strstr(base, from);
+
+	assert_non_null(at);
+	snprintf(out, outlen, "%.*s%s%s", (int)(at - base), base, to,
+	    at + strlen(from));
+}
+
+static void
+test_malformed_sidecars(void **state)
+{
+	static const struct {
+		const char *from, *to, *said;
+	} cases[] = {
+		{ "{", "", "expected '{' at column 1" },
+		{ "\"spill\":[]}", "\"spill\":[]", "expected '}', the text ends" },
+		{ "\"spill\":[]}", "\"spill\":[]} x", "text after the object" },
+		{ "\"spill\":[]}", "\"spill\":[],\"colour\":\"red\"}",
+		    "unknown key" },
+		{ "\"rows\":10,", "", "no \"rows\"" },
+		{ "\"rows\":10,", "\"rows\":10,\"rows\":10,",
+		    "\"rows\": key repeated" },
+		{ "\"rows\":10", "\"rows\":1.5", "\"rows\": not an integer" },
+		{ "\"rows\":10", "\"rows\":-1", "\"rows\": negative" },
+		{ "\"rows\":10", "\"rows\":010", "\"rows\": leading zero" },
+		{ "\"rows\":10", "\"rows\":99999999999999999999",
+		    "integer out of range" },
+		{ "\"rows\":10", "\"rows\":\"10\"", "expected an integer" },
+		{ "\"kedge\":1", "\"kedge\":2", "version 2, this kedge reads 1" },
+		{ "[[0,9]]", "[[9,0]]", "range [9,0] ends before it starts" },
+		{ "[[0,9]]", "[[5,9],[0,4]]", "range [0,4] is out of order" },
+		{ "[[0,9]]", "[[0,5],[5,9]]", "range [5,9] is out of order" },
+		{ "[[0,9]]", "[[0,9,10]]", "expected ']'" },
+		{ "\"codec\":\"none\"", "\"codec\":\"lz4\"",
+		    "\"codec\": unknown name" },
+		{ "\"host\":\"h\"", "\"host\":\"a/b\"", "holds '/'" },
+		{ "\"host\":\"h\"", "\"host\":\"h\x01\"", "control character" },
+		{ "\"host\":\"h\"", "\"host\":\"h\\q\"", "bad escape" },
+		{ "\"host\":\"h\"", "\"host\":\"\\u0000\"", "\\u0000" },
+		{ "\"spill\":[]}", "\"spill\":[],\"rejected\":{\"web\":[[1,1]]}}",
+		    "\"rejected\" in a file of table access" },
+		{ "\"partition\":4", "\"partition\":2147483648",
+		    "partition 2147483648 out of range" },
+	};
+	struct fixture *f = *state;
+	char side[512], json[1024], want[1024], msg[4096];
+
+	put_good(f);
+	sidecar_rel(f->rel[P_T4A], side, sizeof(side));
+	snprintf(want, sizeof(want), "verify: %s: malformed sidecar: ", side);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mangle(json, sizeof(json), cases[i].from, cases[i].to);
+		put_sidecar_of(f, P_T4A, json);
+		if (verify_check(f->root, msg, sizeof(msg)) != 1 ||
+		    strncmp(msg, want, strlen(want)) != 0 ||
+		    strstr(msg, cases[i].said) == NULL)
+			fail_msg("%s: got \"%s\", want \"%s...%s\"", json, msg,
+			    want, cases[i].said);
+	}
+	/* a rejects file must say what it rejects */
+	sidecar_rel(f->rel[P_REJ], side, sizeof(side));
+	put_sidecar_of(f, P_REJ, "{\"kedge\":1,\"table\":\"_rejects\","
+	    "\"topic\":\"t\",\"partition\":3,\"host\":\"h\","
+	    "\"first_offset\":120,\"rows\":2,\"bytes\":1,\"format\":\"hive-text\","
+	    "\"codec\":\"none\",\"offsets\":[],\"empty\":[],\"spill\":[]}");
+	snprintf(want, sizeof(want), "verify: %s: malformed sidecar: no "
+	    "\"rejected\"", side);
+	assert_verify(f, 1, want);
+}
+
+static void
+test_big_files(void **state)
+{
+	struct fixture *f = *state;
+	struct part gz = { "big", H22, "t", 0, 0, "h", CODEC_GZIP, 40000, 7,
+	    "[[0,39999]]", NULL, NULL, NULL, 0, 0, 0 };
+	struct part zst = { "big", H23, "t", 0, 40000, "h", CODEC_ZSTD, 40000,
+	    5, "[[40000,79999]]", NULL, NULL, NULL, 1, 0, 0 };
+	char rel[256];
+	struct stat st;
+	char path[512];
+
+	put_part(f, &gz, rel, sizeof(rel));
+	/* bigger than a read chunk, so members end across chunks */
+	path_in(f, rel, path, sizeof(path));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > 3 * 128 * 1024);
+	put_part(f, &zst, rel, sizeof(rel));
+	assert_ok(f, "verify OK: 2 files, 80000 rows, 1 partitions in 1 tables");
+}
+
+static void
+test_sidecar_parse_example(void **state)
+{
+	static const char text[] = "{\"kedge\":1,\"table\":\"_rejects\","
+	    "\"topic\":\"nginx-access\",\"partition\":3,\"host\":\"edge\\u00e9\","
+	    "\"first_offset\":120000,\"rows\":3,\"bytes\":56789,"
+	    "\"format\":\"jsonl\",\"codec\":\"zstd\",\"offsets\":[],"
+	    "\"empty\":[],\"spill\":[],\"rejected\":{\"access\":"
+	    "[[120003,120003],[120050,120051]]}}\n";
+	struct sidecar sc;
+	char err[256];
+
+	(void)state;
+	memset(&sc, 0, sizeof(sc));
+	assert_int_equal(sidecar_parse(text, strlen(text), &sc, err,
+	    sizeof(err)), 0);
+	assert_string_equal(sc.topic, "nginx-access");
+	assert_string_equal(sc.host, "edge\xc3\xa9");
+	assert_int_equal(sc.partition, 3);
+	assert_int_equal(sc.first_offset, 120000);
+	assert_int_equal(sc.format, FORMAT_JSONL);
+	assert_int_equal(sc.codec, CODEC_ZSTD);
+	assert_int_equal(sc.nrejected, 1);
+	assert_string_equal(sc.rejected[0].table, "access");
+	assert_int_equal(sc.rejected[0].ranges.n, 2);
+	assert_int_equal(sc.rejected[0].ranges.v[1].first, 120050);
+	assert_int_equal(sidecar_ranges_count(&sc.rejected[0].ranges), 3);
+	sidecar_free(&sc);
+	sidecar_free(&sc);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_good_tree),
+		T(test_empty_dir),
+		T(test_unreadable_dir),
+		T(test_duplicate),
+		T(test_gap_and_reject_filling_it),
+		T(test_reject_over_data),
+		T(test_spill_not_covered),
+		T(test_truncated_gzip),
+		T(test_truncated_zstd),
+		T(test_corrupt_streams),
+		T(test_no_line_end),
+		T(test_rows_mismatch),
+		T(test_bytes_mismatch),
+		T(test_too_few_rows),
+		T(test_part_without_sidecar),
+		T(test_sidecar_without_part),
+		T(test_first_by_path),
+		T(test_name_and_table),
+		T(test_malformed_sidecars),
+		T(test_big_files),
+		cmocka_unit_test(test_sidecar_parse_example),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -312,50 +312,75 @@ twopc_record_part(const char *topic, int32_t partition, int64_t next,
 		rec->nparts = SIZE_MAX; /* flagged; checked by the caller */
 }
 
-/* Seal: every row durable and marked with a new id, then the record. */
+/* Returns 1 when rec holds the same partitions and offsets as the sealed
+ * record. */
+static int
+twopc_same_positions(const struct twopc *t, const struct ckpt_record *rec)
+{
+	if (rec->nparts != t->sealed.nparts)
+		return 0;
+	for (size_t i = 0; i < rec->nparts; i++)
+		if (rec->parts[i].partition != t->sealed.parts[i].partition ||
+		    rec->parts[i].next != t->sealed.parts[i].next ||
+		    strcmp(rec->parts[i].topic, t->sealed.parts[i].topic) != 0)
+			return 0;
+	return 1;
+}
+
+/* Seal: every row durable and marked with a new id, then the record.
+ * Returns 1 when nothing changed since the last seal (nothing to do), 0
+ * when sealed, -1 on failure (logged). */
 static int
 twopc_seal(struct twopc *t, struct source *src)
 {
+	struct ckpt_record rec = { 0 };
 	struct buf payload = { 0 };
 	struct timespec now;
 	char err[1024];
 	uint64_t id, now_ms;
-	int r = -1;
+	int changed = 0, r = -1;
 
+	source_positions(src, twopc_record_part, &rec);
+	if (rec.nparts == SIZE_MAX) {
+		rec.nparts = 0;
+		goto nomem;
+	}
+	for (size_t i = 0; i < t->nwriters; i++)
+		changed |= writer_changed(t->writers[i]);
+	if (!changed && twopc_same_positions(t, &rec)) {
+		ckpt_record_clear(&rec);
+		return 1;
+	}
 	/* ids grow, and stay above any used before a lost store */
 	clock_gettime(CLOCK_REALTIME, &now);
 	now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-	id = t->sealed.id + 1 > now_ms ? t->sealed.id + 1 : now_ms;
+	rec.id = id = t->sealed.id + 1 > now_ms ? t->sealed.id + 1 : now_ms;
 	for (size_t i = 0; i < t->nwriters; i++) {
 		if (writer_seal(t->writers[i], id, err, sizeof(err)) < 0) {
 			log_errx("checkpoint %" PRIu64 ": %s; stopping", id, err);
-			return -1;
+			goto out;
 		}
 		crash_point("seal-mid");
 	}
-	ckpt_record_clear(&t->sealed);
-	t->sealed.id = id;
-	if ((t->sealed.host = strdup(t->conf->output.host)) == NULL)
-		goto nomem;
-	source_positions(src, twopc_record_part, &t->sealed);
-	if (t->sealed.nparts == SIZE_MAX) {
-		t->sealed.nparts = 0;
-		goto nomem;
-	}
-	if (ckpt_record_encode(&t->sealed, &payload) < 0)
+	if ((rec.host = strdup(t->conf->output.host)) == NULL ||
+	    ckpt_record_encode(&rec, &payload) < 0)
 		goto nomem;
 	if (ckpt_store_write(t->store, payload.data, payload.len, NULL, err,
 	    sizeof(err)) < 0) {
 		log_errx("checkpoint %" PRIu64 ": %s; stopping", id, err);
 		goto out;
 	}
+	ckpt_record_clear(&t->sealed);
+	t->sealed = rec;
+	memset(&rec, 0, sizeof(rec));
 	t->undecided = 1;
 	crash_point("after-seal");
 	r = 0;
 	goto out;
 nomem:
-	log_errx("checkpoint %" PRIu64 ": out of memory; stopping", id);
+	log_errx("checkpoint: out of memory; stopping");
 out:
+	ckpt_record_clear(&rec);
 	buf_free(&payload);
 	return r;
 }
@@ -387,8 +412,8 @@ twopc_checkpoint(struct twopc *t, struct source *src, struct publisher *pub,
 	char err[1024];
 	int n = 0, r;
 
-	if (!t->undecided && twopc_seal(t, src) < 0)
-		return -1;
+	if (!t->undecided && (r = twopc_seal(t, src)) != 0)
+		return r < 0 ? -1 : 0;
 	if (twopc_decide_sealed(t, src) < 0)
 		return 0;
 	for (size_t i = 0; i < t->nwriters; i++) {

@@ -541,6 +541,18 @@ writer_discard(struct writer *w, const char *topic, int32_t partition,
 	    errlen);
 }
 
+int
+writer_changed(const struct writer *w)
+{
+	for (const struct part *p = w->open; p != NULL; p = p->next)
+		if (p->dirty)
+			return 1;
+	for (const struct part *p = w->rolled; p != NULL; p = p->next)
+		if (p->dirty || p->sealed)
+			return 1;
+	return 0;
+}
+
 void
 writer_get_stats(const struct writer *w, struct writer_stats *out)
 {

@@ -116,6 +116,9 @@ int writer_release(struct writer *w, char *err, size_t errlen);
 int writer_discard(struct writer *w, const char *topic, int32_t partition,
     uint64_t upto, char *err, size_t errlen);
 
+/* Returns 1 when a row, a roll or a release waits for a checkpoint. */
+int writer_changed(const struct writer *w);
+
 void writer_get_stats(const struct writer *w, struct writer_stats *out);
 
 #endif /* KEDGE_WRITER_H */

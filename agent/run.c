@@ -254,6 +254,7 @@ static void
 agent_summary(struct agent *a)
 {
 	double secs = a->records ? run_seconds(&a->first, &a->last) : 0;
+	const struct hist *ck = twopc_durations(a->twopc);
 	struct publish_stats ps;
 	struct rusage ru;
 
@@ -273,6 +274,10 @@ agent_summary(struct agent *a)
 	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
 	    "fetcher woken %" PRIu64 " times", a->records, secs,
 	    secs > 0 ? (double)a->records / secs : 0.0, a->wakeups);
+	log_notice("checkpoints: %" PRIu64 " decided; seal + decide ms: "
+	    "p50 %.1f p99 %.1f max %.1f", ck->count,
+	    (double)hist_quantile(ck, 0.5) / 1e6,
+	    (double)hist_quantile(ck, 0.99) / 1e6, (double)ck->max_ns / 1e6);
 	publisher_get_stats(a->pub, &ps);
 	getrusage(RUSAGE_SELF, &ru);
 	log_notice("published %" PRIu64 " files, %" PRIu64 " bytes; %" PRIu64

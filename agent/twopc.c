@@ -39,6 +39,7 @@ struct twopc {
 	struct ckpt_record recovered;   /* what the store held at start */
 	struct twopc_decision *decisions;
 	size_t ndecisions;
+	struct hist durations;          /* seal + decide, in ns */
 };
 
 struct twopc *
@@ -409,13 +410,18 @@ int
 twopc_checkpoint(struct twopc *t, struct source *src, struct publisher *pub,
     const char *why)
 {
+	struct timespec t0, t1;
 	char err[1024];
 	int n = 0, r;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!t->undecided && (r = twopc_seal(t, src)) != 0)
 		return r < 0 ? -1 : 0;
 	if (twopc_decide_sealed(t, src) < 0)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	hist_record(&t->durations, (uint64_t)((t1.tv_sec - t0.tv_sec) *
+	    1000000000 + (t1.tv_nsec - t0.tv_nsec)));
 	for (size_t i = 0; i < t->nwriters; i++) {
 		if ((r = writer_release(t->writers[i], err, sizeof(err))) < 0) {
 			log_errx("checkpoint %" PRIu64 ": %s; stopping", t->decided_id,
@@ -429,6 +435,12 @@ twopc_checkpoint(struct twopc *t, struct source *src, struct publisher *pub,
 	if (n > 0)
 		publisher_kick(pub);
 	return 0;
+}
+
+const struct hist *
+twopc_durations(const struct twopc *t)
+{
+	return &t->durations;
 }
 
 int

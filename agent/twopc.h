@@ -26,6 +26,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "config.h"
+#include "hist.h"
 #include "publish.h"
 #include "source.h"
 #include "writer.h"
@@ -53,6 +54,9 @@ int64_t twopc_start_at(const char *topic, int32_t partition, void *arg);
  * error: it is retried at the next call. */
 int twopc_checkpoint(struct twopc *t, struct source *src,
     struct publisher *pub, const char *why);
+
+/* How long each decided checkpoint took to seal and decide. */
+const struct hist *twopc_durations(const struct twopc *t);
 
 /* Returns 1 while a sealed checkpoint waits to be decided. */
 int twopc_undecided(const struct twopc *t);

@@ -3,7 +3,9 @@
 # measured in this run, best of 3 each:
 #   kcat consuming the topic to /dev/null      (the ceiling)
 #   kedge: consume + nginx UDTF + hive-text, codec none and codec zstd
-# and prints records/s, the ratio kedge/kcat, and kedge's peak RSS.
+#   kedge in a consumer group, codec gzip, checkpoint.interval 1 and 30
+# and prints records/s, the ratios, kedge's peak RSS and how long its
+# checkpoints (seal + decide) take.
 set -eu
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -21,12 +23,17 @@ $FIX/gen_nginx --records "$RECORDS" --partitions "$PARTS" --seed 1 \
 	--out-records "$B/records" --out-expected /dev/null --out-rejects /dev/null
 mock_start "$B" --topic bench:"$PARTS" --produce "bench=$B/records"
 
+# kedge_conf CODEC [INTERVAL GROUP]
 kedge_conf() {
+	_group=
+	[ -n "${3:-}" ] && _group="group_id = \"$3\";"
 	cat <<CONF
-kafka = { brokers = "$BOOTSTRAP"; };
+kafka = { brokers = "$BOOTSTRAP"; $_group
+          rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "bench" ]; udtf = "nginx";
              event_time = "time_local"; format = "hive-text"; codec = "$1"; } );
 output = { spool_dir = "$B/spool"; local_dir = "$B/warehouse"; timezone = "UTC"; };
+checkpoint = { interval = ${2:-30}; };
 CONF
 }
 kedge_conf none >"$B/none.conf"
@@ -63,9 +70,38 @@ run_kedge() {
 	}
 }
 
+# In a group every round needs a group of its own, so that it reads from
+# the start; the time counts from the first record (the group's join takes
+# seconds and is not what is measured).
+round=0
+run_group() {
+	round=$((round + 1))
+	kedge_conf gzip "$1" "bench-$1-$round" >"$B/ck$1.conf"
+	$KEDGE run -c "$B/ck$1.conf" --exit-at-end 2>"$B/ck$1.log"
+	grep -q "table access: $RECORDS records" "$B/ck$1.log"
+}
+consumed_secs() { sed -n 's/.*consumed [0-9]* records in \([0-9.]*\) s.*/\1/p' "$1"; }
+best_consumed() {
+	_best=
+	_r=0
+	while [ "$_r" -lt "$ROUNDS" ]; do
+		rm -rf "$B/spool" "$B/warehouse"
+		run_group "$1" || die "kedge (checkpoint.interval $1) failed: $(tail -3 "$B/ck$1.log")"
+		_t=$(consumed_secs "$B/ck$1.log")
+		if [ -z "$_best" ] || [ "$(echo "$_t < $_best" | bc)" -eq 1 ]; then
+			_best=$_t
+			cp "$B/ck$1.log" "$B/ck$1.best"
+		fi
+		_r=$((_r + 1))
+	done
+	echo "$_best"
+}
+
 t_kcat=$(best_of kcat run_kcat)
 t_none=$(best_of "kedge none" run_kedge none)
 t_zstd=$(best_of "kedge zstd" run_kedge zstd)
+t_ck1=$(best_consumed 1)
+t_ck30=$(best_consumed 30)
 rss() { sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$B/$1.log"; }
 ns() { sed -n 's/.*UDTF ns\/record: mean \([0-9]*\) p50 \([0-9]*\) .*p99 \([0-9]*\) .*/mean \1, p50 \2, p99 \3/p' "$B/$1.log"; }
 
@@ -79,3 +115,10 @@ line "kcat -C to /dev/null (ceiling)" "$t_kcat" "-"
 line "kedge nginx -> hive-text, none" "$t_none" "$(( $(rss none) / 1024 )) MiB"
 line "kedge nginx -> hive-text, zstd" "$t_zstd" "$(( $(rss zstd) / 1024 )) MiB"
 echo "UDTF cost per record (none run): $(ns none) ns"
+echo
+echo "checkpoints, in a consumer group, codec gzip (time from the first record to the last):"
+printf '%-34s %9.3f %12.0f\n' "checkpoint.interval = 30" "$t_ck30" \
+	"$(echo "$RECORDS / $t_ck30" | bc -l)"
+printf '%-34s %9.3f %12.0f   ratio to 30 s: %.2f\n' "checkpoint.interval = 1" \
+	"$t_ck1" "$(echo "$RECORDS / $t_ck1" | bc -l)" "$(echo "$t_ck30 / $t_ck1" | bc -l)"
+echo "interval 1: $(sed -n 's/.*checkpoints: \(.*\)/\1/p' "$B/ck1.best")"

@@ -45,8 +45,8 @@ echo
 echo "== the partition tree under $W"
 find "$W" -type d -name 'hr=*' | sort | while read -r d; do
 	printf '   %s/  %s file(s), %s bytes\n' "${d#"$W"/}" \
-		"$(find "$d" -type f | wc -l)" \
-		"$(find "$d" -type f -exec cat {} + | wc -c)"
+		"$(find "$d" -type f ! -name '.*' | wc -l)" \
+		"$(find "$d" -type f ! -name '.*' -exec cat {} + | wc -c)"
 done
 echo
 echo "== rows per hour (table access, dt/hr in Asia/Shanghai)"
@@ -62,6 +62,10 @@ landed_rows "$W" _rejects | cut -f2- | awk -F '\001' '
 	END { printf "   %d rejected in all\n", n }'
 echo
 echo "== what kedge measured (its log at shutdown)"
-grep -E 'table access|consumed|published' "$D/kedge.log" | sed 's/^<[0-9]>/   /'
+grep -E 'table access|consumed|checkpoints|published' "$D/kedge.log" |
+	sed 's/^<[0-9]>/   /'
+echo
+echo "== kedge verify $W (every record exactly once, every file whole)"
+$KEDGE verify "$W" | sed 's/^/   /'
 echo
 echo "Everything is under $D; kedge's log is $D/kedge.log."

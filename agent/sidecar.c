@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rejects.h"
+#include "utf8.h"
 
 /* A cursor over the text; key names the value being read, for messages. */
 struct jp {
@@ -66,18 +67,6 @@ jp_expect(struct jp *j, char c)
 	return jp_fail(j, "expected '%c'", c);
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Reads the 4 hex digits of a \u escape; -1 when they are not. */
 static long
 jp_hex4(struct jp *j)
@@ -87,37 +76,12 @@ jp_hex4(struct jp *j)
 	if (j->end - j->p < 4)
 		return -1;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(*j->p++);
+		int h = utf8_hex_value(*j->p++);
 		if (h < 0)
 			return -1;
 		v = v << 4 | h;
 	}
 	return v;
-}
-
-static size_t
-utf8_put(char *out, long cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
 }
 
 /* Decodes the escape after a backslash into out; returns its length in

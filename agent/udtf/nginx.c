@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "timeparse.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -108,18 +109,6 @@ is_name_char(char c)
 {
 	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	    c == '_';
-}
-
-static int
-hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Writes s as a short, printable, double-quoted text for a reason. */
@@ -459,8 +448,8 @@ unescape_default(char *dst, const char *s, size_t len)
 		if (i == len)
 			break;
 		if (i + 3 < len && s[i + 1] == 'x' &&
-		    (hi = hex_value(s[i + 2])) >= 0 &&
-		    (lo = hex_value(s[i + 3])) >= 0) {
+		    (hi = utf8_hex_value(s[i + 2])) >= 0 &&
+		    (lo = utf8_hex_value(s[i + 3])) >= 0) {
 			dst[o++] = (char)(hi << 4 | lo);
 			i += 4;
 		} else {
@@ -479,38 +468,13 @@ read_hex4(const char *s, size_t avail)
 	if (avail < 4)
 		return -1;
 	for (int i = 0; i < 4; i++) {
-		int h = hex_value(s[i]);
+		int h = utf8_hex_value(s[i]);
 
 		if (h < 0)
 			return -1;
 		v = v << 4 | h;
 	}
 	return v;
-}
-
-static size_t
-put_utf8(char *dst, long cp)
-{
-	if (cp < 0x80) {
-		dst[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		dst[0] = (char)(0xc0 | cp >> 6);
-		dst[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		dst[0] = (char)(0xe0 | cp >> 12);
-		dst[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		dst[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	dst[0] = (char)(0xf0 | cp >> 18);
-	dst[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	dst[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	dst[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
 }
 
 /* Reads the \uXXXX escape at s[i] (a backslash), with its low surrogate
@@ -570,7 +534,7 @@ unescape_json(char *dst, const char *s, size_t len)
 		if (cp < 0) {
 			dst[o++] = s[i++];
 		} else {
-			o += put_utf8(dst + o, cp);
+			o += utf8_put(dst + o, cp);
 			i += used;
 		}
 	}

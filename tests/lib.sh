@@ -10,13 +10,15 @@ die() {
 	exit 1
 }
 
-# mock_start DIR ARGS...: starts the mock cluster with ARGS, waits until it
-# is ready (bounded), and sets MOCK_PID and BOOTSTRAP.
+# mock_start DIR ARGS...: starts the mock cluster with ARGS and its control
+# FIFO DIR/mock.ctl (see mock_ctl), waits until it is ready (bounded), and
+# sets MOCK_PID and BOOTSTRAP.
 mock_start() {
 	_dir=$1
 	shift
 	rm -f "$_dir/mock.ready"
-	"$FIX/mockkafka" --ready-file "$_dir/mock.ready" "$@" \
+	"$FIX/mockkafka" --ready-file "$_dir/mock.ready" \
+		--control "$_dir/mock.ctl" "$@" \
 		>"$_dir/mock.out" 2>"$_dir/mock.err" &
 	MOCK_PID=$!
 	_i=0
@@ -39,6 +41,44 @@ mock_stop() {
 	fi
 }
 
+# mock_ctl DIR COMMAND...: sends COMMAND (see tests/fixtures/mockkafka.c:
+# broker-down ID, broker-up ID, commit-errors N ERR, produce TOPIC FILE) to
+# the mock cluster that mock_start started in DIR, and waits (bounded) for
+# its "ok COMMAND" in DIR/mock.out; fails the test on "error COMMAND: ...".
+# Replies are counted, so the same command can be sent again.
+mock_ctl() {
+	_ctl_dir=$1
+	shift
+	_ctl_cmd="$*"
+	_ctl_ok=$(mock_replies "$_ctl_dir" ok "$_ctl_cmd")
+	_ctl_err=$(mock_replies "$_ctl_dir" error "$_ctl_cmd")
+	# Opening a FIFO blocks until it has a reader: bound it.
+	timeout 10 sh -c 'printf "%s\n" "$1" >"$2"' sh "$_ctl_cmd" \
+		"$_ctl_dir/mock.ctl" ||
+		die "cannot send \"$_ctl_cmd\" to the mock cluster"
+	wait_for "the mock cluster to answer \"$_ctl_cmd\"" 120 mock_answered
+	[ "$(mock_replies "$_ctl_dir" error "$_ctl_cmd")" -eq "$_ctl_err" ] ||
+		die "mock cluster: $(grep -F "error $_ctl_cmd: " \
+			"$_ctl_dir/mock.out" | tail -1)"
+}
+
+# mock_replies DIR ok|error COMMAND: how many times the mock in DIR has
+# answered COMMAND so far, with ok or with an error.
+mock_replies() {
+	MOCK_REPLY="$2 $3" awk '
+		BEGIN { want = ENVIRON["MOCK_REPLY"]; n = 0 }
+		$0 == want || index($0, want ": ") == 1 { n++ }
+		END { print n }' "$1/mock.out"
+}
+
+# mock_answered: mock_ctl's condition; gives up at once if the mock died.
+mock_answered() {
+	[ "$(mock_replies "$_ctl_dir" ok "$_ctl_cmd")" -gt "$_ctl_ok" ] ||
+		[ "$(mock_replies "$_ctl_dir" error "$_ctl_cmd")" -gt "$_ctl_err" ] ||
+		{ kill -0 "$MOCK_PID" 2>/dev/null ||
+			die "mock cluster exited: $(tail -3 "$_ctl_dir/mock.err")"; false; }
+}
+
 # decompress FILE: writes the file's bytes, whatever its codec, to stdout.
 decompress() {
 	case "$1" in
@@ -54,6 +94,14 @@ landed_rows() {
 		_hour=$(dirname "$f" | sed 's|.*/\(dt=[0-9]*/hr=[0-9]*\)$|\1|')
 		decompress "$f" | sed "s|^|$_hour	|"
 	done
+}
+
+# landed_count DIR: the rows landed under DIR, every table's and the
+# rejects', as the part files' sidecars (docs/output.md) count them; cheap
+# enough to poll.
+landed_count() {
+	find "$1" -type f -name '.*.json' -exec cat {} + 2>/dev/null |
+		grep -o '"rows":[0-9]*' | awk -F: '{ n += $2 } END { print n + 0 }'
 }
 
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.1 s until
@@ -91,4 +139,89 @@ same_or_die() {
 	cmp -s "$1" "$2" && return 0
 	diff -a "$1" "$2" | head -10 >&2
 	die "$3"
+}
+
+# feed_start DIR TOPIC FILE LINES PAUSE: traffic that keeps arriving while
+# kedge runs: in the background, produces FILE to TOPIC through the control
+# channel of the mock cluster in DIR, LINES lines at a time with PAUSE
+# seconds between, continuing the topic's placement (line i of everything
+# produced to TOPIC at partition i % P, offset i / P).  Sets FEED_PID;
+# feed_wait DIR collects it.
+feed_start() {
+	mkdir -p "$1/feed"
+	split -l "$4" -d -a 4 "$3" "$1/feed/chunk."
+	(
+		for _chunk in "$1"/feed/chunk.*; do
+			mock_ctl "$1" produce "$2" "$_chunk"
+			sleep "$5"
+		done
+	) >"$1/feed.log" 2>&1 &
+	FEED_PID=$!
+}
+
+# feed_wait DIR: waits for the feeder that feed_start DIR started; fails
+# the test if it failed.
+feed_wait() {
+	_rc=0
+	wait "$FEED_PID" || _rc=$?
+	FEED_PID=
+	[ "$_rc" -eq 0 ] || die "feeding the topic failed: $(tail -3 "$1/feed.log")"
+}
+
+# random_delays SEED N MIN MAX: N pseudo-random delays in seconds, uniform
+# in [MIN, MAX], one a line; the same SEED gives the same delays.
+random_delays() {
+	awk -v seed="$1" -v n="$2" -v lo="$3" -v hi="$4" 'BEGIN {
+		srand(seed)
+		for (i = 0; i < n; i++) printf "%.1f\n", lo + rand() * (hi - lo)
+	}'
+}
+
+# exits_within PID SECONDS: waits up to SECONDS (tenths allowed) for the
+# child PID to exit; returns 1 if it still runs then.
+exits_within() {
+	_n=$(awk -v s="$2" 'BEGIN { printf "%d", s * 10 }')
+	while kill -0 "$1" 2>/dev/null; do
+		[ "$_n" -gt 0 ] || return 1
+		_n=$((_n - 1))
+		sleep 0.1
+	done
+}
+
+# check_exactly_once DIR TABLE WANT WANT_REJECTS SPOOL...: the invariant,
+# checked from the outside.  The rows under DIR/TABLE are those of WANT
+# (gen_nginx --out-expected), row by row: none lost, none twice; the
+# rejects are WANT_REJECTS's (partition, offset, raw); `kedge verify DIR`
+# passes; no SPOOL has a file left in open/ or ready/.  Writes its
+# working files beside DIR.
+check_exactly_once() {
+	_ck=$1.check
+	LC_ALL=C sort "$3" >"$_ck.want"
+	landed_rows "$1" "$2" | LC_ALL=C sort >"$_ck.got"
+	if ! cmp -s "$_ck.want" "$_ck.got"; then
+		LC_ALL=C comm -23 "$_ck.want" "$_ck.got" | head -3 >&2
+		LC_ALL=C comm -13 "$_ck.want" "$_ck.got" | head -3 >&2
+		die "rows of $2: $(LC_ALL=C comm -23 "$_ck.want" "$_ck.got" |
+			wc -l) lost, $(LC_ALL=C comm -13 "$_ck.want" "$_ck.got" |
+			wc -l) extra (twice or never produced)"
+	fi
+	LC_ALL=C sort "$4" >"$_ck.want-rejects"
+	landed_rows "$1" _rejects | cut -f2- | hive_cut 3 4 7 |
+		LC_ALL=C sort >"$_ck.got-rejects"
+	same_or_die "$_ck.want-rejects" "$_ck.got-rejects" \
+		"rejects (partition, offset, raw) differ from the malformed records"
+	_out=$($KEDGE verify "$1" 2>&1) || die "kedge verify $1: $_out"
+	case $_out in
+	"verify OK: "*) ;;
+	*) die "kedge verify printed \"$_out\"" ;;
+	esac
+	shift 4
+	for _spool; do
+		_left=$(find "$_spool/open" "$_spool/ready" -type f 2>/dev/null |
+			head -20)
+		[ -z "$_left" ] || die "left in the spool $_spool: $_left"
+	done
+	CHECK_ROWS=$(wc -l <"$_ck.got")
+	CHECK_REJECTS=$(wc -l <"$_ck.got-rejects")
+	CHECK_VERIFY=$_out
 }

@@ -20,6 +20,7 @@
 
 #define TWOPC_STORE_DIR "checkpoint"
 #define TWOPC_MARKERS "_kedge/takeover"
+#define TWOPC_ASK_TRIES 5         /* committed-offset queries at recovery */
 
 /* A partition's decided checkpoint, as recovery found it. */
 struct twopc_decision {
@@ -166,10 +167,17 @@ twopc_decide_from_group(struct twopc *t, struct source *src)
 		topics[i] = t->decisions[i].topic;
 		parts[i] = t->decisions[i].partition;
 	}
-	if (source_committed(src, topics, parts, n, got, err, sizeof(err)) < 0) {
-		log_errx("checkpoint: %s; not reading until the group answers, "
-		    "so that nothing is kept or dropped by guess", err);
-		goto out;
+	/* the coordinator may still be loading right after a restart */
+	for (int attempt = 1; source_committed(src, topics, parts, n, got, err,
+	    sizeof(err)) < 0; attempt++) {
+		if (attempt == TWOPC_ASK_TRIES) {
+			log_errx("checkpoint: %s; not reading until the group "
+			    "answers, so that nothing is kept or dropped by guess",
+			    err);
+			goto out;
+		}
+		log_warnx("checkpoint: %s; asking again", err);
+		sleep(2);
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t md_id = 0;

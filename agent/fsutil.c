@@ -84,11 +84,20 @@ fs_rename_durable(const char *from, const char *to)
 			return -ENAMETOOLONG;
 		memcpy(dir, to, (size_t)(slash - to));
 		dir[slash - to] = '\0';
-		if ((r = fs_mkdirs(dir, 0755)) < 0)
+	} else {
+		dir[0] = '\0';
+	}
+	/* The publisher removes directories it emptied; one can go between
+	 * our mkdir and our rename, so make it again and retry. */
+	for (int attempt = 1; ; attempt++) {
+		if (dir[0] != '\0' && (r = fs_mkdirs(dir, 0755)) < 0)
+			return r;
+		if (rename(from, to) == 0)
+			break;
+		r = -errno;
+		if (r != -ENOENT || attempt == 5 || access(from, F_OK) != 0)
 			return r;
 	}
-	if (rename(from, to) < 0)
-		return -errno;
 	if ((r = fs_fsync_parent(to)) < 0)
 		return r;
 	return fs_fsync_parent(from);

@@ -13,8 +13,9 @@ int fs_mkdirs(const char *path, mode_t mode);
 int fs_write_all(int fd, const void *buf, size_t len);
 /* fsyncs the directory that holds path (its parent).  Returns 0 or -errno. */
 int fs_fsync_parent(const char *path);
-/* rename(from, to) after creating to's directory, then fsyncs both
- * directories, so the move survives a crash.  Returns 0 or -errno. */
+/* rename(from, to) after creating to's directory (again, if another
+ * thread removes it meanwhile), then fsyncs both directories, so the move
+ * survives a crash.  Returns 0 or -errno. */
 int fs_rename_durable(const char *from, const char *to);
 
 #endif /* KEDGE_FSUTIL_H */

@@ -228,34 +228,7 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* Makes the file's rows durable (unless it is closed already) and marks
- * the journal with checkpoint id. */
-static int
-part_seal(struct writer *w, struct part *p, uint64_t id, char *err,
-    size_t errlen)
-{
-	int r;
-
-	if (!p->dirty)
-		return 0;
-	if (p->fd >= 0) {
-		if ((r = part_drain(w, p, err, errlen)) < 0)
-			return r;
-		if (fsync(p->fd) < 0) {
-			r = -errno;
-			snprintf(err, errlen, "cannot fsync %s: %s", p->open_path,
-			    strerror(errno));
-			return r;
-		}
-	}
-	if ((r = journal_seal(p->journal, id, p->file_bytes, p->rows, err,
-	    errlen)) < 0)
-		return r;
-	p->dirty = 0;
-	return 0;
-}
-
-/* Makes the file's rows durable without a checkpoint: for rolling. */
+/* Makes the file's rows durable: for rolling, and for every seal. */
 static int
 part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
 {
@@ -269,6 +242,25 @@ part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
 		    strerror(errno));
 		return r;
 	}
+	return 0;
+}
+
+/* Makes the file's rows durable (unless it is closed already) and marks
+ * the journal with checkpoint id. */
+static int
+part_seal(struct writer *w, struct part *p, uint64_t id, char *err,
+    size_t errlen)
+{
+	int r;
+
+	if (!p->dirty)
+		return 0;
+	if (p->fd >= 0 && (r = part_sync(w, p, err, errlen)) < 0)
+		return r;
+	if ((r = journal_seal(p->journal, id, p->file_bytes, p->rows, err,
+	    errlen)) < 0)
+		return r;
+	p->dirty = 0;
 	return 0;
 }
 

@@ -73,6 +73,29 @@ fs_fsync_parent(const char *path)
 }
 
 int
+fs_write_atomic(const char *path, const void *data, size_t len)
+{
+	char tmp[PATH_MAX];
+	int fd, r;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return -errno;
+	r = fs_write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	return fs_fsync_parent(path);
+}
+
+int
 fs_rename_durable(const char *from, const char *to)
 {
 	char dir[PATH_MAX];

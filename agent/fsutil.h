@@ -13,6 +13,12 @@ int fs_mkdirs(const char *path, mode_t mode);
 int fs_write_all(int fd, const void *buf, size_t len);
 /* fsyncs the directory that holds path (its parent).  Returns 0 or -errno. */
 int fs_fsync_parent(const char *path);
+/* Replaces the file at path with data[0..len) so that a crash leaves the
+ * old file or the new one, never a part: a temporary file in the same
+ * directory, written, fsynced, renamed, and the directory fsynced.
+ * Returns 0 or -errno. */
+int fs_write_atomic(const char *path, const void *data, size_t len);
+
 /* rename(from, to) after creating to's directory (again, if another
  * thread removes it meanwhile), then fsyncs both directories, so the move
  * survives a crash.  Returns 0 or -errno. */

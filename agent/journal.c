@@ -327,7 +327,7 @@ journal_write_sidecar(const char *journal_path,
 	struct journal_sidecar *sc;
 	struct buf b = { 0 }, out = { 0 };
 	char tmp[4096];
-	int fd = -1, r;
+	int r;
 
 	if ((sc = calloc(1, sizeof(*sc))) == NULL)
 		goto nomem;
@@ -369,25 +369,14 @@ journal_write_sidecar(const char *journal_path,
 	}
 	if ((r = buf_append(&out, "}\n", 2)) < 0)
 		goto nomem;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", sidecar_path);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
-	    (r = fs_write_all(fd, out.data, out.len)) < 0 || fsync(fd) < 0 ||
-	    rename(tmp, sidecar_path) < 0) {
-		if (r == 0)
-			r = -errno;
+	if ((r = fs_write_atomic(sidecar_path, out.data, out.len)) < 0)
 		snprintf(err, errlen, "cannot write %s: %s", sidecar_path,
 		    strerror(-r));
-		unlink(tmp);
-		goto out;
-	}
-	r = fs_fsync_parent(sidecar_path);
 	goto out;
 nomem:
 	snprintf(err, errlen, "out of memory");
 	r = -ENOMEM;
 out:
-	if (fd >= 0)
-		close(fd);
 	if (sc != NULL) {
 		for (size_t k = 0; k < JOURNAL_KINDS; k++)
 			buf_free(&sc->kinds[k].json);

@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -493,24 +492,15 @@ static int
 twopc_marker_write(struct twopc *t, const char *host, const char *topic,
     int32_t partition, uint64_t id)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], text[32];
-	int fd, r = 0;
+	char path[PATH_MAX], dir[PATH_MAX], text[32];
+	int n, r;
 
 	twopc_marker_path(t, host, topic, partition, path, sizeof(path));
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s", (int)(strrchr(path, '/') -
-	    path), path) >= sizeof(tmp) || (r = fs_mkdirs(tmp, 0755)) < 0 ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%.4000s.tmp", path) >= sizeof(tmp))
-		return r < 0 ? r : -ENAMETOOLONG;
-	r = snprintf(text, sizeof(text), "%" PRIu64 "\n", id);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
-		return -errno;
-	r = fs_write_all(fd, text, (size_t)r);
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	return r < 0 ? r : fs_fsync_parent(path);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(path, '/') - path), path);
+	if ((r = fs_mkdirs(dir, 0755)) < 0)
+		return r;
+	n = snprintf(text, sizeof(text), "%" PRIu64 "\n", id);
+	return fs_write_atomic(path, text, (size_t)n);
 }
 
 void

@@ -502,16 +502,16 @@ source_grouped(const struct source *s)
 }
 
 int
-source_committed(struct source *s, const char *const *topics,
-    const int32_t *partitions, size_t n, struct source_committed *out,
-    char *err, size_t errlen)
+source_committed(struct source *s,
+    const rd_kafka_topic_partition_list_t *parts,
+    struct source_committed *out, char *err, size_t errlen)
 {
-	rd_kafka_topic_partition_list_t *list;
+	/* a copy: rd_kafka_committed() writes its answers into the list */
+	rd_kafka_topic_partition_list_t *list =
+	    rd_kafka_topic_partition_list_copy(parts);
+	size_t n = (size_t)list->cnt;
 	rd_kafka_resp_err_t e;
 
-	list = rd_kafka_topic_partition_list_new((int)n);
-	for (size_t i = 0; i < n; i++)
-		rd_kafka_topic_partition_list_add(list, topics[i], partitions[i]);
 	e = rd_kafka_committed(s->rk, list, 30000);
 	for (size_t i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < n; i++) {
 		const rd_kafka_topic_partition_t *tp = &list->elems[i];

@@ -55,12 +55,12 @@ struct source_committed {
 	char metadata[256];      /* NUL-terminated; empty when none */
 };
 
-/* Asks the group coordinator for the committed offsets of the n partitions
- * (topics[i], partitions[i]).  Returns 0 or a negative value with a
- * sentence in err. */
-int source_committed(struct source *s, const char *const *topics,
-    const int32_t *partitions, size_t n, struct source_committed *out,
-    char *err, size_t errlen);
+/* Asks the group coordinator for the committed offset of each partition of
+ * parts (their offsets are ignored); out[i] answers parts->elems[i].
+ * Returns 0 or a negative value with a sentence in err. */
+int source_committed(struct source *s,
+    const rd_kafka_topic_partition_list_t *parts,
+    struct source_committed *out, char *err, size_t errlen);
 
 /* Copies each assigned partition's next offset (what the caller has
  * processed) into the callback; partitions with none are skipped. */

@@ -142,32 +142,27 @@ twopc_want(const char *topic, int32_t partition, void *arg)
 static int
 twopc_decide_from_group(struct twopc *t, struct source *src)
 {
-	struct source_committed *got = NULL;
-	const char **topics = NULL;
-	int32_t *parts = NULL;
+	rd_kafka_topic_partition_list_t *list;
+	struct source_committed *got;
 	char err[512], host[256];
-	size_t n;
 	int r = -1;
 
 	for (size_t i = 0; i < t->recovered.nparts; i++)
 		twopc_want(t->recovered.parts[i].topic,
 		    t->recovered.parts[i].partition, t);
 	spool_list(t->conf->output.spool_dir, twopc_want, t);
-	if ((n = t->ndecisions) == 0)
+	if (t->ndecisions == 0)
 		return 0;
-	got = calloc(n, sizeof(*got));
-	topics = calloc(n, sizeof(*topics));
-	parts = calloc(n, sizeof(*parts));
-	if (got == NULL || topics == NULL || parts == NULL) {
+	list = rd_kafka_topic_partition_list_new((int)t->ndecisions);
+	for (size_t i = 0; i < t->ndecisions; i++)
+		rd_kafka_topic_partition_list_add(list, t->decisions[i].topic,
+		    t->decisions[i].partition);
+	if ((got = calloc(t->ndecisions, sizeof(*got))) == NULL) {
 		log_errx("checkpoint: out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		topics[i] = t->decisions[i].topic;
-		parts[i] = t->decisions[i].partition;
-	}
 	/* the coordinator may still be loading right after a restart */
-	for (int attempt = 1; source_committed(src, topics, parts, n, got, err,
+	for (int attempt = 1; source_committed(src, list, got, err,
 	    sizeof(err)) < 0; attempt++) {
 		if (attempt == TWOPC_ASK_TRIES) {
 			log_errx("checkpoint: %s; not reading until the group "
@@ -178,24 +173,23 @@ twopc_decide_from_group(struct twopc *t, struct source *src)
 		log_warnx("checkpoint: %s; asking again", err);
 		sleep(2);
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < t->ndecisions; i++) {
+		struct twopc_decision *d = &t->decisions[i];
 		uint64_t md_id = 0;
 		int ours = ckpt_metadata_parse(got[i].metadata,
 		    strlen(got[i].metadata), host, sizeof(host), &md_id) == 0 &&
 		    strcmp(host, t->conf->output.host) == 0;
 
-		t->decisions[i].id = ours ? md_id :
-		    twopc_marker_read(t, topics[i], parts[i]);
+		d->id = ours ? md_id : twopc_marker_read(t, d->topic, d->partition);
 		log_info("checkpoint: %s [%" PRId32 "] committed at %" PRId64
-		    " (%s): decided up to checkpoint %" PRIu64, topics[i], parts[i],
-		    got[i].offset, got[i].metadata[0] ? got[i].metadata :
-		    "no metadata", t->decisions[i].id);
+		    " (%s): decided up to checkpoint %" PRIu64, d->topic,
+		    d->partition, got[i].offset, got[i].metadata[0] ?
+		    got[i].metadata : "no metadata", d->id);
 	}
 	r = 0;
 out:
 	free(got);
-	free(topics);
-	free(parts);
+	rd_kafka_topic_partition_list_destroy(list);
 	return r;
 }
 
@@ -508,43 +502,34 @@ twopc_on_assigned(struct twopc *t, struct source *src,
     const rd_kafka_topic_partition_list_t *parts)
 {
 	struct source_committed *got;
-	const char **topics;
-	int32_t *ids;
 	char err[512], host[256];
 	uint64_t id;
 
-	got = calloc((size_t)parts->cnt + 1, sizeof(*got));
-	topics = calloc((size_t)parts->cnt + 1, sizeof(*topics));
-	ids = calloc((size_t)parts->cnt + 1, sizeof(*ids));
-	if (got == NULL || topics == NULL || ids == NULL)
-		goto out;
-	for (int i = 0; i < parts->cnt; i++) {
-		topics[i] = parts->elems[i].topic;
-		ids[i] = parts->elems[i].partition;
-	}
-	if (source_committed(src, topics, ids, (size_t)parts->cnt, got, err,
-	    sizeof(err)) < 0) {
+	if ((got = calloc((size_t)parts->cnt + 1, sizeof(*got))) == NULL)
+		return;
+	if (source_committed(src, parts, got, err, sizeof(err)) < 0) {
 		log_warnx("checkpoint: %s; no takeover marker written", err);
 		goto out;
 	}
 	for (int i = 0; i < parts->cnt; i++) {
+		const char *topic = parts->elems[i].topic;
+		int32_t partition = parts->elems[i].partition;
 		int r;
+
 		if (ckpt_metadata_parse(got[i].metadata, strlen(got[i].metadata),
 		    host, sizeof(host), &id) < 0 ||
 		    strcmp(host, t->conf->output.host) == 0)
 			continue;
-		if ((r = twopc_marker_write(t, host, topics[i], ids[i], id)) < 0)
+		if ((r = twopc_marker_write(t, host, topic, partition, id)) < 0)
 			log_errx("checkpoint: cannot leave %s the takeover marker "
-			    "of %s [%" PRId32 "]: %s", host, topics[i], ids[i],
+			    "of %s [%" PRId32 "]: %s", host, topic, partition,
 			    strerror(-r));
 		else
 			log_info("checkpoint: took %s [%" PRId32 "] over from %s "
-			    "at its checkpoint %" PRIu64, topics[i], ids[i], host, id);
+			    "at its checkpoint %" PRIu64, topic, partition, host, id);
 	}
 out:
 	free(got);
-	free(topics);
-	free(ids);
 }
 
 int

@@ -205,15 +205,19 @@ int
 journal_read(const char *path, uint64_t upto, struct journal_state *st,
     char *err, size_t errlen)
 {
-	struct buf b = { 0 };
 	struct journal_find jf = { upto, st };
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	if ((r = journal_slurp(path, &b, err, errlen)) == 0)
-		journal_lines(&b, b.len, journal_find_mark, &jf);
-	buf_free(&b);
+	if ((r = journal_slurp(path, &st->text, err, errlen)) == 0)
+		journal_lines(&st->text, st->text.len, journal_find_mark, &jf);
 	return r;
+}
+
+void
+journal_state_free(struct journal_state *st)
+{
+	buf_free(&st->text);
 }
 
 /* Ranges of one kind, merged as they are read. */
@@ -319,22 +323,21 @@ journal_json_ranges(struct buf *out, const char *name,
 }
 
 int
-journal_write_sidecar(const char *journal_path,
-    const struct journal_state *st, const struct journal_file_info *info,
-    const char *sidecar_path, char *err, size_t errlen)
+journal_write_sidecar(const struct journal_state *st,
+    const struct journal_file_info *info, const char *sidecar_path,
+    char *err, size_t errlen)
 {
 	static const char *const names[] = { "offsets", "empty", "spill" };
 	struct journal_sidecar *sc;
-	struct buf b = { 0 }, out = { 0 };
+	struct buf out = { 0 };
 	char tmp[4096];
 	int r;
 
 	if ((sc = calloc(1, sizeof(*sc))) == NULL)
 		goto nomem;
-	if ((r = journal_slurp(journal_path, &b, err, errlen)) < 0)
-		goto out;
-	if ((r = journal_lines(&b, st->journal_len, journal_collect, sc)) < 0) {
-		snprintf(err, errlen, "%s: %s", journal_path, r == -E2BIG ?
+	if ((r = journal_lines(&st->text, st->journal_len, journal_collect,
+	    sc)) < 0) {
+		snprintf(err, errlen, "%s: %s", sidecar_path, r == -E2BIG ?
 		    "rejects of too many tables" : "out of memory");
 		goto out;
 	}
@@ -384,7 +387,6 @@ out:
 			buf_free(&sc->rejected[t].ranges.json);
 		free(sc);
 	}
-	buf_free(&b);
 	buf_free(&out);
 	return r;
 }

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
+
 enum journal_kind {
 	JOURNAL_OFFSETS,
 	JOURNAL_EMPTY,
@@ -57,16 +59,18 @@ struct journal_state {
 	uint64_t len;          /* bytes */
 	uint64_t rows;
 	uint64_t journal_len;  /* bytes of the journal up to that mark */
+	struct buf text;       /* the journal as read */
 };
 
 /* Reads the journal at path up to the last mark with id <= upto.  Returns 0
- * or -errno with a sentence in err. */
+ * or -errno with a sentence in err; either way the caller frees st with
+ * journal_state_free(). */
 int journal_read(const char *path, uint64_t upto, struct journal_state *st,
     char *err, size_t errlen);
+void journal_state_free(struct journal_state *st);
 
-/* Writes the sidecar of a part file from its journal cut at st (see
- * journal_read): sidecar_path gets the JSON, written through a temporary
- * file and fsynced.  The descriptive fields are given by the caller.
+/* Writes the sidecar of a part file from its journal as journal_read() left
+ * it in st: sidecar_path gets the JSON, written atomically.  The descriptive fields are given by the caller.
  * Returns 0 or -errno with a sentence in err. */
 struct journal_file_info {
 	const char *table;
@@ -77,8 +81,8 @@ struct journal_file_info {
 	const char *format;
 	const char *codec;
 };
-int journal_write_sidecar(const char *journal_path,
-    const struct journal_state *st, const struct journal_file_info *info,
-    const char *sidecar_path, char *err, size_t errlen);
+int journal_write_sidecar(const struct journal_state *st,
+    const struct journal_file_info *info, const char *sidecar_path,
+    char *err, size_t errlen);
 
 #endif /* KEDGE_JOURNAL_H */

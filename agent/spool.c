@@ -125,28 +125,30 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	memset(&st, 0, sizeof(st));
 	if (access(journal, F_OK) == 0 &&
 	    (r = journal_read(journal, upto, &st, err, errlen)) < 0)
-		return r;
+		goto out;
 	if (!st.found) {
 		/* nothing in it was ever decided: its records are read again */
 		unlink(data);
 		unlink(journal);
-		return 0;
+		r = 0;
+		goto out;
 	}
-	if ((r = spool_cut(data, st.len, err, errlen)) < 0)
-		return r;
 	info = (struct journal_file_info){ table, sn.topic, sn.partition,
 	    sn.host, sn.first_offset, sn.format, sn.codec };
-	if ((r = journal_write_sidecar(journal, &st, &info, sidecar, err,
-	    errlen)) < 0)
-		return r;
+	if ((r = spool_cut(data, st.len, err, errlen)) < 0 ||
+	    (r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
+		goto out;
 	if ((r = fs_rename_durable(sidecar, ready_sidecar)) < 0 ||
 	    (r = fs_rename_durable(data, ready)) < 0) {
 		snprintf(err, errlen, "cannot move %s to %s/ready: %s", data,
 		    spool_dir, strerror(-r));
-		return r;
+		goto out;
 	}
 	unlink(journal);
-	return 1;
+	r = 1;
+out:
+	journal_state_free(&st);
+	return r;
 }
 
 struct spool_walk {

@@ -6,7 +6,7 @@ set -eu
 PACKAGES="
   build-essential pkg-config
   librdkafka-dev libconfig-dev zlib1g-dev libzstd-dev libpcre2-dev
-  libcmocka-dev
+  libcmocka-dev clang libclang-rt-14-dev
   kcat zstd jq bc tzdata procps
 "
 

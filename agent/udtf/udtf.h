@@ -38,7 +38,8 @@ struct udtf_column {
 };
 
 /* One cell.  A string points into the record or into the UDTF's own memory
- * and needs to stay valid only until process() returns. */
+ * and must stay valid until the next process() or fini() on the same state:
+ * kedge writes a record's rows after process() returns. */
 struct udtf_value {
 	enum udtf_type type;
 	union {
@@ -106,6 +107,9 @@ struct udtf_plugin {
 	int (*process)(void *state, const struct udtf_record *rec,
 	    struct udtf_emitter *out, char *err, size_t errlen);
 	void (*fini)(void *state); /* accepts NULL */
+	/* Optional, may be NULL: returns one sentence that kedge logs once
+	 * after init (why a faster path is unavailable, say), or NULL. */
+	const char *(*note)(void *state);
 };
 
 #endif /* KEDGE_UDTF_H */

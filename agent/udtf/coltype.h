@@ -1,0 +1,82 @@
+/*
+ * coltype: the column lists the built-in UDTFs take in their config
+ * ("fields", "columns", "types") and the conversion of text to typed
+ * values, shared so that every UDTF reads "status:int64" and "1e3" alike.
+ *
+ * A list is comma-separated entries, blanks around them ignored:
+ *
+ *     [NAME =] SOURCE [: TYPE]
+ *
+ * SOURCE is what the UDTF extracts (a JSON path, a key, a group name); NAME
+ * defaults to SOURCE with every byte other than [A-Za-z0-9_] turned into
+ * '_' and leading and trailing '_' dropped ("request.method" becomes
+ * "request_method").  TYPE is one of:
+ *
+ *     string        the text as is (the default)
+ *     int64         decimal, optional sign
+ *     double        decimal or exponent notation, inf and nan refused
+ *     bool          true/false, 1/0 (case-insensitive true/false)
+ *     timestamp     ISO 8601 ("2026-11-29T10:00:00.123Z"), nginx's
+ *                   $time_local, or seconds since the epoch ("1764410400.5")
+ *     timestamp_ms  milliseconds since the epoch, an integer
+ *     timestamp_us  microseconds since the epoch, an integer
+ *     json          the value's JSON text, as a string (json UDTF only)
+ */
+#ifndef KEDGE_UDTF_COLTYPE_H
+#define KEDGE_UDTF_COLTYPE_H
+
+#include <stddef.h>
+
+#include "udtf.h"
+
+enum coltype_kind {
+	COLTYPE_STRING,
+	COLTYPE_INT64,
+	COLTYPE_DOUBLE,
+	COLTYPE_BOOL,
+	COLTYPE_TIMESTAMP,
+	COLTYPE_TIMESTAMP_MS,
+	COLTYPE_TIMESTAMP_US,
+	COLTYPE_JSON,
+};
+
+/* Flags of coltype_parse(). */
+#define COLTYPE_ALLOW_JSON 0x1  /* accept the type json */
+#define COLTYPE_NO_SOURCE  0x2  /* refuse NAME=: the source is the name */
+
+struct coltype_spec {
+	char *name;
+	char *source;
+	enum coltype_kind kind;
+};
+
+struct coltype_list {
+	struct coltype_spec *v;
+	struct udtf_column *cols; /* v's names and types, for columns() */
+	size_t n;
+};
+
+/* Parses text, the value of config key `key`, into *out (which the caller
+ * frees with coltype_list_free, also on failure).  empty_name names a
+ * column whose derived name is empty (the source "@", say); NULL makes that
+ * an error.  Returns 0, or -EINVAL with a sentence naming key and entry in
+ * err (unknown type, empty entry, duplicate column), or -ENOMEM. */
+int coltype_parse(const char *key, const char *text, unsigned flags,
+    const char *empty_name, struct coltype_list *out, char *err,
+    size_t errlen);
+void coltype_list_free(struct coltype_list *l);
+
+/* Returns the index of the column named name, or -1. */
+int coltype_find(const struct coltype_list *l, const char *name);
+
+/* The ABI type of a kind's values: json and string are UDTF_STRING. */
+enum udtf_type coltype_udtf_type(enum coltype_kind kind);
+const char *coltype_kind_name(enum coltype_kind kind);
+
+/* Converts the len bytes at s to a value of kind into *v.  A string or
+ * json value points at s.  Returns 0, or -EINVAL with "column NAME: "TEXT"
+ * is not a TYPE" in err (the text cut short and made printable). */
+int coltype_convert(enum coltype_kind kind, const char *name, const char *s,
+    size_t len, struct udtf_value *v, char *err, size_t errlen);
+
+#endif /* KEDGE_UDTF_COLTYPE_H */

@@ -6,7 +6,7 @@
 #   make docs       regenerate docs/config.md from the key table
 
 VERSION  := 0.1.0
-PKGS     := rdkafka libconfig zlib libzstd
+PKGS     := rdkafka libconfig zlib libzstd libpcre2-8
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -74,4 +74,6 @@ docs: kedge
 	./kedge config-reference > docs/config.md
 
 clean:
-	rm -rf build build-asan kedge
+	rm -rf build build-asan build-fuzz kedge
+
+-include fuzz/fuzz.mk

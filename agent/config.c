@@ -305,48 +305,54 @@ conf_set_list(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-/* Writes "a, b, c" for the built-in UDTFs' names to buf. */
-static void
-conf_udtf_names(char *buf, size_t len)
+static int
+conf_stage_add(struct conf_stage **v, size_t *n, const char *spec,
+    const struct udtf_plugin *udtf, int line)
 {
-	size_t used = 0;
+	struct conf_stage *grown = realloc(*v, (*n + 1) * sizeof(*grown));
 
-	buf[0] = '\0';
-	for (size_t i = 0; udtf_builtins[i] != NULL && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-		    i > 0 ? ", " : "", udtf_builtins[i]->name);
+	if (grown == NULL)
+		return -ENOMEM;
+	*v = grown;
+	memset(&grown[*n], 0, sizeof(grown[*n]));
+	if ((grown[*n].spec = strdup(spec)) == NULL)
+		return -ENOMEM;
+	grown[*n].udtf = udtf;
+	grown[*n].line = line;
+	(*n)++;
+	return 0;
 }
 
-/* A UDTF name, or a list of them (a chain; one name for now). */
+/* A UDTF, or a list of them: a chain in which each feeds the next. */
 static int
 conf_set_udtf(struct conf_loader *ld, const config_setting_t *s,
-    const struct conf_at *at, struct conf_strv *dst)
+    const struct conf_at *at, struct conf_stage **dst, size_t *n)
 {
-	char name[CONF_NAME_MAX + 16], names[CONF_TEXT_MAX];
-	const config_setting_t *e = s;
-	struct conf_at eat = *at;
+	char name[CONF_NAME_MAX + 16], why[CONF_TEXT_MAX];
+	int list = config_setting_is_array(s) || config_setting_is_list(s);
+	int len = list ? config_setting_length(s) : 1;
+	const struct udtf_plugin *udtf;
 	const char *v;
 	int rc;
 
-	if (config_setting_is_array(s) || config_setting_is_list(s)) {
-		if (config_setting_length(s) == 0)
-			return conf_fail(ld, at, "must name a UDTF");
-		if (config_setting_length(s) > 1)
-			return conf_fail(ld, at, "UDTF chains are not "
-			    "supported yet; use one UDTF");
-		e = config_setting_get_elem(s, 0);
-		snprintf(name, sizeof(name), "%s[0]", at->key);
-		eat = conf_at_setting(e, name);
+	if (len == 0)
+		return conf_fail(ld, at, "must name a UDTF");
+	for (int i = 0; i < len; i++) {
+		const config_setting_t *e = list ?
+		    config_setting_get_elem(s, (unsigned)i) : s;
+		struct conf_at eat = *at;
+
+		if (list) {
+			snprintf(name, sizeof(name), "%s[%d]", at->key, i);
+			eat = conf_at_setting(e, name);
+		}
+		if ((rc = conf_get_string(ld, e, &eat, &v)) != 0)
+			return rc;
+		if ((udtf = udtf_resolve(v, why, sizeof(why))) == NULL)
+			return conf_fail(ld, &eat, "%s", why);
+		if (conf_stage_add(dst, n, v, udtf, eat.line) != 0)
+			return conf_oom(ld);
 	}
-	if ((rc = conf_get_string(ld, e, &eat, &v)) != 0)
-		return rc;
-	if (udtf_builtin_find(v) == NULL) {
-		conf_udtf_names(names, sizeof(names));
-		return conf_fail(ld, &eat, "\"%s\" is not a built-in UDTF; "
-		    "available: %s", v, names);
-	}
-	if (conf_strv_add(dst, v) != 0)
-		return conf_oom(ld);
 	return 0;
 }
 
@@ -435,16 +441,18 @@ conf_udtf_key(const struct udtf_plugin *p, const char *name)
 	return NULL;
 }
 
-/* Checks a table's udtf_config against its UDTF's keys and fills in the
- * defaults of those left out. */
+/* Checks one stage's group of udtf_config against its UDTF's keys, keeps
+ * the values and fills in the defaults of those left out.  g may be NULL
+ * (all defaults); shown is the group's name in messages. */
 static int
-conf_check_udtf_config(struct conf_loader *ld, config_setting_t *ts,
-    struct conf_table *t, size_t i)
+conf_load_stage(struct conf_loader *ld, config_setting_t *g,
+    struct conf_stage *st, const char *shown, int line)
 {
-	const struct udtf_plugin *p = udtf_builtin_find(t->udtf.v[0]);
-	config_setting_t *g = config_setting_get_member(ts, "udtf_config");
+	const struct udtf_plugin *p = st->udtf;
 	char name[2 * CONF_NAME_MAX], keys[CONF_TEXT_MAX] = "";
+	char buf[CONF_TEXT_MAX];
 	const struct udtf_key *k;
+	const char *value;
 	size_t used = 0;
 	struct conf_at at;
 
@@ -452,35 +460,85 @@ conf_check_udtf_config(struct conf_loader *ld, config_setting_t *ts,
 	    k++)
 		used += (size_t)snprintf(keys + used, sizeof(keys) - used,
 		    "%s%s", used > 0 ? ", " : "", k->name);
+	if (g != NULL)
+		st->line = conf_line(g);
 	for (int j = 0; g != NULL && j < config_setting_length(g); j++) {
 		const config_setting_t *m = config_setting_get_elem(g,
 		    (unsigned)j);
 		const char *mname = config_setting_name(m);
 
-		if (conf_udtf_key(p, mname) != NULL)
-			continue;
-		snprintf(name, sizeof(name), "tables[%zu].udtf_config.%s", i,
-		    mname);
+		snprintf(name, sizeof(name), "%s.%s", shown, mname);
 		at = conf_at_setting(m, name);
-		if (keys[0] == '\0')
-			return conf_fail(ld, &at, "UDTF %s takes no keys",
-			    p->name);
-		return conf_fail(ld, &at, "UDTF %s has no such key; its keys: "
-		    "%s", p->name, keys);
+		if (conf_udtf_key(p, mname) == NULL) {
+			if (keys[0] == '\0')
+				return conf_fail(ld, &at, "UDTF %s takes no "
+				    "keys", p->name);
+			return conf_fail(ld, &at, "UDTF %s has no such key; "
+			    "its keys: %s", p->name, keys);
+		}
+		if ((value = conf_scalar_text(m, buf, sizeof(buf))) == NULL)
+			return conf_fail(ld, &at, "expected a string, number "
+			    "or boolean, got %s",
+			    conf_type_name(config_setting_type(m)));
+		if (conf_kv_add(&st->params, &st->n_params, mname, value,
+		    at.line) != 0)
+			return conf_oom(ld);
 	}
 	for (k = p->keys; k != NULL && k->name != NULL; k++) {
 		if (g != NULL && config_setting_get_member(g, k->name) != NULL)
 			continue;
-		snprintf(name, sizeof(name), "tables[%zu].udtf_config.%s", i,
-		    k->name);
-		at = conf_at_setting(ts, name);
-		at.line = conf_line_of(ts, "udtf_config");
-		if (k->default_value == NULL)
+		if (k->default_value == NULL) {
+			snprintf(name, sizeof(name), "%s.%s", shown, k->name);
+			at = (struct conf_at){ ld->c->path, line, name };
 			return conf_fail(ld, &at, "required by the UDTF %s but "
 			    "missing", p->name);
-		if (conf_kv_add(&t->udtf_config, &t->n_udtf_config, k->name,
-		    k->default_value, t->line) != 0)
+		}
+		if (conf_kv_add(&st->params, &st->n_params, k->name,
+		    k->default_value, line) != 0)
 			return conf_oom(ld);
+	}
+	return 0;
+}
+
+/* A table's udtf_config: one group for one UDTF; for a chain, a list of
+ * groups, one per UDTF in the chain's order. */
+static int
+conf_check_udtf_config(struct conf_loader *ld, config_setting_t *ts,
+    struct conf_table *t, size_t i)
+{
+	config_setting_t *g = config_setting_get_member(ts, "udtf_config");
+	int line = g != NULL ? conf_line(g) : t->line;
+	char name[64];
+	struct conf_at at;
+	int rc;
+
+	snprintf(name, sizeof(name), "tables[%zu].udtf_config", i);
+	at = (struct conf_at){ ld->c->path, line, name };
+	if (g == NULL || (t->n_udtf == 1 && config_setting_is_group(g))) {
+		for (size_t j = 0; j < t->n_udtf; j++)
+			if ((rc = conf_load_stage(ld, g, &t->udtf[j], name,
+			    line)) != 0)
+				return rc;
+		return 0;
+	}
+	if (!config_setting_is_list(g) ||
+	    config_setting_length(g) != (int)t->n_udtf)
+		return conf_fail(ld, &at, "with a chain of %zu UDTFs, expected "
+		    "a list of %zu groups ( { ... }, ... ), one per UDTF in "
+		    "order", t->n_udtf, t->n_udtf);
+	for (size_t j = 0; j < t->n_udtf; j++) {
+		config_setting_t *e = config_setting_get_elem(g, (unsigned)j);
+		char shown[CONF_NAME_MAX + 16];
+
+		snprintf(shown, sizeof(shown), "%s[%zu]", name, j);
+		if (!config_setting_is_group(e)) {
+			at = conf_at_setting(e, shown);
+			return conf_fail(ld, &at, "expected a group { key = "
+			    "value; } for UDTF %s", t->udtf[j].udtf->name);
+		}
+		if ((rc = conf_load_stage(ld, e, &t->udtf[j], shown,
+		    conf_line(e))) != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -584,9 +642,10 @@ conf_set_value(struct conf_loader *ld, const struct conf_key *k,
 	case CONF_STRING_LIST:
 		return conf_set_list(ld, k, s, at, dst);
 	case CONF_UDTF:
-		return conf_set_udtf(ld, s, at, dst);
-	case CONF_RDKAFKA:
+		return conf_set_udtf(ld, s, at, dst, count);
 	case CONF_UDTF_CONFIG:
+		return 0; /* checked once the table's chain is known */
+	case CONF_RDKAFKA:
 		return conf_set_kvs(ld, k, s, at, dst, count);
 	case CONF_TABLES:
 		return conf_set_tables(ld, s, at, dst, count);
@@ -877,8 +936,11 @@ conf_free(struct conf *c)
 
 		free(t->name);
 		conf_strv_clear(&t->topics);
-		conf_strv_clear(&t->udtf);
-		conf_kvs_free(t->udtf_config, t->n_udtf_config);
+		for (size_t j = 0; j < t->n_udtf; j++) {
+			free(t->udtf[j].spec);
+			conf_kvs_free(t->udtf[j].params, t->udtf[j].n_params);
+		}
+		free(t->udtf);
 		free(t->event_time);
 	}
 	free(c->tables);

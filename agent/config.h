@@ -30,12 +30,24 @@ struct conf_strv {
 	size_t n;
 };
 
+struct udtf_plugin;
+
+/* One UDTF of a table's chain. */
+struct conf_stage {
+	char *spec;                      /* a built-in's name or "plugin:PATH" */
+	const struct udtf_plugin *udtf;  /* what spec names; never freed */
+	struct conf_kv *params;          /* its udtf_config, defaults filled in */
+	size_t n_params;
+	int line;                        /* of its udtf_config, or of udtf */
+};
+
 struct conf_table {
 	char *name;
 	struct conf_strv topics;
-	struct conf_strv udtf;       /* the chain; one name for now */
-	struct conf_kv *udtf_config; /* the UDTF's own keys */
-	size_t n_udtf_config;
+	struct conf_stage *udtf;     /* the chain: each feeds the next */
+	size_t n_udtf;
+	int64_t max_rows;            /* per record */
+	int64_t max_bytes;           /* of row values, per record */
 	char *event_time;            /* a column name, or "kafka_timestamp" */
 	enum format_kind format;
 	char field_delimiter;

@@ -277,11 +277,25 @@ static const struct conf_key conf_keys[] = {
 	  .description = "Topics whose records feed this table." },
 	{ .path = "tables.udtf", .type = CONF_UDTF,
 	  .flags = CONF_REQUIRED | CONF_IN_TABLE, .offset = TAT(udtf),
-	  .description = "The built-in UDTF that turns a record into rows." },
+	  .count_offset = TAT(n_udtf),
+	  .description = "The UDTF that turns a record into rows: a built-in's "
+	  "name or \"plugin:/PATH.so\"; a list [ \"split\", \"nginx\" ] "
+	  "is a chain, each UDTF parsing the first column of the one "
+	  "before." },
 	{ .path = "tables.udtf_config", .type = CONF_UDTF_CONFIG,
 	  .flags = CONF_IN_TABLE, .default_doc = "the UDTF's defaults",
-	  .offset = TAT(udtf_config), .count_offset = TAT(n_udtf_config),
-	  .description = "The UDTF's own keys (see UDTF keys below)." },
+	  .description = "The UDTF's own keys (see UDTF keys below); for a "
+	  "chain, a list of groups, one per UDTF: ( { ... }, { ... } )." },
+	{ .path = "tables.max_rows_per_record", .type = CONF_INT64,
+	  .flags = CONF_IN_TABLE, .default_text = "10000",
+	  .offset = TAT(max_rows), .min = 1, .max = 10000000,
+	  .description = "A record that yields more rows goes to the rejects "
+	  "table." },
+	{ .path = "tables.max_bytes_per_record", .type = CONF_INT64,
+	  .flags = CONF_IN_TABLE, .default_text = "67108864",
+	  .offset = TAT(max_bytes), .min = 1024, .max = 4294967296LL,
+	  .description = "A record whose rows hold more bytes of values goes "
+	  "to the rejects table." },
 	{ .path = "tables.event_time", .type = CONF_STRING,
 	  .flags = CONF_IN_TABLE, .default_text = "\"kafka_timestamp\"",
 	  .offset = TAT(event_time),
@@ -592,9 +606,9 @@ conf_type_doc(const struct conf_key *k, char *buf, size_t len)
 		[CONF_ENUM] = "one of:",
 		[CONF_BYTE] = "one-byte string",
 		[CONF_STRING_LIST] = "list of strings",
-		[CONF_UDTF] = "UDTF name",
+		[CONF_UDTF] = "UDTF or list of UDTFs",
 		[CONF_RDKAFKA] = "group",
-		[CONF_UDTF_CONFIG] = "group",
+		[CONF_UDTF_CONFIG] = "group or list of groups",
 		[CONF_TABLES] = "list of groups",
 	};
 	char values[CONF_NAME_MAX];

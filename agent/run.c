@@ -16,6 +16,7 @@
 #include "rejects.h"
 #include "source.h"
 #include "table.h"
+#include "tick.h"
 #include "twopc.h"
 #include "tz.h"
 
@@ -199,6 +200,19 @@ agent_free(struct agent *a)
 }
 
 /* Builds the time zone, the tables and the rejects table. */
+/* Logs, once, what a table's UDTFs asked to have said. */
+static void
+agent_log_notes(struct table *t)
+{
+	const struct chain *ch = table_chain(t);
+	const char *note, *udtf;
+
+	for (size_t i = 0; i < chain_length(ch); i++)
+		if ((note = chain_note(ch, i, &udtf)) != NULL)
+			log_notice("table %s: UDTF %s: %s", table_name(t), udtf,
+			    note);
+}
+
 static int
 agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 {
@@ -218,6 +232,7 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 		a->tables[a->ntables] = table_new(c, a->ntables, a->tz, err, errlen);
 		if (a->tables[a->ntables] == NULL)
 			return -1;
+		agent_log_notes(a->tables[a->ntables]);
 	}
 	if ((a->rejects = rejects_new(c, a->tz, err, errlen)) == NULL)
 		return -1;
@@ -248,6 +263,18 @@ run_seconds(const struct timespec *from, const struct timespec *to)
 	    (double)(to->tv_nsec - from->tv_nsec) / 1e9;
 }
 
+/* Logs a table's slowest records, slowest first. */
+static void
+agent_log_slowest(struct table *t)
+{
+	const struct latency *l = &table_get_stats(t)->parse;
+
+	for (size_t j = l->nslow; j-- > 0;)
+		log_info("table %s: slow record %s/%" PRId32 "@%" PRId64 ": %"
+		    PRIu64 " ns", table_name(t), l->slow[j].topic,
+		    l->slow[j].partition, l->slow[j].offset, l->slow[j].ns);
+}
+
 /* Logs what the run did: per table records, rows, rejects, rate and the
  * UDTF's cost per record; then files published and peak memory. */
 static void
@@ -260,7 +287,7 @@ agent_summary(struct agent *a)
 
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct table_stats *s = table_get_stats(a->tables[i]);
-		const struct hist *h = &s->parse_ns;
+		const struct hist *h = &s->parse.hist;
 		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
 		    PRIu64 " rejects", table_name(a->tables[i]), s->records,
 		    s->rows, s->rejects);
@@ -269,12 +296,14 @@ agent_summary(struct agent *a)
 			    "gave no row found no file of their partition to be "
 			    "noted in; kedge verify reports their offsets as a gap",
 			    table_name(a->tables[i]), s->unnoted, s->empty);
-		log_notice("table %s: UDTF ns/record: mean %" PRIu64 " p50 %"
+		log_notice("table %s: UDTF %s ns/record: mean %" PRIu64 " p50 %"
 		    PRIu64 " p90 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64
 		    " max %" PRIu64, table_name(a->tables[i]),
+		    chain_name(table_chain(a->tables[i])),
 		    h->count ? h->sum_ns / h->count : 0, hist_quantile(h, 0.5),
 		    hist_quantile(h, 0.9), hist_quantile(h, 0.99),
 		    hist_quantile(h, 0.999), h->max_ns);
+		agent_log_slowest(a->tables[i]);
 	}
 	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
 	    "fetcher woken %" PRIu64 " times", a->records, secs,
@@ -358,6 +387,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	int status = 1;
 
 	crash_init();
+	tick_init();
 	if (agent_build(&a, c, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
 		agent_free(&a);

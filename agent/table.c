@@ -4,92 +4,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "udtf/registry.h"
+#include "tick.h"
 
-/* A record that yields more rows than this is rejected: a UDTF gone wrong
- * must not fill the disk. */
-#define TABLE_MAX_ROWS_PER_RECORD 10000
 #define TABLE_KAFKA_TIMESTAMP "kafka_timestamp"
 
 struct table {
 	const struct conf_table *conf;
-	const struct udtf_plugin *udtf;
-	void *state;
+	struct chain *chain;
 	const struct udtf_column *cols;
 	size_t ncols;
 	int event_col;              /* -1: the Kafka timestamp */
 	struct tz *tz;
 	struct writer *writer;
-	struct udtf_emitter emitter;
-	struct udtf_value *rows;    /* the current record's rows */
+	const struct udtf_value *rows; /* the current record's */
 	size_t nrows;
-	size_t rows_cap;            /* in rows */
 	struct table_stats stats;
 };
-
-static int
-table_emit(struct udtf_emitter *em, const struct udtf_value *values,
-    size_t nvalues)
-{
-	struct table *t = em->opaque;
-
-	if (nvalues != t->ncols)
-		return -EINVAL;
-	if (t->nrows == t->rows_cap) {
-		size_t cap = t->rows_cap ? t->rows_cap * 2 : 4;
-		struct udtf_value *rows;
-		if (t->nrows >= TABLE_MAX_ROWS_PER_RECORD)
-			return -E2BIG;
-		rows = realloc(t->rows, cap * t->ncols * sizeof(*rows));
-		if (rows == NULL)
-			return -ENOMEM;
-		t->rows = rows;
-		t->rows_cap = cap;
-	}
-	memcpy(t->rows + t->nrows * t->ncols, values,
-	    t->ncols * sizeof(*values));
-	t->nrows++;
-	return 0;
-}
-
-/* Initialises the UDTF with the table's udtf_config, defaults included. */
-static int
-table_init_udtf(struct table *t, const struct conf *c, size_t index,
-    char *err, size_t errlen)
-{
-	const struct conf_table *tc = t->conf;
-	struct udtf_param *params;
-	char why[512] = "";
-
-	if ((t->udtf = udtf_builtin_find(tc->udtf.v[0])) == NULL) {
-		snprintf(err, errlen, "%s:%d: tables[%zu].udtf: no UDTF named "
-		    "\"%s\"", c->path, tc->line, index, tc->udtf.v[0]);
-		return -ENOENT;
-	}
-	params = calloc(tc->n_udtf_config + 1, sizeof(*params));
-	if (params == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < tc->n_udtf_config; i++) {
-		params[i].key = tc->udtf_config[i].key;
-		params[i].value = tc->udtf_config[i].value;
-	}
-	t->state = t->udtf->init(params, tc->n_udtf_config, why, sizeof(why));
-	free(params);
-	if (t->state == NULL) {
-		/* The UDTF's sentence usually concerns its config; point there. */
-		int line = tc->n_udtf_config ? tc->udtf_config[0].line : tc->line;
-		snprintf(err, errlen, "%s:%d: tables[%zu].udtf_config: UDTF %s: %s",
-		    c->path, line, index, t->udtf->name,
-		    why[0] ? why : "initialisation failed");
-		return -EINVAL;
-	}
-	t->udtf->columns(t->state, &t->cols, &t->ncols);
-	return 0;
-}
 
 static int
 table_find_event_col(struct table *t, const struct conf *c, size_t index,
@@ -107,7 +38,8 @@ table_find_event_col(struct table *t, const struct conf *c, size_t index,
 		if (t->cols[i].type != UDTF_TIMESTAMP) {
 			snprintf(err, errlen, "%s:%d: tables[%zu].event_time: "
 			    "column \"%s\" of UDTF %s is not a timestamp",
-			    c->path, t->conf->line, index, name, t->udtf->name);
+			    c->path, t->conf->line, index, name,
+			    chain_name(t->chain));
 			return -EINVAL;
 		}
 		t->event_col = (int)i;
@@ -115,7 +47,7 @@ table_find_event_col(struct table *t, const struct conf *c, size_t index,
 	}
 	snprintf(err, errlen, "%s:%d: tables[%zu].event_time: UDTF %s emits no "
 	    "column \"%s\"; use one of its timestamp columns or \"%s\"",
-	    c->path, t->conf->line, index, t->udtf->name, name,
+	    c->path, t->conf->line, index, chain_name(t->chain), name,
 	    TABLE_KAFKA_TIMESTAMP);
 	return -EINVAL;
 }
@@ -143,10 +75,10 @@ table_new(const struct conf *c, size_t index, struct tz *tz, char *err,
 	}
 	t->conf = tc;
 	t->tz = tz;
-	t->emitter.emit = table_emit;
-	t->emitter.opaque = t;
-	if (table_init_udtf(t, c, index, err, errlen) < 0 ||
-	    table_find_event_col(t, c, index, err, errlen) < 0)
+	if ((t->chain = chain_new(c, index, err, errlen)) == NULL)
+		goto fail;
+	chain_columns(t->chain, &t->cols, &t->ncols);
+	if (table_find_event_col(t, c, index, err, errlen) < 0)
 		goto fail;
 	t->writer = writer_new(&o, t->cols, t->ncols, err, errlen);
 	if (t->writer == NULL)
@@ -163,9 +95,7 @@ table_free(struct table *t)
 	if (t == NULL)
 		return;
 	writer_free(t->writer);
-	if (t->udtf != NULL)
-		t->udtf->fini(t->state);
-	free(t->rows);
+	chain_free(t->chain);
 	free(t);
 }
 
@@ -196,13 +126,10 @@ table_get_stats(const struct table *t)
 	return &t->stats;
 }
 
-static uint64_t
-table_now_ns(void)
+struct chain *
+table_chain(struct table *t)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return t->chain;
 }
 
 /* Finds every row's hour by its event time, before any row is written, so
@@ -269,23 +196,19 @@ int
 table_process(struct table *t, const struct udtf_record *rec,
     struct rejects *rj, char *err, size_t errlen)
 {
-	char reason[256] = "";
+	char reason[512];
 	struct tz_hour one_hour, *hours = &one_hour;
 	uint64_t t0, t1;
 	int r;
 
 	t->stats.records++;
-	t->nrows = 0;
-	t0 = table_now_ns();
-	r = t->udtf->process(t->state, rec, &t->emitter, reason, sizeof(reason));
-	t1 = table_now_ns();
-	hist_record(&t->stats.parse_ns, t1 - t0);
-	if (r == -E2BIG)
-		snprintf(reason, sizeof(reason), "more than %d rows from one record",
-		    TABLE_MAX_ROWS_PER_RECORD);
+	t0 = tick_now();
+	r = chain_run(t->chain, rec, reason, sizeof(reason));
+	t1 = tick_now();
+	latency_record(&t->stats.parse, tick_ns(t1 - t0), rec);
 	if (r < 0)
-		return table_reject(t, rj, rec, reason[0] ? reason :
-		    "UDTF failed without a reason", err, errlen);
+		return table_reject(t, rj, rec, reason, err, errlen);
+	t->rows = chain_rows(t->chain, &t->nrows);
 	if (t->nrows == 0)
 		return table_note_empty(t, rec);
 	if (t->nrows > 1 && (hours = malloc(t->nrows * sizeof(*hours))) == NULL) {

@@ -1,7 +1,7 @@
 /*
- * table: one configured table's pipeline: its UDTF, the event-time column,
- * its writer, and what every record cost.  table_process() runs a record
- * through the UDTF, measures the call, and either writes the rows to their
+ * table: one configured table's pipeline: its UDTF chain, the event-time
+ * column, its writer, and what every record cost.  table_process() runs a
+ * record through the chain, measures the call, and either writes the rows to their
  * hourly part files or sends the record to the rejects table with the
  * reason: a record is never dropped silently.
  */
@@ -11,8 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chain.h"
 #include "config.h"
-#include "hist.h"
+#include "latency.h"
 #include "rejects.h"
 #include "tz.h"
 #include "udtf/udtf.h"
@@ -26,7 +27,7 @@ struct table_stats {
 	uint64_t rejects;
 	uint64_t empty;           /* records that gave no row */
 	uint64_t unnoted;         /* of those, ones no file could account for */
-	struct hist parse_ns;     /* one observation per record */
+	struct latency parse;     /* the chain's time, every record */
 };
 
 /* Builds table number `index` of config c: finds and initialises its UDTF
@@ -41,6 +42,7 @@ const char *table_name(const struct table *t);
 /* Returns 1 when the table reads topic, else 0. */
 int table_reads_topic(const struct table *t, const char *topic);
 struct writer *table_writer(struct table *t);
+struct chain *table_chain(struct table *t);
 const struct table_stats *table_get_stats(const struct table *t);
 
 /* Turns rec into rows of this table (or one rejects row).  Returns 0, or a

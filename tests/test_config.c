@@ -149,11 +149,12 @@ test_full_config_lands_every_value(void **state)
 	assert_int_equal(t->line, 11);
 	assert_int_equal(t->topics.n, 1);
 	assert_string_equal(t->topics.v[0], "web");
-	assert_int_equal(t->udtf.n, 1);
-	assert_string_equal(t->udtf.v[0], "nginx");
-	assert_string_equal(kv_get(t->udtf_config, t->n_udtf_config,
+	assert_int_equal(t->n_udtf, 1);
+	assert_string_equal(t->udtf[0].spec, "nginx");
+	assert_ptr_equal(t->udtf[0].udtf, udtf_builtin_find("nginx"));
+	assert_string_equal(kv_get(t->udtf[0].params, t->udtf[0].n_params,
 	    "log_format"), "$remote_addr [$time_local]");
-	assert_int_equal(t->udtf_config[0].line, 12);
+	assert_int_equal(t->udtf[0].params[0].line, 12);
 	assert_string_equal(t->event_time, "time_local");
 	assert_int_equal(t->format, FORMAT_JSONL);
 	assert_int_equal(t->field_delimiter, '\t');
@@ -163,7 +164,7 @@ test_full_config_lands_every_value(void **state)
 	assert_string_equal(t->name, "app");
 	assert_int_equal(t->line, 15);
 	assert_string_equal(t->topics.v[0], "app");
-	assert_string_equal(t->udtf.v[0], "raw");
+	assert_string_equal(t->udtf[0].spec, "raw");
 	assert_int_equal(t->codec, CODEC_NONE);
 
 	snprintf(path, sizeof(path), "%s/spool", dir);
@@ -182,6 +183,37 @@ test_full_config_lands_every_value(void **state)
 	assert_string_equal(c->log.level, "debug");
 	conf_free(c);
 	rmdir(dir);
+}
+
+/* A chain: one group of udtf_config per UDTF, in order, defaults filled
+ * in per UDTF. */
+static void
+test_chain(void **state)
+{
+	struct conf *c;
+	struct conf_table *t;
+
+	(void)state;
+	c = load_ok(KAFKA "tables = ( { name = \"n\"; topics = [ \"a\" ];\n"
+	    "  udtf = [ \"raw\", \"nginx\" ];\n"
+	    "  udtf_config = ( { },\n { log_format = \"$status\"; } ); } );\n");
+	t = &c->tables[0];
+	assert_int_equal(t->n_udtf, 2);
+	assert_string_equal(t->udtf[0].spec, "raw");
+	assert_int_equal(t->udtf[0].n_params, 0);
+	assert_string_equal(t->udtf[1].spec, "nginx");
+	assert_int_equal(t->udtf[1].line, 5);
+	assert_string_equal(kv_get(t->udtf[1].params, t->udtf[1].n_params,
+	    "log_format"), "$status");
+	assert_string_equal(kv_get(t->udtf[1].params, t->udtf[1].n_params,
+	    "escape"), "default");
+	conf_free(c);
+	/* without udtf_config, every UDTF of the chain takes its defaults */
+	c = load_ok(KAFKA "tables = ( { name = \"n\"; topics = [ \"a\" ];\n"
+	    "  udtf = [ \"raw\", \"nginx\" ]; } );\n");
+	assert_non_null(kv_get(c->tables[0].udtf[1].params,
+	    c->tables[0].udtf[1].n_params, "log_format"));
+	conf_free(c);
 }
 
 static void
@@ -211,12 +243,14 @@ test_defaults(void **state)
 	/* Every key the UDTF declares, its default, the table's line. */
 	for (const struct udtf_key *k = nginx->keys; k->name != NULL; k++) {
 		assert_non_null(k->default_value);
-		assert_string_equal(kv_get(t->udtf_config, t->n_udtf_config,
-		    k->name), k->default_value);
+		assert_string_equal(kv_get(t->udtf[0].params,
+		    t->udtf[0].n_params, k->name), k->default_value);
 		nkeys++;
 	}
-	assert_int_equal(t->n_udtf_config, nkeys);
-	assert_int_equal(t->udtf_config[0].line, 2);
+	assert_int_equal(t->udtf[0].n_params, nkeys);
+	assert_int_equal(t->udtf[0].params[0].line, 2);
+	assert_int_equal(t->max_rows, 10000);
+	assert_int_equal(t->max_bytes, 67108864);
 	assert_string_equal(c->output.spool_dir, "/var/lib/kedge/spool");
 	assert_string_equal(c->output.target, "local");
 	assert_string_equal(c->output.local_dir, "/srv/kedge");
@@ -436,11 +470,38 @@ test_impossible_strings(void **state)
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ ];"
 	    " udtf = \"raw\"; } );\n", 2, "tables[0].topics: must not be empty");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
-	    "  udtf = \"csv\"; } );\n", 3, "tables[0].udtf: \"csv\" is not a "
-	    "built-in UDTF; available: nginx, raw");
+	    "  udtf = \"nosuch\"; } );\n", 3, "tables[0].udtf: \"nosuch\" is not "
+	    "a built-in UDTF (nginx, raw");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
-	    "  udtf = [ \"nginx\", \"raw\" ]; } );\n", 3, "tables[0].udtf: UDTF "
-	    "chains are not supported yet; use one UDTF");
+	    "  udtf = [ \"raw\",\n \"nosuch\" ]; } );\n", 4,
+	    "tables[0].udtf[1]: \"nosuch\" is not a built-in UDTF");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = [ ]; } );\n", 3, "tables[0].udtf: must name a UDTF");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"plugin:lib.so\"; } );\n", 3, "tables[0].udtf: plugin "
+	    "path \"lib.so\" is not absolute");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"plugin:/nonexistent/lib.so\"; } );\n", 3,
+	    "tables[0].udtf: cannot load UDTF plugin: /nonexistent/lib.so: "
+	    "cannot open shared object file");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = [ \"raw\", \"nginx\" ];\n"
+	    "  udtf_config = { log_format = \"$status\"; }; } );\n", 4,
+	    "tables[0].udtf_config: with a chain of 2 UDTFs, expected a list of "
+	    "2 groups");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = [ \"raw\", \"nginx\" ];\n"
+	    "  udtf_config = ( { },\n { format = \"$status\"; } ); } );\n", 5,
+	    "tables[0].udtf_config[1].format: UDTF nginx has no such key; its "
+	    "keys: log_format, escape");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = [ \"raw\", \"nginx\" ];\n"
+	    "  udtf_config = ( { },\n 3 ); } );\n", 5,
+	    "tables[0].udtf_config[1]: expected a group { key = value; } for "
+	    "UDTF nginx");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; max_rows_per_record = 0; } );\n", 3,
+	    "tables[0].max_rows_per_record: 0 is out of range");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = \"raw\"; field_delimiter = \",;\"; } );\n", 3,
 	    "tables[0].field_delimiter: must be exactly one byte");
@@ -550,10 +611,10 @@ test_example_loads(void **state)
 	c = conf_load(EXAMPLE, err, sizeof(err));
 	if (c == NULL)
 		fail_msg("%s", err);
-	assert_string_equal(c->tables[0].udtf.v[0], "nginx");
+	assert_string_equal(c->tables[0].udtf[0].spec, "nginx");
 	assert_string_equal(c->tables[0].event_time, "time_local");
-	assert_non_null(kv_get(c->tables[0].udtf_config,
-	    c->tables[0].n_udtf_config, "log_format"));
+	assert_non_null(kv_get(c->tables[0].udtf[0].params,
+	    c->tables[0].udtf[0].n_params, "log_format"));
 	conf_free(c);
 }
 
@@ -635,6 +696,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_config_lands_every_value),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_topics_default_to_union),
 		cmocka_unit_test(test_syntax_and_read_errors),
 		cmocka_unit_test(test_unknown_keys),

@@ -1,0 +1,371 @@
+#include "chain.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "udtf/registry.h"
+
+struct chain_stage {
+	const struct udtf_plugin *udtf;
+	void *state;
+	const struct udtf_column *cols;
+	size_t ncols;
+	size_t carry_at;          /* where its columns 1.. go in a row */
+	uint64_t emitted;         /* rows of the current record, for reasons */
+	int trusted;              /* a built-in: its values match its columns */
+	struct udtf_emitter em;   /* to the next UDTF, or into rows */
+	struct chain *ch;
+};
+
+struct chain {
+	struct chain_stage *st;
+	size_t n;
+	char *name;
+	struct udtf_column *cols; /* a row's columns */
+	size_t ncols;
+	struct udtf_value *carry; /* a row's carried values, at their places */
+	struct udtf_value *rows;  /* the current record's rows */
+	size_t nrows;
+	size_t rows_cap;          /* in rows */
+	struct buf arena;         /* string bytes of the rows of a chain */
+	uint64_t bytes;           /* in the current record's rows */
+	uint64_t max_rows;
+	uint64_t max_bytes;
+	const struct udtf_record *rec;
+	int failed;               /* reason holds why the record is refused */
+	char reason[512];
+};
+
+static void
+chain_fail(struct chain *ch, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+chain_fail(struct chain *ch, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ch->failed)
+		return;
+	ch->failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(ch->reason, sizeof(ch->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* A plugin's values must have its columns' types (or be NULL): the writer
+ * formats a value by its column's type. */
+static int
+chain_types_ok(const struct chain_stage *s, const struct udtf_value *v)
+{
+	for (size_t i = 0; i < s->ncols; i++)
+		if (v[i].type != UDTF_NULL && v[i].type != s->cols[i].type)
+			return 0;
+	return 1;
+}
+
+static int
+chain_check_row(struct chain_stage *s, const struct udtf_value *v, size_t n)
+{
+	if (n != s->ncols) {
+		chain_fail(s->ch, "UDTF %s emitted %zu values for its %zu "
+		    "columns", s->udtf->name, n, s->ncols);
+		return -EINVAL;
+	}
+	if (!s->trusted && !chain_types_ok(s, v)) {
+		chain_fail(s->ch, "UDTF %s emitted a value whose type is not "
+		    "its column's", s->udtf->name);
+		return -EINVAL;
+	}
+	s->emitted++;
+	return 0;
+}
+
+/* The last UDTF's emitter: keeps the row with what rode along. */
+static int
+chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
+{
+	struct chain_stage *s = em->opaque;
+	struct chain *ch = s->ch;
+	struct udtf_value *row;
+	int r;
+
+	if ((r = chain_check_row(s, v, n)) < 0)
+		return r;
+	if (ch->nrows >= ch->max_rows) {
+		chain_fail(ch, "more than %llu rows from one record",
+		    (unsigned long long)ch->max_rows);
+		return -E2BIG;
+	}
+	if (ch->nrows == ch->rows_cap) {
+		size_t cap = ch->rows_cap ? ch->rows_cap * 2 : 4;
+		struct udtf_value *rows = realloc(ch->rows,
+		    cap * ch->ncols * sizeof(*rows));
+		if (rows == NULL) {
+			chain_fail(ch, "out of memory for the rows of one "
+			    "record");
+			return -ENOMEM;
+		}
+		ch->rows = rows;
+		ch->rows_cap = cap;
+	}
+	row = ch->rows + ch->nrows * ch->ncols;
+	memcpy(row, v, n * sizeof(*v));
+	memcpy(row + n, ch->carry + n, (ch->ncols - n) * sizeof(*v));
+	for (size_t i = 0; i < ch->ncols; i++) {
+		if (row[i].type != UDTF_STRING)
+			continue;
+		ch->bytes += row[i].u.s.len;
+		if (ch->n == 1)
+			continue;
+		/* a later UDTF reuses its memory on its next record: copy,
+		 * keeping offsets until chain_run() ends */
+		if (buf_append(&ch->arena, row[i].u.s.ptr, row[i].u.s.len) < 0) {
+			chain_fail(ch, "out of memory for the rows of one "
+			    "record");
+			return -ENOMEM;
+		}
+		row[i].u.s.ptr = (const char *)(uintptr_t)(ch->arena.len -
+		    row[i].u.s.len);
+	}
+	if (ch->bytes > ch->max_bytes) {
+		chain_fail(ch, "the rows of one record hold more than %llu "
+		    "bytes", (unsigned long long)ch->max_bytes);
+		return -E2BIG;
+	}
+	ch->nrows++;
+	return 0;
+}
+
+/* An earlier UDTF's emitter: the row's first column is the next UDTF's
+ * record, the others ride along. */
+static int
+chain_feed(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
+{
+	struct chain_stage *s = em->opaque, *next = s + 1;
+	struct chain *ch = s->ch;
+	struct udtf_record sub = *ch->rec;
+	char why[256] = "";
+	int r;
+
+	if ((r = chain_check_row(s, v, n)) < 0)
+		return r;
+	if (v[0].type != UDTF_STRING) {
+		chain_fail(ch, "row %llu of %s: %s is NULL, nothing for %s to "
+		    "parse", (unsigned long long)s->emitted, s->udtf->name,
+		    s->cols[0].name, next->udtf->name);
+		return -EINVAL;
+	}
+	memcpy(ch->carry + s->carry_at, v + 1, (n - 1) * sizeof(*v));
+	sub.data = v[0].u.s.ptr;
+	sub.len = v[0].u.s.len;
+	next->emitted = 0;
+	r = next->udtf->process(next->state, &sub, &next->em, why, sizeof(why));
+	if (r < 0)
+		chain_fail(ch, "%s, on row %llu of %s: %s", next->udtf->name,
+		    (unsigned long long)s->emitted, s->udtf->name,
+		    why[0] ? why : "failed without a reason");
+	return r < 0 ? r : 0;
+}
+
+static int
+chain_init_stage(struct chain *ch, size_t i, const struct conf *c,
+    size_t index, char *err, size_t errlen)
+{
+	const struct conf_stage *cs = &c->tables[index].udtf[i];
+	struct chain_stage *s = &ch->st[i];
+	struct udtf_param *params;
+	char why[512] = "";
+
+	s->ch = ch;
+	s->udtf = cs->udtf;
+	s->trusted = udtf_builtin_find(cs->spec) == cs->udtf;
+	s->em.opaque = s;
+	s->em.emit = i + 1 == ch->n ? chain_keep : chain_feed;
+	if ((params = calloc(cs->n_params + 1, sizeof(*params))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < cs->n_params; j++) {
+		params[j].key = cs->params[j].key;
+		params[j].value = cs->params[j].value;
+	}
+	s->state = s->udtf->init(params, cs->n_params, why, sizeof(why));
+	free(params);
+	if (s->state == NULL) {
+		snprintf(err, errlen, "%s:%d: tables[%zu].udtf_config: UDTF "
+		    "%s: %s", c->path, cs->line, index, s->udtf->name,
+		    why[0] ? why : "initialisation failed");
+		return -EINVAL;
+	}
+	s->udtf->columns(s->state, &s->cols, &s->ncols);
+	if (s->ncols == 0 || (i + 1 < ch->n &&
+	    s->cols[0].type != UDTF_STRING)) {
+		snprintf(err, errlen, "%s:%d: tables[%zu].udtf: UDTF %s %s",
+		    c->path, cs->line, index, s->udtf->name, s->ncols == 0 ?
+		    "has no columns" : "cannot feed the next UDTF: its first "
+		    "column is not a string");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Lays out a row: the last UDTF's columns, then what rides along. */
+static int
+chain_layout(struct chain *ch, const struct conf *c, size_t index,
+    char *err, size_t errlen)
+{
+	const struct chain_stage *last = &ch->st[ch->n - 1];
+	size_t at = last->ncols;
+
+	ch->ncols = last->ncols;
+	for (size_t i = 0; i + 1 < ch->n; i++)
+		ch->ncols += ch->st[i].ncols - 1;
+	ch->cols = calloc(ch->ncols, sizeof(*ch->cols));
+	ch->carry = calloc(ch->ncols, sizeof(*ch->carry));
+	if (ch->cols == NULL || ch->carry == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(ch->cols, last->cols, last->ncols * sizeof(*ch->cols));
+	for (size_t i = 0; i + 1 < ch->n; i++) {
+		ch->st[i].carry_at = at;
+		for (size_t j = 1; j < ch->st[i].ncols; j++)
+			ch->cols[at++] = ch->st[i].cols[j];
+	}
+	for (size_t i = 0; i < ch->ncols; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(ch->cols[i].name, ch->cols[j].name) == 0) {
+				snprintf(err, errlen, "%s:%d: tables[%zu].udtf: "
+				    "two columns named \"%s\" in the chain %s; "
+				    "rename one in its udtf_config",
+				    c->path, c->tables[index].line, index,
+				    ch->cols[i].name, ch->name);
+				return -EINVAL;
+			}
+	return 0;
+}
+
+struct chain *
+chain_new(const struct conf *c, size_t index, char *err, size_t errlen)
+{
+	const struct conf_table *tc = &c->tables[index];
+	struct chain *ch;
+	size_t namelen = 0;
+
+	if ((ch = calloc(1, sizeof(*ch))) == NULL ||
+	    (ch->st = calloc(tc->n_udtf, sizeof(*ch->st))) == NULL)
+		goto oom;
+	ch->n = tc->n_udtf;
+	ch->max_rows = (uint64_t)tc->max_rows;
+	ch->max_bytes = (uint64_t)tc->max_bytes;
+	for (size_t i = 0; i < ch->n; i++)
+		namelen += strlen(tc->udtf[i].udtf->name) + 1;
+	if ((ch->name = malloc(namelen)) == NULL)
+		goto oom;
+	for (size_t i = 0, used = 0; i < ch->n; i++)
+		used += (size_t)snprintf(ch->name + used, namelen - used, "%s%s",
+		    i > 0 ? "," : "", tc->udtf[i].udtf->name);
+	for (size_t i = 0; i < ch->n; i++)
+		if (chain_init_stage(ch, i, c, index, err, errlen) < 0)
+			goto fail;
+	if (chain_layout(ch, c, index, err, errlen) < 0)
+		goto fail;
+	return ch;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	chain_free(ch);
+	return NULL;
+}
+
+void
+chain_free(struct chain *ch)
+{
+	if (ch == NULL)
+		return;
+	for (size_t i = 0; ch->st != NULL && i < ch->n; i++)
+		if (ch->st[i].state != NULL)
+			ch->st[i].udtf->fini(ch->st[i].state);
+	free(ch->st);
+	free(ch->name);
+	free(ch->cols);
+	free(ch->carry);
+	free(ch->rows);
+	buf_free(&ch->arena);
+	free(ch);
+}
+
+const char *
+chain_name(const struct chain *ch)
+{
+	return ch->name;
+}
+
+void
+chain_columns(const struct chain *ch, const struct udtf_column **cols,
+    size_t *ncols)
+{
+	*cols = ch->cols;
+	*ncols = ch->ncols;
+}
+
+size_t
+chain_length(const struct chain *ch)
+{
+	return ch->n;
+}
+
+const char *
+chain_note(const struct chain *ch, size_t i, const char **udtf)
+{
+	*udtf = ch->st[i].udtf->name;
+	return ch->st[i].udtf->note != NULL ?
+	    ch->st[i].udtf->note(ch->st[i].state) : NULL;
+}
+
+int
+chain_run(struct chain *ch, const struct udtf_record *rec, char *reason,
+    size_t reasonlen)
+{
+	struct chain_stage *first = &ch->st[0];
+	int r;
+
+	ch->rec = rec;
+	ch->nrows = 0;
+	ch->bytes = 0;
+	ch->failed = 0;
+	buf_reset(&ch->arena);
+	first->emitted = 0;
+	reason[0] = '\0';
+	r = first->udtf->process(first->state, rec, &first->em, reason,
+	    reasonlen);
+	if (ch->failed) {
+		snprintf(reason, reasonlen, "%s", ch->reason);
+		return r < 0 ? r : -EINVAL;
+	}
+	if (r < 0) {
+		if (reason[0] == '\0')
+			snprintf(reason, reasonlen, "UDTF %s failed without a "
+			    "reason", first->udtf->name);
+		return r;
+	}
+	if (ch->n > 1)
+		for (size_t i = 0; i < ch->nrows * ch->ncols; i++)
+			if (ch->rows[i].type == UDTF_STRING)
+				ch->rows[i].u.s.ptr = ch->arena.data == NULL ?
+				    "" : ch->arena.data +
+				    (uintptr_t)ch->rows[i].u.s.ptr;
+	return 0;
+}
+
+const struct udtf_value *
+chain_rows(const struct chain *ch, size_t *nrows)
+{
+	*nrows = ch->nrows;
+	return ch->rows;
+}

@@ -1,0 +1,42 @@
+/*
+ * latency: what one UDTF chain's calls cost: a histogram of every record's
+ * parse time (hist.h) and the slowest records with where they came from,
+ * so that a person can fetch the record that was slow.
+ */
+#ifndef KEDGE_LATENCY_H
+#define KEDGE_LATENCY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "udtf/udtf.h"
+
+#define LATENCY_SLOWEST 10
+
+struct latency_slow {
+	char topic[256];
+	int32_t partition;
+	int64_t offset;
+	uint64_t ns;
+};
+
+struct latency {
+	struct hist hist;
+	size_t nslow;
+	struct latency_slow slow[LATENCY_SLOWEST]; /* ascending by ns */
+};
+
+void latency_keep_slow(struct latency *l, uint64_t ns,
+    const struct udtf_record *rec);
+
+/* Adds the parse time ns of rec. */
+static inline void
+latency_record(struct latency *l, uint64_t ns, const struct udtf_record *rec)
+{
+	hist_record(&l->hist, ns);
+	if (l->nslow < LATENCY_SLOWEST || ns > l->slow[0].ns)
+		latency_keep_slow(l, ns, rec);
+}
+
+#endif /* KEDGE_LATENCY_H */

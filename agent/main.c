@@ -1,16 +1,19 @@
 /*
  * kedge: Kafka -> UDTFs -> hourly Hive partitions, exactly once.
  * The command line: subcommands run, check-config, verify, checkpoint show,
- * config-reference.
+ * status, bench udtf, config-reference.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "config.h"
 #include "log.h"
 #include "run.h"
+#include "status.h"
 #include "twopc.h"
 #include "verify.h"
 
@@ -22,6 +25,9 @@ usage(FILE *out)
 	    "       kedge check-config [-c FILE]\n"
 	    "       kedge verify DIR\n"
 	    "       kedge checkpoint show [-c FILE]\n"
+	    "       kedge status [-c FILE]\n"
+	    "       kedge bench udtf [-c FILE] --table NAME --input FILE\n"
+	    "                  [--delimiter C] [--regex PATTERN] [--seconds S]\n"
 	    "       kedge config-reference\n"
 	    "       kedge --version\n"
 	    "\n"
@@ -32,6 +38,15 @@ usage(FILE *out)
 	    "                  hold every offset exactly once; print \"verify OK: ...\"\n"
 	    "                  or the first violation; exit 0 or 1 (2: DIR unreadable)\n"
 	    "  checkpoint show print the last checkpoint record in the store\n"
+	    "  status          print what the daemon last reported: records, rows,\n"
+	    "                  rejects and UDTF ns/record per table, the slowest\n"
+	    "                  records, checkpoints; and whether it still runs\n"
+	    "  bench udtf      run a table's UDTF chain over a file of records (one\n"
+	    "                  per line, or per --delimiter byte: \\n, \\0, \\t or one\n"
+	    "                  character) on one core and print records/s, ns/record,\n"
+	    "                  percentiles, rows, rejects, the cost of timing, and\n"
+	    "                  a PCRE2-JIT regex doing the same extraction as a ratio\n"
+	    "                  (--regex; derived from the log_format for nginx)\n"
 	    "  config-reference  print every configuration key as Markdown\n"
 	    "\n"
 	    "  -c, --config FILE  configuration file (default " CONF_DEFAULT_PATH ")\n"
@@ -173,6 +188,105 @@ cmd_checkpoint(int argc, char **argv)
 	return r;
 }
 
+static int
+cmd_status(int argc, char **argv)
+{
+	const char *path = CONF_DEFAULT_PATH;
+	struct conf *c;
+	int r;
+
+	if ((r = parse_opts(argc, argv, &path, NULL)) != 0)
+		return r;
+	if ((c = load(path)) == NULL)
+		return 1;
+	r = status_show(c, stdout);
+	conf_free(c);
+	return r;
+}
+
+/* "\n", "\0", "\t" or one character. */
+static int
+parse_delimiter(const char *s, char *out)
+{
+	if (s[0] == '\\' && s[1] != '\0' && s[2] == '\0') {
+		const char *from = "n0t\\", *to = "\n\0\t\\";
+		const char *at = strchr(from, s[1]);
+		if (at == NULL)
+			return -EINVAL;
+		*out = to[at - from];
+		return 0;
+	}
+	if (s[0] == '\0' || s[1] != '\0')
+		return -EINVAL;
+	*out = s[0];
+	return 0;
+}
+
+static int
+cmd_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "table", required_argument, NULL, 't' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "delimiter", required_argument, NULL, 'd' },
+		{ "regex", required_argument, NULL, 'r' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_opts o = { NULL, NULL, '\n', NULL, 0.5 };
+	const char *path = CONF_DEFAULT_PATH;
+	struct conf *c;
+	char *end;
+	int ch, r;
+
+	if (argc < 2 || strcmp(argv[1], "udtf") != 0)
+		goto bad;
+	optind = 1;
+	while ((ch = getopt_long(argc - 1, argv + 1, "c:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 't':
+			o.table = optarg;
+			break;
+		case 'i':
+			o.input = optarg;
+			break;
+		case 'd':
+			if (parse_delimiter(optarg, &o.delimiter) < 0) {
+				fprintf(stderr, "kedge bench: --delimiter \"%s\": "
+				    "give one character, or \\n, \\0 or \\t\n",
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			o.regex = optarg;
+			break;
+		case 's':
+			o.seconds = strtod(optarg, &end);
+			if (*end != '\0' || !(o.seconds > 0 && o.seconds <= 60))
+				goto bad;
+			break;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc - 1 || o.table == NULL || o.input == NULL)
+		goto bad;
+	if ((c = load(path)) == NULL)
+		return 1;
+	r = bench_udtf(c, &o, stdout);
+	conf_free(c);
+	return r;
+bad:
+	usage(stderr);
+	return 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -190,6 +304,10 @@ main(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(cmd, "checkpoint") == 0)
 		return cmd_checkpoint(argc - 1, argv + 1);
+	if (strcmp(cmd, "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
+	if (strcmp(cmd, "bench") == 0)
+		return cmd_bench(argc - 1, argv + 1);
 	if (strcmp(cmd, "config-reference") == 0 && argc == 2) {
 		conf_write_reference(stdout);
 		return 0;

@@ -15,6 +15,7 @@
 #include "publish.h"
 #include "rejects.h"
 #include "source.h"
+#include "status.h"
 #include "table.h"
 #include "tick.h"
 #include "twopc.h"
@@ -40,6 +41,9 @@ struct agent {
 	uint64_t records;
 	uint64_t wakeups;          /* the source's, kept past its close */
 	struct timespec first, last;  /* first and last record consumed */
+	time_t started;
+	time_t status_at;          /* when the status was last written */
+	uint64_t status_records;   /* records by then */
 };
 
 static volatile sig_atomic_t run_stop;
@@ -199,7 +203,6 @@ agent_free(struct agent *a)
 	tz_close(a->tz);
 }
 
-/* Builds the time zone, the tables and the rejects table. */
 /* Logs, once, what a table's UDTFs asked to have said. */
 static void
 agent_log_notes(struct table *t)
@@ -213,6 +216,7 @@ agent_log_notes(struct table *t)
 			    note);
 }
 
+/* Builds the time zone, the tables and the rejects table. */
 static int
 agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 {
@@ -319,6 +323,24 @@ agent_summary(struct agent *a)
 	    ru.ru_maxrss);
 }
 
+/* Replaces <spool_dir>/status; a failure is only logged. */
+static void
+agent_status(struct agent *a, time_t now, int stopping)
+{
+	struct status s = { a->started, a->records, 0, a->tables, a->ntables,
+	    twopc_durations(a->twopc), stopping };
+	int r;
+
+	if (now > a->status_at)
+		s.records_per_s = (double)(a->records - a->status_records) /
+		    (double)(now - a->status_at);
+	a->status_at = now;
+	a->status_records = a->records;
+	if ((r = status_write(a->conf, &s)) < 0)
+		log_warnx("status: cannot write %s/%s: %s", a->conf->output.spool_dir,
+		    STATUS_FILE, strerror(-r));
+}
+
 static void
 agent_loop(struct agent *a, const struct run_opts *o)
 {
@@ -354,6 +376,8 @@ agent_loop(struct agent *a, const struct run_opts *o)
 			last_ckpt = now;
 			agent_checkpoint(a, "interval");
 		}
+		if (now - a->status_at >= STATUS_INTERVAL_S)
+			agent_status(a, now, 0);
 		if (o->exit_at_end && source_at_end(a->src)) {
 			log_info("every partition is at its end; stopping");
 			break;
@@ -408,8 +432,9 @@ run_main(const struct conf *c, const struct run_opts *o)
 		log_errx("%s", err);
 		goto out;
 	}
-	log_notice("kedge %s running: %zu table(s), brokers %s", KEDGE_VERSION,
-	    a.ntables, c->kafka.brokers);
+	log_notice("kedge %s running: %zu table(s), brokers %s; UDTF clock %s",
+	    KEDGE_VERSION, a.ntables, c->kafka.brokers, tick_source());
+	a.started = a.status_at = time(NULL);
 	agent_loop(&a, o);
 	log_info("stopping: rolling every file and committing");
 	agent_roll(&a, NULL, 0);
@@ -421,6 +446,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 		log_warnx("publish: files are left in %s/ready; they are published "
 		    "on the next start", c->output.spool_dir);
 	agent_summary(&a);
+	agent_status(&a, time(NULL), 1);
 	status = a.failed ? 1 : 0;
 out:
 	source_close(a.src);

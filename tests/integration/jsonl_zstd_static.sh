@@ -60,4 +60,18 @@ find "$T/warehouse/_rejects" -type f ! -name ".*" | while read -r f; do zstd -qd
 sort "$T/expected-rejects" >"$T/want-rejects"
 same_or_die "$T/want-rejects" "$T/got-rejects" "rejects differ"
 $KEDGE verify "$T/warehouse" || die "kedge verify failed"
+
+# kedge status: the daemon's last report, with the counts above and a
+# latency line per table.
+$KEDGE status -c "$T/kedge.conf" >"$T/status" || die "kedge status failed"
+rows=$(wc -l <"$T/want-cols")
+rejects=$(wc -l <"$T/want-rejects")
+grep -qx "not running; its last status:" "$T/status" ||
+	die "status does not say kedge stopped: $(cat "$T/status")"
+grep -qx "table web: UDTF nginx: 12000 records, $rows rows, $rejects rejects, 0 gave no row" \
+	"$T/status" || die "status counts differ: $(cat "$T/status")"
+grep -Eq "^table web: ns/record: mean [1-9][0-9]* p50 [1-9][0-9]* p90 [0-9]+ p99 [0-9]+ p99.9 [0-9]+ max [0-9]+$" \
+	"$T/status" || die "status has no latency line: $(cat "$T/status")"
+[ "$(grep -c "^table web: slow record web \[[0-2]\] offset [0-9]*: [0-9]* ns$" "$T/status")" -eq 10 ] ||
+	die "status does not list the 10 slowest records: $(cat "$T/status")"
 echo "ok: $(wc -l <"$T/want-cols") rows in $(find "$T/warehouse/web" -type f ! -name ".*" | wc -l) files"

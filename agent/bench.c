@@ -1,0 +1,336 @@
+#include "bench.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "chain.h"
+#include "latency.h"
+#include "tick.h"
+
+#define BENCH_ROUNDS 3
+
+struct bench_record {
+	const char *data;
+	size_t len;
+};
+
+struct bench {
+	struct bench_record *recs;
+	size_t n;
+	struct buf input;
+	struct chain *chain;
+	struct latency lat;
+	uint64_t rows, rejects;   /* of one pass over the input */
+	char first_reject[600];
+	pcre2_code *re;
+	pcre2_match_data *md;
+	uint64_t matched;         /* by the regex, in one pass */
+	uint64_t sink;            /* keeps the regex's work observable */
+};
+
+static double
+bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+bench_read(struct bench *b, const char *path, char delimiter)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[65536];
+	size_t got, cap = 0, start = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "kedge bench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (buf_append(&b->input, chunk, got) < 0)
+			goto oom;
+	fclose(f);
+	for (size_t i = 0; i <= b->input.len; i++) {
+		if (i < b->input.len && b->input.data[i] != delimiter)
+			continue;
+		if (i == b->input.len && i == start)
+			break;
+		if (b->n == cap) {
+			struct bench_record *r;
+			cap = cap ? cap * 2 : 1024;
+			if ((r = realloc(b->recs, cap * sizeof(*r))) == NULL)
+				return -1;
+			b->recs = r;
+		}
+		b->recs[b->n].data = b->input.data + start;
+		b->recs[b->n++].len = i - start;
+		start = i + 1;
+	}
+	if (b->n == 0) {
+		fprintf(stderr, "kedge bench: %s holds no record\n", path);
+		return -1;
+	}
+	return 0;
+oom:
+	fclose(f);
+	fprintf(stderr, "kedge bench: out of memory reading %s\n", path);
+	return -1;
+}
+
+static void
+bench_record_init(struct udtf_record *rec, const struct bench_record *r,
+    size_t i)
+{
+	rec->data = r->data;
+	rec->len = r->len;
+	rec->topic = "bench";
+	rec->partition = 0;
+	rec->offset = (int64_t)i;
+	rec->timestamp_ms = -1;
+}
+
+/* One pass over the input through the chain, every record timed as the
+ * daemon times it, or none. */
+static void
+bench_pass_chain(struct bench *b, int timed, int count)
+{
+	struct udtf_record rec;
+	char reason[512];
+
+	for (size_t i = 0; i < b->n; i++) {
+		uint64_t t0 = 0;
+		int r;
+
+		bench_record_init(&rec, &b->recs[i], i);
+		if (timed)
+			t0 = tick_now();
+		r = chain_run(b->chain, &rec, reason, sizeof(reason));
+		if (timed)
+			latency_record(&b->lat, tick_ns(tick_now() - t0), &rec);
+		if (!count)
+			continue;
+		if (r < 0 && b->rejects++ == 0)
+			snprintf(b->first_reject, sizeof(b->first_reject),
+			    "record %zu: %s", i, reason);
+		if (r == 0) {
+			size_t n;
+			chain_rows(b->chain, &n);
+			b->rows += n;
+		}
+	}
+}
+
+static void
+bench_pass_regex(struct bench *b, int count)
+{
+	uint32_t groups = pcre2_get_ovector_count(b->md);
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(b->md);
+
+	for (size_t i = 0; i < b->n; i++) {
+		int rc = pcre2_jit_match(b->re, (PCRE2_SPTR)b->recs[i].data,
+		    b->recs[i].len, 0, 0, b->md, NULL);
+		if (rc < 0)
+			continue;
+		if (count)
+			b->matched++;
+		/* take every field, as a parser hands them on */
+		for (uint32_t g = 1; g < groups && g < (uint32_t)rc; g++)
+			b->sink += ov[2 * g + 1] - ov[2 * g];
+	}
+}
+
+/* Runs passes of kind until `seconds` have gone; returns ns per record. */
+static double
+bench_measure(struct bench *b, int kind, double seconds)
+{
+	double t0 = bench_now(), t;
+	uint64_t records = 0;
+
+	do {
+		if (kind == 2)
+			bench_pass_regex(b, 0);
+		else
+			bench_pass_chain(b, kind, 0);
+		records += b->n;
+	} while ((t = bench_now()) - t0 < seconds);
+	return (t - t0) * 1e9 / (double)records;
+}
+
+static int
+bench_is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9');
+}
+
+/* The regex a person would write for an nginx log_format: its text
+ * literally, each variable a group up to the next literal byte.  Leaves a
+ * NUL-terminated pattern in re. */
+static int
+bench_nginx_regex(const char *format, struct buf *re)
+{
+	const char *p = format;
+	int r = buf_append(re, "^", 1);
+
+	while (r == 0 && *p != '\0') {
+		char esc[2] = { '\\', *p };
+		int braced;
+
+		if (*p != '$') {
+			/* all but letters and digits get a backslash: then
+			 * PCRE2 takes them literally */
+			r = bench_is_alnum(*p) ? buf_append(re, p, 1) :
+			    buf_append(re, esc, 2);
+			p++;
+			continue;
+		}
+		braced = p[1] == '{';
+		for (p += 1 + braced; bench_is_alnum(*p) || *p == '_'; p++)
+			;
+		p += braced && *p == '}';
+		if (*p == '\0') {
+			r = buf_append(re, "(.*)", 4);
+			break;
+		}
+		esc[1] = *p;
+		if ((r = buf_append(re, "([^", 3)) == 0 &&
+		    (r = buf_append(re, esc, 2)) == 0)
+			r = buf_append(re, "]*)", 3);
+	}
+	return r == 0 ? buf_append(re, "$", 2) : r;  /* "$" and its NUL */
+}
+
+/* The reference regex: given, or derived from a lone nginx UDTF's
+ * log_format.  Returns 0 (b->re may stay NULL: no reference) or -1. */
+static int
+bench_regex_init(struct bench *b, const struct conf_table *t,
+    const char *given)
+{
+	struct buf derived = { 0 };
+	const char *pattern = given;
+	PCRE2_SIZE erroff;
+	int errcode;
+
+	if (pattern == NULL && t->n_udtf == 1 &&
+	    strcmp(t->udtf[0].spec, "nginx") == 0)
+		for (size_t i = 0; i < t->udtf[0].n_params; i++)
+			if (strcmp(t->udtf[0].params[i].key, "log_format") == 0 &&
+			    bench_nginx_regex(t->udtf[0].params[i].value,
+			    &derived) == 0)
+				pattern = derived.data;
+	if (pattern == NULL)
+		return 0;
+	b->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0,
+	    &errcode, &erroff, NULL);
+	if (b->re == NULL) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		fprintf(stderr, "kedge bench: --regex at offset %zu: %s\n",
+		    (size_t)erroff, (char *)msg);
+		buf_free(&derived);
+		return -1;
+	}
+	buf_free(&derived);
+	if ((errcode = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE)) != 0) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(errcode, msg, sizeof(msg));
+		fprintf(stderr, "kedge bench: PCRE2 JIT unavailable: %s\n",
+		    (char *)msg);
+		return -1;
+	}
+	if ((b->md = pcre2_match_data_create_from_pattern(b->re, NULL)) == NULL)
+		return -1;
+	return 0;
+}
+
+static void
+bench_report(struct bench *b, const struct bench_opts *o, double untimed,
+    double timed, double regex, FILE *out)
+{
+	const struct hist *h = &b->lat.hist;
+
+	fprintf(out, "table %s: UDTF %s over %zu records of %s\n", o->table,
+	    chain_name(b->chain), b->n, o->input);
+	fprintf(out, "  records/s       %.0f (one core)\n", 1e9 / untimed);
+	fprintf(out, "  ns/record       %.1f\n", untimed);
+	fprintf(out, "  latency ns      p50 %" PRIu64 " p90 %" PRIu64 " p99 %"
+	    PRIu64 " p99.9 %" PRIu64 " max %" PRIu64 " (%" PRIu64
+	    " records timed)\n", hist_quantile(h, 0.5), hist_quantile(h, 0.9),
+	    hist_quantile(h, 0.99), hist_quantile(h, 0.999), h->max_ns,
+	    h->count);
+	fprintf(out, "  rows out        %" PRIu64 " from %zu records; %" PRIu64
+	    " rejects\n", b->rows, b->n, b->rejects);
+	if (b->rejects > 0)
+		fprintf(out, "  first reject    %s\n", b->first_reject);
+	fprintf(out, "  timing cost     %.1f %% of the parse time (%.1f ns timed, "
+	    "%.1f untimed; clock %s)\n", (timed - untimed) * 100 / untimed,
+	    timed, untimed, tick_source());
+	if (b->re != NULL)
+		fprintf(out, "  PCRE2-JIT regex %.1f ns/record, %" PRIu64 " of %zu "
+		    "matched; kedge/regex speed ratio %.2f\n", regex, b->matched,
+		    b->n, regex / untimed);
+	else
+		fprintf(out, "  PCRE2-JIT regex not measured: pass --regex "
+		    "PATTERN\n");
+	for (size_t i = b->lat.nslow; i-- > 0;)
+		fprintf(out, "  slow record     %" PRId64 ": %" PRIu64 " ns\n",
+		    b->lat.slow[i].offset, b->lat.slow[i].ns);
+}
+
+int
+bench_udtf(const struct conf *c, const struct bench_opts *o, FILE *out)
+{
+	double untimed = 1e300, timed = 1e300, regex = 1e300, v;
+	struct bench b;
+	char err[1024];
+	size_t index;
+	int status = 1;
+
+	memset(&b, 0, sizeof(b));
+	for (index = 0; index < c->n_tables; index++)
+		if (strcmp(c->tables[index].name, o->table) == 0)
+			break;
+	if (index == c->n_tables) {
+		fprintf(stderr, "kedge bench: %s has no table \"%s\"\n", c->path,
+		    o->table);
+		return 1;
+	}
+	tick_init();
+	if ((b.chain = chain_new(c, index, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s\n", err);
+		goto out;
+	}
+	if (bench_read(&b, o->input, o->delimiter) < 0 ||
+	    bench_regex_init(&b, &c->tables[index], o->regex) < 0)
+		goto out;
+	bench_pass_chain(&b, 0, 1);         /* counts rows; warms up */
+	if (b.re != NULL)
+		bench_pass_regex(&b, 1);
+	for (int round = 0; round < BENCH_ROUNDS; round++) {
+		if ((v = bench_measure(&b, 0, o->seconds)) < untimed)
+			untimed = v;
+		if ((v = bench_measure(&b, 1, o->seconds)) < timed)
+			timed = v;
+		if (b.re != NULL && (v = bench_measure(&b, 2, o->seconds)) <
+		    regex)
+			regex = v;
+	}
+	bench_report(&b, o, untimed, timed, regex, out);
+	status = 0;
+out:
+	chain_free(b.chain);
+	pcre2_match_data_free(b.md);
+	pcre2_code_free(b.re);
+	buf_free(&b.input);
+	free(b.recs);
+	return status;
+}

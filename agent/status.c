@@ -1,0 +1,110 @@
+#include "status.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chain.h"
+
+static void
+status_time(char *buf, size_t len, time_t t)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void
+status_table(FILE *f, struct table *t)
+{
+	const struct table_stats *s = table_get_stats(t);
+	const struct hist *h = &s->parse.hist;
+	const char *name = table_name(t);
+
+	fprintf(f, "table %s: UDTF %s: %" PRIu64 " records, %" PRIu64
+	    " rows, %" PRIu64 " rejects, %" PRIu64 " gave no row\n", name,
+	    chain_name(table_chain(t)), s->records, s->rows, s->rejects,
+	    s->empty);
+	fprintf(f, "table %s: ns/record: mean %" PRIu64 " p50 %" PRIu64
+	    " p90 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64 " max %" PRIu64
+	    "\n", name, h->count ? h->sum_ns / h->count : 0,
+	    hist_quantile(h, 0.5), hist_quantile(h, 0.9),
+	    hist_quantile(h, 0.99), hist_quantile(h, 0.999), h->max_ns);
+	for (size_t j = s->parse.nslow; j-- > 0;)
+		fprintf(f, "table %s: slow record %s [%" PRId32 "] offset %"
+		    PRId64 ": %" PRIu64 " ns\n", name, s->parse.slow[j].topic,
+		    s->parse.slow[j].partition, s->parse.slow[j].offset,
+		    s->parse.slow[j].ns);
+}
+
+int
+status_write(const struct conf *c, const struct status *s)
+{
+	char path[4096], tmp[4200], started[32], now[32];
+	FILE *f;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", c->output.spool_dir, STATUS_FILE);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL)
+		return -errno;
+	status_time(started, sizeof(started), s->started);
+	status_time(now, sizeof(now), time(NULL));
+	fprintf(f, "kedge %s pid %ld started %s written %s%s\n", KEDGE_VERSION,
+	    (long)getpid(), started, now, s->stopping ? " (at exit)" : "");
+	fprintf(f, "consumed %" PRIu64 " records, %.0f records/s lately\n",
+	    s->records, s->records_per_s);
+	for (size_t i = 0; i < s->ntables; i++)
+		status_table(f, s->tables[i]);
+	fprintf(f, "checkpoints: %" PRIu64 " decided; seal + decide ms: p50 "
+	    "%.1f p99 %.1f max %.1f\n", s->checkpoints->count,
+	    (double)hist_quantile(s->checkpoints, 0.5) / 1e6,
+	    (double)hist_quantile(s->checkpoints, 0.99) / 1e6,
+	    (double)s->checkpoints->max_ns / 1e6);
+	/* a person's view, rewritten often: no fsync */
+	if (ferror(f))
+		r = -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+int
+status_show(const struct conf *c, FILE *out)
+{
+	char path[4096], line[4096];
+	long pid = 0;
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", c->output.spool_dir, STATUS_FILE);
+	if ((f = fopen(path, "r")) == NULL || fstat(fileno(f), &st) < 0) {
+		fprintf(stderr, "kedge status: %s: %s; has kedge run with %s?\n",
+		    path, strerror(errno), c->path);
+		if (f != NULL)
+			fclose(f);
+		return 1;
+	}
+	if (fgets(line, sizeof(line), f) != NULL)
+		sscanf(line, "kedge %*s pid %ld", &pid);
+	if (pid > 0 && kill((pid_t)pid, 0) == 0 && strstr(line, "(at exit)") ==
+	    NULL)
+		fprintf(out, "running (pid %ld); status %ld s old\n", pid,
+		    (long)(time(NULL) - st.st_mtime));
+	else
+		fprintf(out, "not running; its last status:\n");
+	fputs(line, out);
+	while (fgets(line, sizeof(line), f) != NULL)
+		fputs(line, out);
+	fclose(f);
+	return 0;
+}

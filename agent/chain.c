@@ -198,7 +198,7 @@ chain_init_stage(struct chain *ch, size_t i, const struct conf *c,
 	free(params);
 	if (s->state == NULL) {
 		snprintf(err, errlen, "%s:%d: tables[%zu].udtf_config: UDTF "
-		    "%s: %s", c->path, cs->line, index, s->udtf->name,
+		    "%s: %s", c->path, cs->config_line, index, s->udtf->name,
 		    why[0] ? why : "initialisation failed");
 		return -EINVAL;
 	}

@@ -460,8 +460,7 @@ conf_load_stage(struct conf_loader *ld, config_setting_t *g,
 	    k++)
 		used += (size_t)snprintf(keys + used, sizeof(keys) - used,
 		    "%s%s", used > 0 ? ", " : "", k->name);
-	if (g != NULL)
-		st->line = conf_line(g);
+	st->config_line = g != NULL ? conf_line(g) : st->line;
 	for (int j = 0; g != NULL && j < config_setting_length(g); j++) {
 		const config_setting_t *m = config_setting_get_elem(g,
 		    (unsigned)j);

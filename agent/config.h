@@ -38,7 +38,8 @@ struct conf_stage {
 	const struct udtf_plugin *udtf;  /* what spec names; never freed */
 	struct conf_kv *params;          /* its udtf_config, defaults filled in */
 	size_t n_params;
-	int line;                        /* of its udtf_config, or of udtf */
+	int line;                        /* of its name under udtf */
+	int config_line;                 /* of its udtf_config, or line */
 };
 
 struct conf_table {

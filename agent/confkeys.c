@@ -623,6 +623,32 @@ conf_type_doc(const struct conf_key *k, char *buf, size_t len)
 		snprintf(buf, len, "%s", names[k->type]);
 }
 
+/* A UDTF key's default as `code`, control bytes as C escapes ("\n"). */
+static void
+conf_quote_default(char *buf, size_t len, const char *value)
+{
+	size_t o = 0;
+
+	if (value[0] == '\0') {
+		snprintf(buf, len, "empty");
+		return;
+	}
+	buf[o++] = '`';
+	for (const char *p = value; *p != '\0' && o + 6 < len; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n' || c == '\t' || c == '\r')
+			o += (size_t)snprintf(buf + o, len - o, "\\%c",
+			    c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+		else if (c < 0x20)
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o++] = '`';
+	buf[o] = '\0';
+}
+
 static void
 conf_write_udtfs(FILE *out)
 {
@@ -641,7 +667,7 @@ conf_write_udtfs(FILE *out)
 		fputs("| key | default | description |\n|---|---|---|\n", out);
 		for (const struct udtf_key *k = p->keys; k->name != NULL; k++) {
 			if (k->default_value != NULL)
-				snprintf(dflt, sizeof(dflt), "`%s`",
+				conf_quote_default(dflt, sizeof(dflt),
 				    k->default_value);
 			else
 				snprintf(dflt, sizeof(dflt), "required");

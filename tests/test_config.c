@@ -202,7 +202,8 @@ test_chain(void **state)
 	assert_string_equal(t->udtf[0].spec, "raw");
 	assert_int_equal(t->udtf[0].n_params, 0);
 	assert_string_equal(t->udtf[1].spec, "nginx");
-	assert_int_equal(t->udtf[1].line, 5);
+	assert_int_equal(t->udtf[1].line, 3);
+	assert_int_equal(t->udtf[1].config_line, 5);
 	assert_string_equal(kv_get(t->udtf[1].params, t->udtf[1].n_params,
 	    "log_format"), "$status");
 	assert_string_equal(kv_get(t->udtf[1].params, t->udtf[1].n_params,
@@ -471,7 +472,7 @@ test_impossible_strings(void **state)
 	    " udtf = \"raw\"; } );\n", 2, "tables[0].topics: must not be empty");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = \"nosuch\"; } );\n", 3, "tables[0].udtf: \"nosuch\" is not "
-	    "a built-in UDTF (nginx, raw");
+	    "a built-in UDTF (nginx, regex, split, raw");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = [ \"raw\",\n \"nosuch\" ]; } );\n", 4,
 	    "tables[0].udtf[1]: \"nosuch\" is not a built-in UDTF");

@@ -9,9 +9,13 @@
 
 extern const struct udtf_plugin udtf_nginx_plugin;
 extern const struct udtf_plugin udtf_raw_plugin;
+extern const struct udtf_plugin udtf_regex_plugin;
+extern const struct udtf_plugin udtf_split_plugin;
 
 const struct udtf_plugin *const udtf_builtins[] = {
 	&udtf_nginx_plugin,
+	&udtf_regex_plugin,
+	&udtf_split_plugin,
 	&udtf_raw_plugin,
 	NULL,
 };

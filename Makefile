@@ -2,7 +2,8 @@
 #   make            build ./kedge
 #   make test       install dependencies, build with -Werror, run every test
 #   make demo       install dependencies, build, run the embedded demo
-#   make bench      throughput against kcat on the same mock topic
+#   make bench      throughput against kcat on the same mock topic, and
+#                   every UDTF against a PCRE2-JIT regex on the same lines
 #   make docs       regenerate docs/config.md from the key table
 
 VERSION  := 0.1.0
@@ -69,6 +70,7 @@ demo: deps
 bench: deps
 	$(MAKE) kedge $(FIX_BIN)
 	scripts/bench.sh
+	scripts/bench-udtf.sh
 
 docs: kedge
 	./kedge config-reference > docs/config.md

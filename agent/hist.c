@@ -1,19 +1,5 @@
 #include "hist.h"
 
-static unsigned
-hist_bucket(uint64_t v)
-{
-	unsigned msb;
-
-	if (v < (1u << (HIST_SUB_BITS + 1)))
-		return (unsigned)v;
-	msb = 63u - (unsigned)__builtin_clzll(v);
-	/* bucket = exponent block, then the HIST_SUB_BITS bits below the msb */
-	return ((msb - HIST_SUB_BITS) << HIST_SUB_BITS) +
-	    (unsigned)((v >> (msb - HIST_SUB_BITS)) & ((1u << HIST_SUB_BITS) - 1)) +
-	    (1u << HIST_SUB_BITS);
-}
-
 /* The largest value that falls into bucket b. */
 static uint64_t
 hist_bucket_upper(unsigned b)
@@ -25,20 +11,6 @@ hist_bucket_upper(unsigned b)
 	block = (b >> HIST_SUB_BITS) - 1;
 	sub = b & ((1u << HIST_SUB_BITS) - 1);
 	return ((((uint64_t)1 << HIST_SUB_BITS) + sub + 1) << block) - 1;
-}
-
-void
-hist_record(struct hist *h, uint64_t ns)
-{
-	unsigned b = hist_bucket(ns);
-
-	if (b >= HIST_BUCKETS)
-		b = HIST_BUCKETS - 1;
-	h->buckets[b]++;
-	h->count++;
-	h->sum_ns += ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
 }
 
 uint64_t

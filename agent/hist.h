@@ -19,8 +19,33 @@ struct hist {
 	uint64_t buckets[HIST_BUCKETS];
 };
 
-/* Adds one observation of ns nanoseconds. */
-void hist_record(struct hist *h, uint64_t ns);
+/* The bucket of value v (clamped to the last). */
+static inline unsigned
+hist_bucket(uint64_t v)
+{
+	unsigned msb, b;
+
+	if (v < (1u << (HIST_SUB_BITS + 1)))
+		return (unsigned)v;
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	/* bucket = exponent block, then the HIST_SUB_BITS bits below the msb */
+	b = ((msb - HIST_SUB_BITS) << HIST_SUB_BITS) +
+	    (unsigned)((v >> (msb - HIST_SUB_BITS)) &
+	    ((1u << HIST_SUB_BITS) - 1)) + (1u << HIST_SUB_BITS);
+	return b < HIST_BUCKETS ? b : HIST_BUCKETS - 1;
+}
+
+/* Adds one observation of ns nanoseconds: a few instructions, inline, as
+ * it runs for every record. */
+static inline void
+hist_record(struct hist *h, uint64_t ns)
+{
+	h->buckets[hist_bucket(ns)]++;
+	h->count++;
+	h->sum_ns += ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+}
 /* Returns the value at quantile q (0..1): the upper bound of the bucket
  * holding it, or 0 for an empty histogram. */
 uint64_t hist_quantile(const struct hist *h, double q);

@@ -103,7 +103,7 @@ t_zstd=$(best_of "kedge zstd" run_kedge zstd)
 t_ck1=$(best_consumed 1)
 t_ck30=$(best_consumed 30)
 rss() { sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$B/$1.log"; }
-ns() { sed -n 's/.*UDTF ns\/record: mean \([0-9]*\) p50 \([0-9]*\) .*p99 \([0-9]*\) .*/mean \1, p50 \2, p99 \3/p' "$B/$1.log"; }
+ns() { sed -n 's/.*UDTF [^ ]* ns\/record: mean \([0-9]*\) p50 \([0-9]*\) .*p99 \([0-9]*\) .*/mean \1, p50 \2, p99 \3/p' "$B/$1.log"; }
 
 echo "kedge bench: $RECORDS nginx records in $PARTS partitions of one mock topic, best of $ROUNDS"
 printf '%-34s %9s %12s %8s %10s\n' run seconds records/s ratio "peak RSS"

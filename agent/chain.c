@@ -72,8 +72,8 @@ static int
 chain_check_row(struct chain_stage *s, const struct udtf_value *v, size_t n)
 {
 	if (n != s->ncols) {
-		chain_fail(s->ch, "UDTF %s emitted %zu values for its %zu "
-		    "columns", s->udtf->name, n, s->ncols);
+		chain_fail(s->ch, "UDTF %s emitted a row of %zu values for its "
+		    "%zu columns", s->udtf->name, n, s->ncols);
 		return -EINVAL;
 	}
 	if (!s->trusted && !chain_types_ok(s, v)) {

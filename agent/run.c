@@ -293,8 +293,9 @@ agent_summary(struct agent *a)
 		const struct table_stats *s = table_get_stats(a->tables[i]);
 		const struct hist *h = &s->parse.hist;
 		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
-		    PRIu64 " rejects", table_name(a->tables[i]), s->records,
-		    s->rows, s->rejects);
+		    PRIu64 " rejects, %" PRIu64 " gave no row",
+		    table_name(a->tables[i]), s->records, s->rows, s->rejects,
+		    s->empty);
 		if (s->unnoted > 0)
 			log_warnx("table %s: %" PRIu64 " of %" PRIu64 " records that "
 			    "gave no row found no file of their partition to be "

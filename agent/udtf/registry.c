@@ -1,8 +1,10 @@
 #include "registry.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define UDTF_SYMBOL "kedge_udtf_plugin"
 #define UDTF_MAX_PLUGINS 64
@@ -58,6 +60,7 @@ udtf_load(const char *path, char *err, size_t errlen)
 {
 	const struct udtf_plugin *p;
 	const char *missing;
+	struct stat st;
 	void *h;
 
 	for (size_t i = 0; i < udtf_nloaded; i++)
@@ -65,6 +68,13 @@ udtf_load(const char *path, char *err, size_t errlen)
 			return udtf_loaded[i].plugin;
 	if (path[0] != '/') {
 		snprintf(err, errlen, "plugin path \"%s\" is not absolute", path);
+		return NULL;
+	}
+	/* its code runs as kedge: refuse one that others could change */
+	if (stat(path, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen, "UDTF plugin %s is writable by %s; chmod "
+		    "go-w %s", path, st.st_mode & S_IWOTH ? "others" : "its group",
+		    path);
 		return NULL;
 	}
 	if (udtf_nloaded == UDTF_MAX_PLUGINS) {

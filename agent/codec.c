@@ -252,6 +252,17 @@ codec_finish(struct codec *c, struct buf *out)
 }
 
 int
+codec_empty(struct codec *c, struct buf *out)
+{
+	int r;
+
+	if ((r = codec_finish(c, out)) < 0)
+		return r;
+	c->open = 1;
+	return codec_finish(c, out);
+}
+
+int
 codec_kind_parse(const char *name, enum codec_kind *out)
 {
 	for (size_t i = 0; i < CODEC_NKINDS; i++) {

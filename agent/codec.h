@@ -30,6 +30,11 @@ int codec_write(struct codec *c, const void *in, size_t len, struct buf *out);
  * errno. */
 int codec_finish(struct codec *c, struct buf *out);
 
+/* Finishes the current member/frame, then appends one that holds no byte:
+ * a file of none but that is still a valid gzip or zstd file.  Returns 0
+ * or a negative errno. */
+int codec_empty(struct codec *c, struct buf *out);
+
 /* Parses "none", "gzip", "zstd"; returns 0 or -EINVAL. */
 int codec_kind_parse(const char *name, enum codec_kind *out);
 /* "", ".gz" or ".zst". */

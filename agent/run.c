@@ -296,11 +296,6 @@ agent_summary(struct agent *a)
 		    PRIu64 " rejects, %" PRIu64 " gave no row",
 		    table_name(a->tables[i]), s->records, s->rows, s->rejects,
 		    s->empty);
-		if (s->unnoted > 0)
-			log_warnx("table %s: %" PRIu64 " of %" PRIu64 " records that "
-			    "gave no row found no file of their partition to be "
-			    "noted in; kedge verify reports their offsets as a gap",
-			    table_name(a->tables[i]), s->unnoted, s->empty);
 		log_notice("table %s: UDTF %s ns/record: mean %" PRIu64 " p50 %"
 		    PRIu64 " p90 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64
 		    " max %" PRIu64, table_name(a->tables[i]),

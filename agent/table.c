@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tick.h"
 
@@ -178,18 +179,22 @@ table_reject(struct table *t, struct rejects *rj, const struct udtf_record *rec,
 }
 
 /* A record that gave no row is noted in a file of its partition, so that
- * the landed files still account for every offset.  Only when there is no
- * such file yet does its offset go unaccounted; that is logged, not fatal. */
+ * the landed files still account for every offset; when the partition has
+ * no file, in a new one (with no row) in the hour of its arrival, as the
+ * rejects are. */
 static int
-table_note_empty(struct table *t, const struct udtf_record *rec)
+table_note_empty(struct table *t, const struct udtf_record *rec, char *err,
+    size_t errlen)
 {
-	char why[512];
+	struct tz_hour hour;
 
 	t->stats.empty++;
-	if (writer_note_empty(t->writer, rec->topic, rec->partition, rec->offset,
-	    why, sizeof(why)) < 0)
-		t->stats.unnoted++;
-	return 0;
+	if (tz_hour_of(t->tz, (int64_t)time(NULL) * 1000000, &hour) < 0) {
+		snprintf(err, errlen, "the clock is out of range");
+		return -ERANGE;
+	}
+	return writer_note_empty(t->writer, &hour, rec->topic, rec->partition,
+	    rec->offset, err, errlen);
 }
 
 int
@@ -210,7 +215,7 @@ table_process(struct table *t, const struct udtf_record *rec,
 		return table_reject(t, rj, rec, reason, err, errlen);
 	t->rows = chain_rows(t->chain, &t->nrows);
 	if (t->nrows == 0)
-		return table_note_empty(t, rec);
+		return table_note_empty(t, rec, err, errlen);
 	if (t->nrows > 1 && (hours = malloc(t->nrows * sizeof(*hours))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -26,7 +26,6 @@ struct table_stats {
 	uint64_t rows;
 	uint64_t rejects;
 	uint64_t empty;           /* records that gave no row */
-	uint64_t unnoted;         /* of those, ones no file could account for */
 	struct latency parse;     /* the chain's time, every record */
 };
 

@@ -205,11 +205,14 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 	struct buf *src = &p->rows_buf;
 	int r;
 
-	if (p->rows_buf.len == 0)
+	if (p->rows_buf.len == 0 && (w->codec == NULL || p->file_bytes > 0))
 		return 0;
 	if (w->codec != NULL) {
 		buf_reset(&w->out);
-		if ((r = codec_write(w->codec, p->rows_buf.data, p->rows_buf.len,
+		/* a compressed file of no row is one empty member: it must
+		 * still decode */
+		if ((r = p->rows_buf.len == 0 ? codec_empty(w->codec, &w->out) :
+		    codec_write(w->codec, p->rows_buf.data, p->rows_buf.len,
 		    &w->out)) < 0 || (r = codec_finish(w->codec, &w->out)) < 0) {
 			snprintf(err, errlen, "table %s: compression failed: %s",
 			    w->table, strerror(-r));
@@ -338,18 +341,18 @@ part_latest(struct part *list, struct part *best, const char *topic,
 }
 
 int
-writer_note_empty(struct writer *w, const char *topic, int32_t partition,
-    int64_t offset, char *err, size_t errlen)
+writer_note_empty(struct writer *w, const struct tz_hour *hour,
+    const char *topic, int32_t partition, int64_t offset, char *err,
+    size_t errlen)
 {
 	struct part *p = part_latest(w->rolled, part_latest(w->open, NULL, topic,
 	    partition), topic, partition);
 
-	if (p == NULL) {
-		snprintf(err, errlen, "table %s: record %s [%" PRId32 "] offset %"
-		    PRId64 " gave no row and its partition has no file to note it "
-		    "in", w->table, topic, partition, offset);
-		return -ENOENT;
-	}
+	/* no file of the partition to take the note: one of its own, with no
+	 * row, so that the target still accounts for the offset */
+	if (p == NULL && (p = part_open(w, hour, topic, partition, offset,
+	    time(NULL), err, errlen)) == NULL)
+		return -EIO;
 	/* a sealed file takes the note at the next seal */
 	p->dirty = 1;
 	p->sealed = 0;

@@ -85,10 +85,12 @@ int writer_write(struct writer *w, const struct tz_hour *hour,
     size_t errlen);
 
 /* Notes that a record gave no row, in the partition's most recently
- * written open file.  Returns 0, or -ENOENT when the partition has no open
- * file, with a sentence in err. */
-int writer_note_empty(struct writer *w, const char *topic, int32_t partition,
-    int64_t offset, char *err, size_t errlen);
+ * written file, or in a new file of the partition in hour when it has none
+ * open or unreleased: a file may hold no row at all.  Returns 0, or a
+ * negative errno with a sentence in err. */
+int writer_note_empty(struct writer *w, const struct tz_hour *hour,
+    const char *topic, int32_t partition, int64_t offset, char *err,
+    size_t errlen);
 
 /* Rolls the files the roll policy says are done at `now`.  Returns the
  * number rolled, or a negative errno with a sentence in err. */

@@ -180,6 +180,16 @@ check_finish_points(enum codec_kind kind, int level, size_t total,
 		assert_int_equal(finished, kind == CODEC_NONE ? 0 : (int)k + 1);
 		expect_same(&back, text.data, in_at[k]);
 	}
+	/* An empty member: a valid file of no byte, and one member more. */
+	before = out.len;
+	assert_int_equal(codec_empty(c, &out), 0);
+	if (kind != CODEC_NONE) {
+		assert_true(out.len > before);
+		finished = decompress(kind, out.data, out.len, &back);
+		assert_int_equal(finished, (int)nfin + 1);
+		expect_same(&back, text.data, total);
+		out.len = before;
+	}
 	/* Cut anywhere inside the last member, it is not a whole file. */
 	if (kind != CODEC_NONE)
 		assert_int_equal(decompress(kind, out.data, out.len - 1, &back),

@@ -299,10 +299,30 @@ coltype_bool(const char *s, size_t len, int *out)
 	return 0;
 }
 
+/* "YYYY-MM-DD HH:MM:SS[.frac]" with a blank for the T, or without a
+ * zone (then UTC), as SQL and Hive write times: made ISO 8601. */
+static int
+coltype_sql_time(const char *s, size_t len, int64_t *us)
+{
+	char buf[48];
+	int zoned = 0;
+
+	if (len < 19 || len + 1 >= sizeof(buf) || (s[10] != ' ' && s[10] != 'T'))
+		return -EINVAL;
+	for (size_t i = 19; i < len; i++)
+		zoned |= s[i] == 'Z' || s[i] == '+' || s[i] == '-';
+	memcpy(buf, s, len);
+	buf[10] = 'T';
+	if (!zoned)
+		buf[len++] = 'Z';
+	return timeparse_iso8601(buf, len, us);
+}
+
 static int
 coltype_timestamp(const char *s, size_t len, int64_t *us)
 {
 	if (timeparse_iso8601(s, len, us) == 0 ||
+	    coltype_sql_time(s, len, us) == 0 ||
 	    timeparse_local(s, len, us) == 0 ||
 	    timeparse_msec(s, len, us) == 0)
 		return 0;

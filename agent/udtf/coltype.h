@@ -16,8 +16,10 @@
  *     int64         decimal, optional sign
  *     double        decimal or exponent notation, inf and nan refused
  *     bool          true/false, 1/0 (case-insensitive true/false)
- *     timestamp     ISO 8601 ("2026-11-29T10:00:00.123Z"), nginx's
- *                   $time_local, or seconds since the epoch ("1764410400.5")
+ *     timestamp     ISO 8601 ("2026-11-29T10:00:00.123Z"), also with a
+ *                   blank for the T and, then UTC, without a zone
+ *                   ("2026-11-29 10:00:00"), nginx's $time_local, or
+ *                   seconds since the epoch ("1764410400.5")
  *     timestamp_ms  milliseconds since the epoch, an integer
  *     timestamp_us  microseconds since the epoch, an integer
  *     json          the value's JSON text, as a string (json UDTF only)

@@ -9,13 +9,19 @@
 #define UDTF_SYMBOL "kedge_udtf_plugin"
 #define UDTF_MAX_PLUGINS 64
 
+extern const struct udtf_plugin udtf_csv_plugin;
+extern const struct udtf_plugin udtf_kv_plugin;
 extern const struct udtf_plugin udtf_nginx_plugin;
 extern const struct udtf_plugin udtf_raw_plugin;
+extern const struct udtf_plugin udtf_tsv_plugin;
 extern const struct udtf_plugin udtf_regex_plugin;
 extern const struct udtf_plugin udtf_split_plugin;
 
 const struct udtf_plugin *const udtf_builtins[] = {
 	&udtf_nginx_plugin,
+	&udtf_kv_plugin,
+	&udtf_csv_plugin,
+	&udtf_tsv_plugin,
 	&udtf_regex_plugin,
 	&udtf_split_plugin,
 	&udtf_raw_plugin,

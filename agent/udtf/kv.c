@@ -1,0 +1,682 @@
+/*
+ * kv: the built-in UDTF for key=value records, logfmt above all
+ * (level=info msg="user logged in" user.id=42).  init() hashes the keys the
+ * fields name; process() walks a record's pairs once, keeps the first value
+ * of every wanted key, skips the other keys and gives one row per record.
+ *
+ * A pair is KEY=VALUE, KEY= (an empty value) or a bare KEY.  Pairs are
+ * separated by runs of blanks, or by one literal byte around which blanks
+ * are ignored (as are blanks around its '=' and empty pairs).  A value that
+ * starts with the quote byte runs to the matching quote; inside it a
+ * backslash escapes the quote, a backslash, n, t and r, and any other
+ * backslash stays as written.  Such a value without a backslash points into
+ * the record; one with a backslash is unescaped into the state's scratch
+ * buffer.  An empty value is the empty string in a string column and NULL in
+ * any other, except that a bare KEY is true in a bool column.  One line
+ * end at the end of a record is dropped; a record without any pair is
+ * rejected.  Offsets in reasons count bytes from 0, the start of the
+ * record.
+ */
+#include "udtf.h"
+
+#include "buf.h"
+#include "coltype.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A reason shows at most this many bytes of a key. */
+#define KV_SHOW_MAX 40
+#define KV_SHOWN_SIZE (KV_SHOW_MAX + 4)
+
+/* next_col's end of a chain. */
+#define KV_NO_COL SIZE_MAX
+
+enum {
+	KV_FIELDS,
+	KV_PAIR_SEPARATOR,
+	KV_KV_SEPARATOR,
+	KV_QUOTE,
+	KV_ON_MISSING,
+	KV_NKEYS
+};
+
+static const struct udtf_key kv_keys[] = {
+	[KV_FIELDS] = { "fields", NULL,
+	    "the keys to extract, comma-separated, as [NAME=]KEY[:TYPE]; one "
+	    "column each, named after the key unless NAME is given" },
+	[KV_PAIR_SEPARATOR] = { "pair_separator", " ",
+	    "the byte between pairs; \" \" means any run of spaces and tabs, "
+	    "and blanks around pairs are ignored with any separator" },
+	[KV_KV_SEPARATOR] = { "kv_separator", "=",
+	    "the byte between a key and its value" },
+	[KV_QUOTE] = { "quote", "\"",
+	    "the byte that may enclose a value; inside, a backslash escapes "
+	    "the quote, a backslash, n, t and r; empty: values are never "
+	    "quoted" },
+	[KV_ON_MISSING] = { "on_missing", "null",
+	    "a record without one of the keys: null gives that column NULL, "
+	    "reject sends the record to the rejects table" },
+	[KV_NKEYS] = { NULL, NULL, NULL },
+};
+
+/* A distinct key the fields name. */
+struct kv_want {
+	const char *key; /* a field's source */
+	size_t len;
+	size_t col;      /* heads the next_col chain of the columns it fills */
+};
+
+struct kv_state {
+	struct coltype_list fields;
+	struct kv_want *wants;
+	size_t nwants;
+	int32_t *slots;            /* a hash of wants: an index in it, or -1 */
+	size_t mask;               /* slots has mask + 1 entries */
+	size_t *next_col;          /* the next column of the same key */
+	unsigned char *seen;       /* per want: met in the current record */
+	struct udtf_value *values; /* per column, refilled per record */
+	struct buf scratch;        /* unescaped values of the current record */
+	unsigned char blank[256];     /* the blanks around pairs */
+	unsigned char key_end[256];   /* the bytes that end a key */
+	unsigned char value_end[256]; /* the bytes that end an unquoted value */
+	int blank_pairs;           /* pairs are separated by runs of blanks */
+	char pair_sep;             /* when they are not */
+	char kv_sep;
+	int quote;                 /* the quote byte, or -1 */
+	int reject_missing;
+};
+
+/* One pair of the record: value is NULL for a bare key. */
+struct kv_pair {
+	const char *key;
+	size_t keylen;
+	const char *value;
+	size_t len;
+	int escaped; /* the quoted value holds a backslash */
+};
+
+/* Where process() is in the record. */
+struct kv_cursor {
+	const char *base;
+	const char *p;
+	const char *end;
+};
+
+static void kv_fini(void *state);
+
+/* Writes s, cut short and made printable, into dst for a reason. */
+static void
+kv_show(char *dst, const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n < KV_SHOW_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dst[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	if (n < len) {
+		memcpy(dst + n, "...", 3);
+		n += 3;
+	}
+	dst[n] = '\0';
+}
+
+/* Config. */
+
+/* Sets vals[k] to the value of kv_keys[k], its default when params leave it
+ * out.  Returns 0, or -EINVAL naming an unknown or missing key. */
+static int
+kv_read_params(const struct udtf_param *params, size_t nparams,
+    const char **vals, char *err, size_t errlen)
+{
+	size_t k;
+
+	for (k = 0; k < KV_NKEYS; k++)
+		vals[k] = kv_keys[k].default_value;
+	for (size_t i = 0; i < nparams; i++) {
+		for (k = 0; k < KV_NKEYS; k++)
+			if (strcmp(params[i].key, kv_keys[k].name) == 0)
+				break;
+		if (k == KV_NKEYS) {
+			snprintf(err, errlen, "kv has no key \"%s\"",
+			    params[i].key);
+			return -EINVAL;
+		}
+		vals[k] = params[i].value;
+	}
+	if (vals[KV_FIELDS] == NULL) {
+		snprintf(err, errlen, "fields is required: the keys to "
+		    "extract, as [NAME=]KEY[:TYPE], ...");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Reads key k's value, one byte (or none when may_be_empty) into *out, -1
+ * for none.  Returns 0 or -EINVAL with a sentence in err. */
+static int
+kv_one_byte(const char **vals, int k, int may_be_empty, int *out, char *err,
+    size_t errlen)
+{
+	const char *v = vals[k];
+
+	if (v[0] != '\0' && v[1] == '\0') {
+		*out = (unsigned char)v[0];
+		return 0;
+	}
+	if (v[0] == '\0' && may_be_empty) {
+		*out = -1;
+		return 0;
+	}
+	snprintf(err, errlen, "%s: \"%s\" must be one byte%s",
+	    kv_keys[k].name, v, may_be_empty ? ", or empty" : "");
+	return -EINVAL;
+}
+
+/* Reads the separators and the quote, refusing ones that could not be
+ * told apart, and fills the byte tables.  The blanks are the spaces and
+ * tabs, less the pair separator.  Returns 0 or -EINVAL with a sentence in
+ * err. */
+static int
+kv_read_syntax(struct kv_state *st, const char **vals, char *err,
+    size_t errlen)
+{
+	int pair, kv;
+
+	if (kv_one_byte(vals, KV_PAIR_SEPARATOR, 0, &pair, err, errlen) < 0 ||
+	    kv_one_byte(vals, KV_KV_SEPARATOR, 0, &kv, err, errlen) < 0 ||
+	    kv_one_byte(vals, KV_QUOTE, 1, &st->quote, err, errlen) < 0)
+		return -EINVAL;
+	st->blank_pairs = pair == ' ';
+	st->pair_sep = (char)pair;
+	st->kv_sep = (char)kv;
+	st->blank[' '] = st->blank['\t'] = 1;
+	st->blank[pair] = st->blank_pairs;
+	st->key_end[kv] = 1;
+	st->key_end[pair] = st->value_end[pair] = 1;
+	if (st->blank_pairs)
+		st->key_end['\t'] = st->value_end['\t'] = 1;
+	if (pair == kv || st->blank[kv]) {
+		snprintf(err, errlen, "kv_separator: \"%s\" cannot be told "
+		    "apart from pair_separator \"%s\" or the blanks around "
+		    "pairs", vals[KV_KV_SEPARATOR], vals[KV_PAIR_SEPARATOR]);
+		return -EINVAL;
+	}
+	if (st->quote == pair || st->quote == kv || st->quote == '\\' ||
+	    (st->quote >= 0 && st->blank[st->quote])) {
+		snprintf(err, errlen, "quote: \"%s\" cannot be a separator, a "
+		    "blank or the backslash", vals[KV_QUOTE]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+kv_read_on_missing(struct kv_state *st, const char *v, char *err,
+    size_t errlen)
+{
+	if (strcmp(v, "null") == 0)
+		st->reject_missing = 0;
+	else if (strcmp(v, "reject") == 0)
+		st->reject_missing = 1;
+	else {
+		snprintf(err, errlen, "on_missing must be null or reject, not "
+		    "\"%s\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Hashes a key by its length and its first and last (up to) eight bytes,
+ * in constant time: every key of a record is hashed, most of them
+ * unwanted, and a collision only costs a comparison. */
+static size_t
+kv_hash(const char *s, size_t len)
+{
+	uint64_t a = 0, b = 0;
+	uint32_t x, y;
+
+	if (len >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + len - 8, 8);
+	} else if (len >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + len - 4, 4);
+		a = x;
+		b = y;
+	} else {
+		for (size_t i = 0; i < len; i++)
+			a = a << 8 | (unsigned char)s[i];
+	}
+	a = (a ^ b * UINT64_C(0x9e3779b97f4a7c15) ^ len) *
+	    UINT64_C(0xff51afd7ed558ccd);
+	return (size_t)(a >> 32 ^ a);
+}
+
+/* Returns the index in st->wants of the key s, or -1. */
+static int32_t
+kv_lookup(const struct kv_state *st, const char *s, size_t len)
+{
+	size_t h = kv_hash(s, len) & st->mask;
+	int32_t w;
+
+	while ((w = st->slots[h]) >= 0) {
+		if (st->wants[w].len == len &&
+		    memcmp(st->wants[w].key, s, len) == 0)
+			return w;
+		h = (h + 1) & st->mask;
+	}
+	return -1;
+}
+
+/* Builds wants, their hash and the column chains from the fields: columns
+ * of one key (a=k, b=k:int64) are all filled from its value. */
+static int
+kv_build_wants(struct kv_state *st)
+{
+	size_t n = st->fields.n, size = 4;
+
+	while (size < 2 * n)
+		size *= 2;
+	st->mask = size - 1;
+	if ((st->wants = calloc(n, sizeof *st->wants)) == NULL ||
+	    (st->slots = malloc(size * sizeof *st->slots)) == NULL ||
+	    (st->next_col = malloc(n * sizeof *st->next_col)) == NULL ||
+	    (st->seen = calloc(n, 1)) == NULL ||
+	    (st->values = calloc(n, sizeof *st->values)) == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < size; i++)
+		st->slots[i] = -1;
+	for (size_t c = 0; c < n; c++) {
+		const char *key = st->fields.v[c].source;
+		size_t len = strlen(key), h;
+		int32_t w = kv_lookup(st, key, len);
+
+		if (w >= 0) {
+			st->next_col[c] = st->wants[w].col;
+			st->wants[w].col = c;
+			continue;
+		}
+		st->next_col[c] = KV_NO_COL;
+		w = (int32_t)st->nwants++;
+		st->wants[w] = (struct kv_want){ key, len, c };
+		for (h = kv_hash(key, len) & st->mask; st->slots[h] >= 0;
+		    h = (h + 1) & st->mask)
+			;
+		st->slots[h] = w;
+	}
+	return 0;
+}
+
+static void *
+kv_init(const struct udtf_param *params, size_t nparams, char *err,
+    size_t errlen)
+{
+	const char *vals[KV_NKEYS];
+	struct kv_state *st = NULL;
+	int r;
+
+	if (kv_read_params(params, nparams, vals, err, errlen) < 0)
+		return NULL;
+	if ((st = calloc(1, sizeof *st)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (kv_read_syntax(st, vals, err, errlen) < 0 ||
+	    kv_read_on_missing(st, vals[KV_ON_MISSING], err, errlen) < 0)
+		goto fail;
+	r = coltype_parse("fields", vals[KV_FIELDS], 0, NULL, &st->fields, err,
+	    errlen);
+	if (r == 0)
+		r = kv_build_wants(st);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (r < 0)
+		goto fail;
+	return st;
+fail:
+	kv_fini(st);
+	return NULL;
+}
+
+static void
+kv_columns(void *state, const struct udtf_column **cols, size_t *ncols)
+{
+	struct kv_state *st = state;
+
+	*cols = st->fields.cols;
+	*ncols = st->fields.n;
+}
+
+static void
+kv_fini(void *state)
+{
+	struct kv_state *st = state;
+
+	if (st == NULL)
+		return;
+	coltype_list_free(&st->fields);
+	free(st->wants);
+	free(st->slots);
+	free(st->next_col);
+	free(st->seen);
+	free(st->values);
+	buf_free(&st->scratch);
+	free(st);
+}
+
+/* Parsing a record. */
+
+static int
+kv_reject_at(const struct kv_cursor *c, const char *at, const char *why,
+    const char *key, size_t keylen, char *err, size_t errlen)
+{
+	char shown[KV_SHOWN_SIZE];
+
+	kv_show(shown, key, keylen);
+	snprintf(err, errlen, "byte %zu: %s%s", (size_t)(at - c->base), why,
+	    shown);
+	return -EINVAL;
+}
+
+/* Returns the first byte in [p, end) that stop marks, or end.  Most of a
+ * record's time goes here, hence four bytes a round. */
+static const char *
+kv_scan(const unsigned char *stop, const char *p, const char *end)
+{
+	for (; end - p >= 4; p += 4) {
+		if (stop[(unsigned char)p[0]])
+			return p;
+		if (stop[(unsigned char)p[1]])
+			return p + 1;
+		if (stop[(unsigned char)p[2]])
+			return p + 2;
+		if (stop[(unsigned char)p[3]])
+			return p + 3;
+	}
+	while (p < end && !stop[(unsigned char)*p])
+		p++;
+	return p;
+}
+
+static void
+kv_skip_blanks(const struct kv_state *st, struct kv_cursor *c)
+{
+	while (c->p < c->end && st->blank[(unsigned char)*c->p])
+		c->p++;
+}
+
+/* Reads the quoted value at c->p (its opening quote) into pair and steps
+ * past the closing quote.  A quote preceded by an odd run of backslashes is
+ * escaped.  Returns 0 or -EINVAL with a reason in err. */
+static int
+kv_read_quoted(const struct kv_state *st, struct kv_cursor *c,
+    struct kv_pair *pair, char *err, size_t errlen)
+{
+	const char *open = c->p, *q = open + 1;
+
+	for (;;) {
+		const char *bs;
+
+		q = memchr(q, st->quote, (size_t)(c->end - q));
+		if (q == NULL)
+			return kv_reject_at(c, open, "unterminated quoted "
+			    "value of key ", pair->key, pair->keylen, err,
+			    errlen);
+		for (bs = q; bs > open + 1 && bs[-1] == '\\'; bs--)
+			;
+		if ((q - bs) % 2 == 0)
+			break;
+		q++;
+	}
+	pair->value = open + 1;
+	pair->len = (size_t)(q - pair->value);
+	pair->escaped = memchr(pair->value, '\\', pair->len) != NULL;
+	c->p = q + 1;
+	return 0;
+}
+
+/* After a quoted value comes the end, or a pair separator (which is
+ * consumed unless it is blanks). */
+static int
+kv_end_quoted(const struct kv_state *st, struct kv_cursor *c,
+    const struct kv_pair *pair, char *err, size_t errlen)
+{
+	char why[64];
+
+	if (st->blank_pairs) {
+		if (c->p == c->end || st->blank[(unsigned char)*c->p])
+			return 0;
+		return kv_reject_at(c, c->p, "expected a blank after the "
+		    "quoted value of key ", pair->key, pair->keylen, err,
+		    errlen);
+	}
+	kv_skip_blanks(st, c);
+	if (c->p == c->end)
+		return 0;
+	if (*c->p == st->pair_sep) {
+		c->p++;
+		return 0;
+	}
+	snprintf(why, sizeof why, "expected '%c' after the quoted value of "
+	    "key ", st->pair_sep);
+	return kv_reject_at(c, c->p, why, pair->key, pair->keylen, err, errlen);
+}
+
+/* Reads an unquoted value up to the pair separator, which it consumes
+ * unless it is blanks. */
+static void
+kv_read_unquoted(const struct kv_state *st, struct kv_cursor *c,
+    struct kv_pair *pair)
+{
+	const char *v = c->p, *stop;
+
+	c->p = stop = kv_scan(st->value_end, v, c->end);
+	if (!st->blank_pairs) {
+		while (stop > v && st->blank[(unsigned char)stop[-1]])
+			stop--;
+		if (c->p < c->end)
+			c->p++;
+	}
+	pair->value = v;
+	pair->len = (size_t)(stop - v);
+}
+
+/* Reads the next pair into *pair.  Returns 1, 0 at the end of the record,
+ * or -EINVAL with a reason in err. */
+static int
+kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
+    struct kv_pair *pair, char *err, size_t errlen)
+{
+	for (;;) {
+		kv_skip_blanks(st, c);
+		if (c->p == c->end)
+			return 0;
+		if (st->blank_pairs || *c->p != st->pair_sep)
+			break;
+		c->p++; /* an empty pair: "a=1;;b=2" */
+	}
+	if (*c->p == st->kv_sep) {
+		char why[32];
+
+		snprintf(why, sizeof why, "empty key before '%c'", st->kv_sep);
+		return kv_reject_at(c, c->p, why, "", 0, err, errlen);
+	}
+	pair->key = c->p;
+	c->p = kv_scan(st->key_end, c->p, c->end);
+	pair->keylen = (size_t)(c->p - pair->key);
+	while (st->blank[(unsigned char)pair->key[pair->keylen - 1]])
+		pair->keylen--;
+	pair->escaped = 0;
+	if (c->p == c->end || *c->p != st->kv_sep) {
+		pair->value = NULL; /* a bare key */
+		pair->len = 0;
+		if (c->p < c->end && !st->blank_pairs)
+			c->p++;
+		return 1;
+	}
+	c->p++;
+	if (!st->blank_pairs)
+		kv_skip_blanks(st, c);
+	if (st->quote < 0 || c->p == c->end || *c->p != (char)st->quote) {
+		kv_read_unquoted(st, c, pair);
+		return 1;
+	}
+	if (kv_read_quoted(st, c, pair, err, errlen) < 0 ||
+	    kv_end_quoted(st, c, pair, err, errlen) < 0)
+		return -EINVAL;
+	return 1;
+}
+
+/* Unescapes pair's quoted value into the scratch buffer.  reclen bounds
+ * every value of the record together, so one reservation keeps the values
+ * already there in place. */
+static int
+kv_unescape(struct kv_state *st, size_t reclen, struct kv_pair *pair)
+{
+	const char *s = pair->value;
+	size_t len = pair->len, i = 0;
+	char *dst;
+
+	if (buf_reserve(&st->scratch, reclen - st->scratch.len) < 0)
+		return -ENOMEM;
+	dst = st->scratch.data + st->scratch.len;
+	while (i < len) {
+		const char *bs = memchr(s + i, '\\', len - i);
+		size_t run = bs != NULL ? (size_t)(bs - (s + i)) : len - i;
+		char e;
+
+		memcpy(dst, s + i, run);
+		dst += run;
+		i += run;
+		if (i + 1 >= len) {
+			if (i < len)
+				*dst++ = s[i++];
+			break;
+		}
+		e = s[i + 1];
+		if (e == 'n' || e == 't' || e == 'r' || e == '\\' ||
+		    e == (char)st->quote) {
+			*dst++ = e == 'n' ? '\n' : e == 't' ? '\t' :
+			    e == 'r' ? '\r' : e;
+			i += 2;
+		} else {
+			*dst++ = s[i++];
+		}
+	}
+	pair->value = st->scratch.data + st->scratch.len;
+	pair->len = (size_t)(dst - pair->value);
+	st->scratch.len += pair->len;
+	return 0;
+}
+
+/* Fills column col from pair's value. */
+static int
+kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
+    char *err, size_t errlen)
+{
+	const struct coltype_spec *spec = &st->fields.v[col];
+	struct udtf_value *v = &st->values[col];
+
+	if (pair->len == 0 && spec->kind != COLTYPE_STRING) {
+		if (pair->value == NULL && spec->kind == COLTYPE_BOOL) {
+			v->type = UDTF_BOOL;
+			v->u.b = 1;
+		} else {
+			v->type = UDTF_NULL;
+		}
+		return 0;
+	}
+	return coltype_convert(spec->kind, spec->name,
+	    pair->value != NULL ? pair->value : pair->key, pair->len, v, err,
+	    errlen);
+}
+
+/* Fills the columns of pair's key when the fields want it and it is the
+ * key's first pair in the record. */
+static int
+kv_take(struct kv_state *st, size_t reclen, struct kv_pair *pair, char *err,
+    size_t errlen)
+{
+	int32_t w = kv_lookup(st, pair->key, pair->keylen);
+	int r;
+
+	if (w < 0 || st->seen[w])
+		return 0;
+	st->seen[w] = 1;
+	if (pair->escaped && kv_unescape(st, reclen, pair) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t c = st->wants[w].col; c != KV_NO_COL; c = st->next_col[c])
+		if ((r = kv_convert(st, c, pair, err, errlen)) < 0)
+			return r;
+	return 0;
+}
+
+static int
+kv_reject_missing(const struct kv_state *st, char *err, size_t errlen)
+{
+	char shown[KV_SHOWN_SIZE];
+
+	for (size_t w = 0; w < st->nwants; w++) {
+		if (st->seen[w])
+			continue;
+		kv_show(shown, st->wants[w].key, st->wants[w].len);
+		snprintf(err, errlen, "missing key %s", shown);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+kv_process(void *state, const struct udtf_record *rec,
+    struct udtf_emitter *out, char *err, size_t errlen)
+{
+	struct kv_state *st = state;
+	struct kv_cursor c = { rec->data, rec->data, rec->data + rec->len };
+	struct kv_pair pair;
+	size_t npairs = 0;
+	int r;
+
+	if (c.end > c.p && c.end[-1] == '\n')
+		c.end--;
+	if (c.end > c.p && c.end[-1] == '\r')
+		c.end--;
+	for (size_t i = 0; i < st->fields.n; i++)
+		st->values[i].type = UDTF_NULL;
+	memset(st->seen, 0, st->nwants);
+	buf_reset(&st->scratch);
+	while ((r = kv_next_pair(st, &c, &pair, err, errlen)) > 0) {
+		npairs++;
+		if ((r = kv_take(st, rec->len, &pair, err, errlen)) < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	if (npairs == 0) {
+		snprintf(err, errlen, "no pair in the record");
+		return -EINVAL;
+	}
+	if (st->reject_missing && kv_reject_missing(st, err, errlen) < 0)
+		return -EINVAL;
+	r = out->emit(out, st->values, st->fields.n);
+	return r < 0 ? r : 0;
+}
+
+/* The descriptor registry.c lists among the built-ins. */
+const struct udtf_plugin udtf_kv_plugin = {
+	.abi_version = KEDGE_UDTF_ABI_VERSION,
+	.name = "kv",
+	.description = "key=value records such as logfmt: one row per record, "
+	    "one column per wanted key",
+	.keys = kv_keys,
+	.init = kv_init,
+	.columns = kv_columns,
+	.process = kv_process,
+	.fini = kv_fini,
+};

@@ -1,0 +1,502 @@
+/*
+ * The kv UDTF: logfmt with its defaults (quoted values and their escapes,
+ * empty values, bare keys, repeated keys, skipped keys), the other
+ * separators and quotes, on_missing, every reject reason, truncated and
+ * huge records, non-UTF-8 bytes, the configs it refuses, and a refused
+ * emit.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "udtf_harness.h"
+
+extern const struct udtf_plugin udtf_kv_plugin;
+
+#define KV (&udtf_kv_plugin)
+
+#define LOGFMT "ts=2026-11-29T10:00:00Z level=info msg=\"user logged in\" " \
+	"user.id=42 dur=1.5 ok=true path=/login ip=10.0.0.1 " \
+	"ua=\"curl/8.0 \\\"x\\\"\" n=7"
+
+static void
+test_descriptor(void **state)
+{
+	(void)state;
+	assert_int_equal(KV->abi_version, KEDGE_UDTF_ABI_VERSION);
+	assert_string_equal(KV->name, "kv");
+	for (const struct udtf_key *k = KV->keys; k->name != NULL; k++) {
+		assert_non_null(k->description);
+		if (strcmp(k->name, "fields") == 0)
+			assert_null(k->default_value);
+		else
+			assert_non_null(k->default_value);
+	}
+}
+
+static void
+test_logfmt(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "ts:timestamp, level, msg, uid=user.id:int64, "
+	    "dur:double, ok:bool, ua, user.id, absent:int64", NULL);
+	assert_int_equal(hx.ncols, 9);
+	assert_string_equal(hx.cols[2].name, "msg");
+	assert_int_equal(hx.cols[0].type, UDTF_TIMESTAMP);
+	assert_int_equal(hx.cols[3].type, UDTF_INT64);
+	assert_string_equal(hx.cols[7].name, "user_id");
+	hx_run_ok(LOGFMT, 1);
+	hx_assert_ts(0, "ts", INT64_C(1795946400000000));
+	hx_assert_str(0, "level", "info");
+	hx_assert_str(0, "msg", "user logged in");
+	hx_assert_i64(0, "uid", 42);
+	hx_assert_double(0, "dur", 1.5);
+	hx_assert_bool(0, "ok", 1);
+	hx_assert_str(0, "ua", "curl/8.0 \"x\"");
+	hx_assert_str(0, "user_id", "42");
+	hx_assert_null(0, "absent");
+}
+
+static void
+test_empty_and_bare(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a, b, c, ab=a:bool, ai=a:int64, bi=b:int64, "
+	    "cb=c:bool, ci=c:int64, cd=c:double, ct=c:timestamp", NULL);
+	hx_run_ok("a= b=\"\" c", 1);
+	hx_assert_str(0, "a", "");
+	hx_assert_str(0, "b", "");
+	hx_assert_str(0, "c", "");
+	hx_assert_null(0, "ab");
+	hx_assert_null(0, "ai");
+	hx_assert_null(0, "bi");
+	hx_assert_bool(0, "cb", 1);
+	hx_assert_null(0, "ci");
+	hx_assert_null(0, "cd");
+	hx_assert_null(0, "ct");
+	/* a bare key at the end, and between pairs */
+	hx_run_ok("x=1 c", 1);
+	hx_assert_bool(0, "cb", 1);
+	hx_run_ok("c a=0", 1);
+	hx_assert_bool(0, "cb", 1);
+	hx_assert_bool(0, "ab", 0);
+	hx_assert_i64(0, "ai", 0);
+}
+
+static void
+test_first_wins(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a, n:int64", NULL);
+	hx_run_ok("a=1 a=2 n=3 n=4", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_i64(0, "n", 3);
+	/* a later value is not looked at, even when it would not convert */
+	hx_run_ok("n=5 n=five a", 1);
+	hx_assert_i64(0, "n", 5);
+	hx_assert_str(0, "a", "");
+	hx_run_rejected("n=five n=5", "column n: \"five\" is not an int64");
+	/* a bare key is the first occurrence too */
+	hx_run_ok("a a=x", 1);
+	hx_assert_str(0, "a", "");
+}
+
+static void
+test_one_key_many_columns(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "s=k, i=k:int64, t=k:timestamp_ms, other",
+	    NULL);
+	hx_run_ok("k=1000 other=\"x\\ty\"", 1);
+	hx_assert_str(0, "s", "1000");
+	hx_assert_i64(0, "i", 1000);
+	hx_assert_ts(0, "t", 1000000);
+	hx_assert_str(0, "other", "x\ty");
+}
+
+static void
+test_skipped_keys(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a", NULL);
+	/* skipped keys are still parsed: their quotes hide blanks and '=' */
+	hx_run_ok("x=\"a=2 b\" y=\"\\\" a=3\" z a=1 a=4", 1);
+	hx_assert_str(0, "a", "1");
+	/* keys match byte for byte */
+	hx_run_ok("A=1 aa=2 a.=3", 1);
+	hx_assert_null(0, "a");
+	/* unquoted values may hold '=' and the quote */
+	hx_run_ok("a=b=c\"d\"", 1);
+	hx_assert_str(0, "a", "b=c\"d\"");
+}
+
+/* Many keys alike but for a digit or two, so that their hashes crowd. */
+static void
+test_many_keys(void **state)
+{
+	char fields[2048], rec[2048], name[16];
+	size_t nf = 0, nr = 0;
+
+	(void)state;
+	for (int i = 0; i < 60; i++)
+		nf += (size_t)snprintf(fields + nf, sizeof fields - nf,
+		    "%sf%d=field_%02d:int64", i ? "," : "", i, i);
+	for (int i = 59; i >= 0; i--)
+		if (i % 7 != 3)
+			nr += (size_t)snprintf(rec + nr, sizeof rec - nr,
+			    "field_%02d=%d field_%02dx=-1 ", i, i * 10, i);
+	hx_open_ok(KV, "fields", fields, NULL);
+	assert_int_equal(hx.ncols, 60);
+	hx_run_ok(rec, 1);
+	for (int i = 0; i < 60; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		if (i % 7 == 3)
+			hx_assert_null(0, name);
+		else
+			hx_assert_i64(0, name, i * 10);
+	}
+}
+
+static void
+test_escapes(void **state)
+{
+	char big[4096];
+	size_t n = 0;
+
+	(void)state;
+	hx_open_ok(KV, "fields", "m, a, b, c", NULL);
+	hx_run_ok("m=\"q\\\"b\\\\s\\nn\\tt\\rr\\qx\\\\\"", 1);
+	hx_assert_str(0, "m", "q\"b\\s\nn\tt\rr\\qx\\");
+	hx_run_ok("m=\"\\\\\\\\\" a=\"\\\\\"", 1);
+	hx_assert_str(0, "m", "\\\\");
+	hx_assert_str(0, "a", "\\");
+	/* several unescaped values of one record, all kept in place */
+	n += (size_t)snprintf(big + n, sizeof big - n, "m=\"");
+	for (int i = 0; i < 300; i++)
+		n += (size_t)snprintf(big + n, sizeof big - n, "\\\"m");
+	n += (size_t)snprintf(big + n, sizeof big - n, "\" a=\"\\\"a\" b=plain "
+	    "c=\"\\\\c\"");
+	hx_run_ok(big, 1);
+	assert_int_equal(hx.rows[0].v[0].u.s.len, 600);
+	assert_memory_equal(hx.rows[0].str[0], "\"m\"m\"m", 6);
+	hx_assert_str(0, "a", "\"a");
+	hx_assert_str(0, "b", "plain");
+	hx_assert_str(0, "c", "\\c");
+	/* the next record reuses the scratch buffer */
+	hx_run_ok("a=\"\\\"z\"", 1);
+	hx_assert_str(0, "a", "\"z");
+	hx_assert_null(0, "m");
+}
+
+static void
+test_blanks_and_line_ends(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a, b", NULL);
+	hx_run_ok(" \t a=1 \t\t b=\"x\"\t ", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "b", "x");
+	hx_run_ok("a=1 b=2\r\n", 1);
+	hx_assert_str(0, "b", "2");
+	hx_run_ok("a=1 b=\"2\"\n", 1);
+	hx_assert_str(0, "b", "2");
+	/* a blank after '=' ends an empty value */
+	hx_run_ok("a= b", 1);
+	hx_assert_str(0, "a", "");
+	hx_assert_str(0, "b", "");
+}
+
+static void
+test_pair_separator(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a, b, c, d:bool, e", "pair_separator", "&",
+	    NULL);
+	hx_run_ok("a=1&b=hello world&&c=&d&", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "b", "hello world");
+	hx_assert_str(0, "c", "");
+	hx_assert_bool(0, "d", 1);
+	hx_assert_null(0, "e");
+	hx_open_ok(KV, "fields", "a, b, c, key with blank", "pair_separator",
+	    ";", NULL);
+	hx_run_ok(" a = 1 ; b= \"x;y\" ;c=  two words  ; key with blank =v", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "b", "x;y");
+	hx_assert_str(0, "c", "two words");
+	hx_assert_str(0, "key_with_blank", "v");
+	hx_run_rejected("a=\"x\" y;b=1", "byte 6: expected ';' after the "
+	    "quoted value of key a");
+	hx_run_rejected(";;", "no pair in the record");
+	hx_run_rejected("a=1; =2", "byte 5: empty key before '='");
+	/* a tab separates pairs, and is no longer a blank */
+	hx_open_ok(KV, "fields", "a, b, c", "pair_separator", "\t", NULL);
+	hx_run_ok("a=1 2\t\tb=\"x\" \tc= y ", 1);
+	hx_assert_str(0, "a", "1 2");
+	hx_assert_str(0, "b", "x");
+	hx_assert_str(0, "c", "y");
+}
+
+static void
+test_kv_separator_and_quote(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a, b, c", "kv_separator", ":", NULL);
+	hx_run_ok("a:1 b:\"x y\" c:http://h:80/", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "b", "x y");
+	hx_assert_str(0, "c", "http://h:80/");
+	hx_run_ok("a=1", 1);
+	hx_assert_null(0, "a");
+	hx_open_ok(KV, "fields", "a, b, c", "quote", "'", NULL);
+	hx_run_ok("a='x y' b=\"z c='it\\'s'", 1);
+	hx_assert_str(0, "a", "x y");
+	hx_assert_str(0, "b", "\"z");
+	hx_assert_str(0, "c", "it's");
+	hx_open_ok(KV, "fields", "a, b, c", "quote", "", NULL);
+	hx_run_ok("a=\"x y\" b=\" c=\"\\\"", 1);
+	hx_assert_str(0, "a", "\"x");
+	hx_assert_str(0, "b", "\"");
+	hx_assert_str(0, "c", "\"\\\"");
+}
+
+static void
+test_on_missing(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a, x=b, c:int64", "on_missing", "reject",
+	    NULL);
+	hx_run_ok("a=1 b c=", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "x", "");
+	hx_assert_null(0, "c");
+	hx_run_rejected("a=1 c=2", "missing key b");
+	hx_run_rejected("c=2", "missing key a");
+	hx_open_ok(KV, "fields", "a, b", "on_missing", "null", NULL);
+	hx_run_ok("zzz=1", 1);
+	hx_assert_null(0, "a");
+	hx_assert_null(0, "b");
+}
+
+static void
+test_rejects(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a, n:int64, ok:bool, t:timestamp", NULL);
+	hx_run_rejected("a=1 msg=\"abc", "byte 8: unterminated quoted value "
+	    "of key msg");
+	hx_run_rejected("a=\"abc\\\"", "byte 2: unterminated quoted value of "
+	    "key a");
+	hx_run_rejected("a=\"", "byte 2: unterminated quoted value of key a");
+	hx_run_rejected("a=\"x\"y", "byte 5: expected a blank after the "
+	    "quoted value of key a");
+	hx_run_rejected("a=\"x\"\"y\"", "byte 5: expected a blank");
+	hx_run_rejected("=v", "byte 0: empty key before '='");
+	hx_run_rejected("a=1 = n=2", "byte 4: empty key before '='");
+	hx_run_rejected("n=1.5", "column n: \"1.5\" is not an int64");
+	hx_run_rejected("ok=yes", "column ok: \"yes\" is not a bool");
+	hx_run_rejected("t=yesterday", "column t: \"yesterday\" is not a "
+	    "timestamp");
+	hx_run_rejected("", "no pair in the record");
+	hx_run_rejected(" \t ", "no pair in the record");
+	hx_run_rejected("\r\n", "no pair in the record");
+	/* a key in a reason is made printable and cut short */
+	hx_run_rejected("k\x01\xff=\"x", "unterminated quoted value of key "
+	    "k??");
+}
+
+#define SEMI_RECORD " a = 'x;\\'y' ; b=;c ; ;"
+
+/* Every prefix of a record gives a row or a reason, never a crash or a read
+ * past the end (AddressSanitizer). */
+static void
+test_truncated(void **state)
+{
+	static const char *const records[] = {
+		LOGFMT,
+		"a=\"\\\\\\\"\" b= c d=\"x y\"  e=1\r\n",
+	};
+
+	(void)state;
+	hx_open_ok(KV, "fields", "ts:timestamp, level, msg, user.id:int64, "
+	    "dur:double, ok:bool, ua, a, b, c:bool, d, e:int64", NULL);
+	for (size_t r = 0; r < sizeof records / sizeof records[0]; r++) {
+		size_t len = strlen(records[r]);
+
+		for (size_t i = 0; i <= len; i++) {
+			int rc = hx_run_len(records[r], i);
+
+			assert_true(rc == 0 || rc == -EINVAL);
+			assert_int_equal(hx.nrows, rc == 0);
+			if (rc < 0)
+				assert_true(hx.err[0] != '\0');
+		}
+	}
+	hx_open_ok(KV, "fields", "a, b, c", "pair_separator", ";", "quote",
+	    "'", NULL);
+	for (size_t i = 0; i <= strlen(SEMI_RECORD); i++) {
+		int rc = hx_run_len(SEMI_RECORD, i);
+
+		assert_true(rc == 0 || rc == -EINVAL);
+	}
+}
+
+static void
+test_huge_values(void **state)
+{
+	size_t big = 4u << 20;
+	char *rec = malloc(2 * big + 64);
+	size_t n;
+
+	(void)state;
+	assert_non_null(rec);
+	hx_open_ok(KV, "fields", "a, b", NULL);
+	memcpy(rec, "a=", 2);
+	memset(rec + 2, 'x', big);
+	memcpy(rec + 2 + big, " b=\"", 4);
+	memset(rec + 6 + big, '\\', big);
+	n = 6 + 2 * big;
+	rec[n++] = '"';
+	assert_int_equal(hx_run_len(rec, n), 0);
+	assert_int_equal(hx.rows[0].v[0].u.s.len, big);
+	assert_int_equal(hx.rows[0].v[1].u.s.len, big / 2);
+	assert_int_equal(hx.rows[0].str[1][big / 2 - 1], '\\');
+	assert_int_equal(hx_run_len(rec, n - 1), -EINVAL);
+	assert_non_null(strstr(hx.err, "unterminated quoted value of key b"));
+	free(rec);
+}
+
+static void
+test_non_utf8_and_nul(void **state)
+{
+	static const char rec[] = "a=\xff\xfe b=\"\xc3\x28 \x80\" \xe9=1 "
+	    "c=x\0y";
+
+	(void)state;
+	hx_open_ok(KV, "fields", "a, b, c, e=\xe9:int64", NULL);
+	assert_int_equal(hx_run_len(rec, sizeof rec - 1), 0);
+	hx_assert_str(0, "a", "\xff\xfe");
+	hx_assert_str(0, "b", "\xc3\x28 \x80");
+	hx_assert_i64(0, "e", 1);
+	assert_int_equal(hx.rows[0].v[2].u.s.len, 3);
+	assert_memory_equal(hx.rows[0].str[2], "x\0y", 3);
+}
+
+static void
+test_bad_configs(void **state)
+{
+	(void)state;
+	hx_open_fails("fields is required", KV, NULL);
+	hx_open_fails("kv has no key \"field\"", KV, "field", "a", NULL);
+	hx_open_fails("fields: empty entry", KV, "fields", "a,,b", NULL);
+	hx_open_fails("fields: \"n:int\" has unknown type \"int\"", KV,
+	    "fields", "a, n:int", NULL);
+	hx_open_fails("has unknown type \"json\"", KV, "fields", "a:json",
+	    NULL);
+	hx_open_fails("fields: two columns named \"a\"", KV, "fields",
+	    "a, a=b", NULL);
+	hx_open_fails("needs a column name", KV, "fields", "...", NULL);
+	hx_open_fails("pair_separator: \"&&\" must be one byte", KV, "fields",
+	    "a", "pair_separator", "&&", NULL);
+	hx_open_fails("pair_separator: \"\" must be one byte", KV, "fields",
+	    "a", "pair_separator", "", NULL);
+	hx_open_fails("kv_separator: \"==\" must be one byte", KV, "fields",
+	    "a", "kv_separator", "==", NULL);
+	hx_open_fails("kv_separator: \";\" cannot be told apart", KV,
+	    "fields", "a", "pair_separator", ";", "kv_separator", ";", NULL);
+	hx_open_fails("kv_separator: \"\t\" cannot be told apart", KV,
+	    "fields", "a", "kv_separator", "\t", NULL);
+	hx_open_fails("quote: \"''\" must be one byte, or empty", KV, "fields",
+	    "a", "quote", "''", NULL);
+	hx_open_fails("quote: \"=\" cannot be a separator", KV, "fields", "a",
+	    "quote", "=", NULL);
+	hx_open_fails("quote: \"\\\" cannot be", KV, "fields", "a", "quote",
+	    "\\", NULL);
+	hx_open_fails("quote: \" \" cannot be", KV, "fields", "a",
+	    "pair_separator", ",", "quote", " ", NULL);
+	hx_open_fails("on_missing must be null or reject, not \"skip\"", KV,
+	    "fields", "a", "on_missing", "skip", NULL);
+}
+
+/* Where the strings of one row point: into the record or not. */
+static const char *zc_data;
+static size_t zc_len;
+static int zc_inside[8];
+
+static int
+zc_emit(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
+{
+	(void)em;
+	for (size_t i = 0; i < n && i < 8; i++)
+		zc_inside[i] = v[i].type != UDTF_STRING ? -1 :
+		    v[i].u.s.ptr >= zc_data &&
+		    v[i].u.s.ptr + v[i].u.s.len <= zc_data + zc_len;
+	return 0;
+}
+
+/* Unquoted values, and quoted ones without escapes, are not copied. */
+static void
+test_zero_copy(void **state)
+{
+	static const char rec[] = "a=plain b=\"quoted\" c=\"es\\\"c\" d";
+	static const int expected[] = { 1, 1, 0, 1 };
+	struct udtf_emitter em = { zc_emit, NULL };
+	struct udtf_record r = { rec, sizeof rec - 1, "t", 0, 0, -1 };
+
+	(void)state;
+	hx_open_ok(KV, "fields", "a, b, c, d", NULL);
+	zc_data = rec;
+	zc_len = sizeof rec - 1;
+	assert_int_equal(hx.plugin->process(hx.state, &r, &em, hx.err,
+	    sizeof hx.err), 0);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(zc_inside[i], expected[i]);
+}
+
+static void
+test_emit_refused(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "a", NULL);
+	hx.refuse = -E2BIG;
+	assert_int_equal(hx_run("a=1"), -E2BIG);
+	assert_int_equal(hx.nrows, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_descriptor, hx_teardown),
+		cmocka_unit_test_teardown(test_logfmt, hx_teardown),
+		cmocka_unit_test_teardown(test_empty_and_bare, hx_teardown),
+		cmocka_unit_test_teardown(test_first_wins, hx_teardown),
+		cmocka_unit_test_teardown(test_one_key_many_columns,
+		    hx_teardown),
+		cmocka_unit_test_teardown(test_skipped_keys, hx_teardown),
+		cmocka_unit_test_teardown(test_many_keys, hx_teardown),
+		cmocka_unit_test_teardown(test_escapes, hx_teardown),
+		cmocka_unit_test_teardown(test_blanks_and_line_ends,
+		    hx_teardown),
+		cmocka_unit_test_teardown(test_pair_separator, hx_teardown),
+		cmocka_unit_test_teardown(test_kv_separator_and_quote,
+		    hx_teardown),
+		cmocka_unit_test_teardown(test_on_missing, hx_teardown),
+		cmocka_unit_test_teardown(test_rejects, hx_teardown),
+		cmocka_unit_test_teardown(test_truncated, hx_teardown),
+		cmocka_unit_test_teardown(test_huge_values, hx_teardown),
+		cmocka_unit_test_teardown(test_non_utf8_and_nul, hx_teardown),
+		cmocka_unit_test_teardown(test_bad_configs, hx_teardown),
+		cmocka_unit_test_teardown(test_zero_copy, hx_teardown),
+		cmocka_unit_test_teardown(test_emit_refused, hx_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

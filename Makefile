@@ -5,6 +5,8 @@
 #   make bench      throughput against kcat on the same mock topic, and
 #                   every UDTF against a PCRE2-JIT regex on the same lines
 #   make docs       regenerate docs/config.md from the key table
+#   make install    the binary, <kedge/udtf.h>, the sample plugin, the docs
+#                   (DESTDIR, PREFIX=/usr)
 
 VERSION  := 0.1.0
 PKGS     := rdkafka libconfig zlib libzstd libpcre2-8
@@ -29,7 +31,10 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 FIX_SRC  := $(wildcard tests/fixtures/*.c)
 FIX_BIN  := $(FIX_SRC:tests/fixtures/%.c=$(B)/fixtures/%)
 
-.PHONY: all deps test build-test demo bench docs clean
+PREFIX   ?= /usr
+DESTDIR  ?=
+
+.PHONY: all deps test build-test demo bench docs install clean
 all: $(BIN)
 
 deps:
@@ -74,6 +79,17 @@ bench: deps
 
 docs: kedge
 	./kedge config-reference > docs/config.md
+
+# The binary, the UDTF header as <kedge/udtf.h>, the sample plugin's
+# source and the docs.
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kedge
+	install -D -m 0644 agent/udtf/udtf.h $(DESTDIR)$(PREFIX)/include/kedge/udtf.h
+	install -d $(DESTDIR)$(PREFIX)/share/doc/kedge/examples/udtf-plugin
+	install -m 0644 examples/udtf-plugin/* \
+		$(DESTDIR)$(PREFIX)/share/doc/kedge/examples/udtf-plugin/
+	install -m 0644 README.md docs/*.md examples/kedge.conf \
+		$(DESTDIR)$(PREFIX)/share/doc/kedge/
 
 clean:
 	rm -rf build build-asan build-fuzz kedge

@@ -472,7 +472,7 @@ test_impossible_strings(void **state)
 	    " udtf = \"raw\"; } );\n", 2, "tables[0].topics: must not be empty");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = \"nosuch\"; } );\n", 3, "tables[0].udtf: \"nosuch\" is not "
-	    "a built-in UDTF (nginx, kv, csv, tsv, regex, split, raw");
+	    "a built-in UDTF (nginx, json, kv, csv, tsv, regex, split, raw");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = [ \"raw\",\n \"nosuch\" ]; } );\n", 4,
 	    "tables[0].udtf[1]: \"nosuch\" is not a built-in UDTF");

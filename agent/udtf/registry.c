@@ -10,6 +10,7 @@
 #define UDTF_MAX_PLUGINS 64
 
 extern const struct udtf_plugin udtf_csv_plugin;
+extern const struct udtf_plugin udtf_json_plugin;
 extern const struct udtf_plugin udtf_kv_plugin;
 extern const struct udtf_plugin udtf_nginx_plugin;
 extern const struct udtf_plugin udtf_raw_plugin;
@@ -19,6 +20,7 @@ extern const struct udtf_plugin udtf_split_plugin;
 
 const struct udtf_plugin *const udtf_builtins[] = {
 	&udtf_nginx_plugin,
+	&udtf_json_plugin,
 	&udtf_kv_plugin,
 	&udtf_csv_plugin,
 	&udtf_tsv_plugin,

@@ -1,0 +1,861 @@
+/*
+ * jsonpath: the trie of paths and the scan; see jsonpath.h.
+ *
+ * The paths are a trie of members and array elements: one from the
+ * document's root and, with explode, one from each element of the explode
+ * array.  The scan reads the document once, left to right and without
+ * recursion, checking all of it as RFC 8259 says; it descends only into the
+ * members and elements some path needs (a hash table per node finds the
+ * members) and records where each wanted value lies.
+ */
+#include "jsonpath.h"
+
+#include "utf8.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The scan's hot helpers, inlined into walk() so that its loop keeps the
+ * position in a register: GCC's heuristics leave some out. */
+#define JSONPATH_HOT static inline __attribute__((always_inline))
+#define JSONPATH_INDEX_DIGITS 9 /* [N] below a billion */
+
+/* A step of some path.  Children are two lists of sibling indexes into the
+ * node array: members by name, elements by index. */
+struct jsonpath_node {
+	const char *name;  /* a member's name, not NUL-terminated */
+	size_t namelen;
+	size_t index;      /* an element's index */
+	int members;       /* the first member child, -1: none */
+	int elements;      /* the first element child, -1: none */
+	int next;          /* the next sibling of the same list, -1: none */
+	int nmembers;
+	int table;         /* its members by hash: buckets[table..+mask] */
+	unsigned mask;
+	int slot;          /* where its value is recorded, -1: nowhere */
+	int explode;       /* the explode array */
+	uint64_t seen;     /* the visit that last took it: the first key wins */
+};
+
+struct jsonpath {
+	struct jsonpath_node *nodes; /* [0]: the document's root */
+	size_t nnodes, nodes_cap;
+	int *buckets;                /* node indexes, -1: empty */
+	int elem_root;               /* "@", the explode element; -1: none */
+	char *explode;               /* the explode path */
+	size_t nroot_slots, nelem_slots;
+	struct jsonpath_value *root; /* per document */
+	struct jsonpath_value *elems; /* nelem_slots per element */
+	size_t nelems, elems_cap;    /* in elements */
+	char *keybuf;                /* an unescaped key, up to maxname bytes */
+	size_t maxname;
+	uint64_t gen;                /* visits so far */
+};
+
+/* One scan of a document. */
+struct jsonpath_pass {
+	struct jsonpath *jp;
+	const char *base, *end;
+	struct jsonpath_value *slots; /* the root's or the element's */
+	uint64_t gen, root_gen;       /* the trie's current visit */
+	char *err;
+	size_t errlen;
+	int error;                    /* -EINVAL or -ENOMEM, with err */
+};
+
+/* An array or object the scan is in. */
+struct jsonpath_frame {
+	struct jsonpath_node *node;   /* NULL: nothing in it is wanted */
+	const char *start;
+	char close;                   /* ']' or '}' */
+	int found;                    /* members of node found */
+	size_t index;                 /* elements read */
+};
+
+static const char *const jsonpath_kind_names[] = {
+	[JSONPATH_MISSING] = "missing", [JSONPATH_NULL] = "null",
+	[JSONPATH_FALSE] = "a bool", [JSONPATH_TRUE] = "a bool",
+	[JSONPATH_NUMBER] = "a number", [JSONPATH_STRING] = "a string",
+	[JSONPATH_OBJECT] = "an object", [JSONPATH_ARRAY] = "an array",
+};
+
+const char *
+jsonpath_kind_name(enum jsonpath_kind kind)
+{
+	return jsonpath_kind_names[kind];
+}
+
+/* The scan.  The functions take the position p and return the position
+ * past what they read, or NULL with a reason in sc->err. */
+
+static int
+fail_at(struct jsonpath_pass *sc, const char *at, const char *what)
+{
+	if (at == sc->end)
+		what = "unexpected end of record";
+	snprintf(sc->err, sc->errlen, "byte %zu: %s", (size_t)(at - sc->base),
+	    what);
+	return sc->error = -EINVAL;
+}
+
+static const char *
+fail(struct jsonpath_pass *sc, const char *at, const char *what)
+{
+	fail_at(sc, at, what);
+	return NULL;
+}
+
+/* Kept apart from scan_string(), whose hot path it would slow. */
+static const char *
+fail_control(struct jsonpath_pass *sc, const char *at)
+{
+	char reason[64];
+
+	snprintf(reason, sizeof(reason), "control byte 0x%02x in a string; it "
+	    "must be escaped", (unsigned char)*at);
+	return fail(sc, at, reason);
+}
+
+/* Most records are compact: the first byte settles it. */
+JSONPATH_HOT const char *
+skip_ws(const char *p, const char *end)
+{
+	while (p < end && (unsigned char)*p <= ' ' && (*p == ' ' ||
+	    *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Returns the first byte in [p, end) that a string cannot hold as is: a
+ * quote, a backslash or a control byte; end when there is none.  Eight
+ * bytes at a time, as the exact "has a zero byte" test of each word says
+ * where the first such byte is. */
+JSONPATH_HOT const char *
+string_stop(const char *p, const char *end)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+
+	for (; end - p >= 8; p += 8) {
+		uint64_t w, q, b, c, hit;
+
+		memcpy(&w, p, 8);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		c = (w - ones * 0x20) & ~w;
+		hit = (((q - ones) & ~q) | ((b - ones) & ~b) | c) & highs;
+		if (hit == 0)
+			continue;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		return p + (__builtin_ctzll(hit) >> 3);
+#else
+		break;
+#endif
+	}
+	for (; p < end; p++)
+		if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
+			break;
+	return p;
+}
+
+/* Reads the escape at p, a backslash inside the string opened at open. */
+static const char *
+scan_escape(struct jsonpath_pass *sc, const char *open, const char *p)
+{
+	if (sc->end - p < 2)
+		return fail(sc, open, "unterminated string");
+	if (p[1] != 'u') {
+		if (strchr("\"\\/bfnrt", p[1]) == NULL || p[1] == '\0')
+			return fail(sc, p, "invalid escape in a string");
+		return p + 2;
+	}
+	for (int i = 2; i < 6; i++) {
+		if (p + i == sc->end)
+			return fail(sc, open, "unterminated string");
+		if (utf8_hex_value(p[i]) < 0)
+			return fail(sc, p, "\\u needs four hex digits");
+	}
+	return p + 6;
+}
+
+/* Reads the string at p (a quote); sets *escaped when it holds a
+ * backslash. */
+JSONPATH_HOT const char *
+scan_string(struct jsonpath_pass *sc, const char *p, int *escaped)
+{
+	const char *open = p;
+
+	for (p++;; ) {
+		p = string_stop(p, sc->end);
+		if (p == sc->end)
+			return fail(sc, open, "unterminated string");
+		if (*p == '"')
+			return p + 1;
+		if (*p != '\\')
+			return fail_control(sc, p);
+		*escaped = 1;
+		if ((p = scan_escape(sc, open, p)) == NULL)
+			return NULL;
+	}
+}
+
+static inline int
+is_digit(char c)
+{
+	return (unsigned)(c - '0') <= 9;
+}
+
+/* Reads one or more digits. */
+static const char *
+scan_digits(struct jsonpath_pass *sc, const char *p)
+{
+	if (p == sc->end || !is_digit(*p))
+		return fail(sc, p, "invalid number");
+	while (p < sc->end && is_digit(*p))
+		p++;
+	return p;
+}
+
+/* Reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const char *
+scan_number(struct jsonpath_pass *sc, const char *p)
+{
+	const char *end = sc->end;
+
+	p += *p == '-';
+	if (p < end && *p == '0') {
+		if (++p < end && is_digit(*p))
+			return fail(sc, p - 1, "number with a leading zero");
+	} else if ((p = scan_digits(sc, p)) == NULL) {
+		return NULL;
+	}
+	if (p < end && *p == '.' && (p = scan_digits(sc, p + 1)) == NULL)
+		return NULL;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		return scan_digits(sc, p);
+	}
+	return p;
+}
+
+static const char *
+scan_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
+    size_t len)
+{
+	size_t avail = (size_t)(sc->end - p);
+
+	if (memcmp(p, lit, avail < len ? avail : len) != 0)
+		return fail(sc, p, "invalid literal; expected true, false or "
+		    "null");
+	if (avail < len)
+		return fail(sc, sc->end, "");
+	return p + len;
+}
+
+/* Reads the value at p, which is not an array or an object; sets *kind. */
+static const char *
+scan_scalar(struct jsonpath_pass *sc, const char *p, int *kind,
+    int *escaped)
+{
+	switch (*p) {
+	case '"':
+		*kind = JSONPATH_STRING;
+		return scan_string(sc, p, escaped);
+	case 't':
+		*kind = JSONPATH_TRUE;
+		return scan_literal(sc, p, "true", 4);
+	case 'f':
+		*kind = JSONPATH_FALSE;
+		return scan_literal(sc, p, "false", 5);
+	case 'n':
+		*kind = JSONPATH_NULL;
+		return scan_literal(sc, p, "null", 4);
+	default:
+		*kind = JSONPATH_NUMBER;
+		if (*p == '-' || is_digit(*p))
+			return scan_number(sc, p);
+		return fail(sc, p, "expected a value");
+	}
+}
+
+/* The value of the four hex digits at s, which scan_escape() checked. */
+static long
+hex4(const char *s)
+{
+	return utf8_hex_value(s[0]) << 12 | utf8_hex_value(s[1]) << 8 |
+	    utf8_hex_value(s[2]) << 4 | utf8_hex_value(s[3]);
+}
+
+/* Decodes the escapes of the string text s[0..len), which scan_string()
+ * accepted, into dst: a lone surrogate becomes U+FFFD.  Returns the length
+ * written, never more than len, or -1 when it would pass cap (dst holds
+ * cap + 4 bytes). */
+static long
+decode(char *dst, size_t cap, const char *s, size_t len)
+{
+	size_t o = 0, i = 0;
+
+	while (i < len) {
+		const char *bs = memchr(s + i, '\\', len - i);
+		size_t run = bs != NULL ? (size_t)(bs - s) - i : len - i;
+		long cp, lo;
+
+		if (o + run > cap)
+			return -1;
+		memcpy(dst + o, s + i, run);
+		o += run;
+		i += run;
+		if (i == len)
+			break;
+		switch (s[i + 1]) {
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u': cp = -1; break;
+		default: cp = s[i + 1]; break;
+		}
+		i += 2;
+		if (cp < 0) {
+			cp = hex4(s + i);
+			i += 4;
+			if (cp >= 0xd800 && cp <= 0xdbff && len - i >= 6 &&
+			    s[i] == '\\' && s[i + 1] == 'u' &&
+			    (lo = hex4(s + i + 2)) >= 0xdc00 &&
+			    lo <= 0xdfff) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				i += 6;
+			} else if (cp >= 0xd800 && cp <= 0xdfff) {
+				cp = 0xfffd;
+			}
+		}
+		o += utf8_put(dst + o, cp);
+		if (o > cap)
+			return -1;
+	}
+	return (long)o;
+}
+
+static inline unsigned
+key_hash(const char *s, size_t len)
+{
+	unsigned h = (unsigned)len * 0x9e3779b1u;
+
+	if (len > 0)
+		h ^= ((unsigned)(unsigned char)s[0] |
+		    (unsigned)(unsigned char)s[len / 2] << 8 |
+		    (unsigned)(unsigned char)s[len - 1] << 16) * 0x85ebca6bu;
+	return h ^ h >> 15;
+}
+
+/* Returns node's member child named by the key text, or NULL. */
+static struct jsonpath_node *
+match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
+    const char *key, size_t len, int escaped)
+{
+	struct jsonpath *jp = sc->jp;
+	const int *table = jp->buckets + node->table;
+	long n;
+
+	if (escaped) {
+		if ((n = decode(jp->keybuf, jp->maxname, key, len)) < 0)
+			return NULL;
+		key = jp->keybuf;
+		len = (size_t)n;
+	}
+	for (unsigned i = key_hash(key, len);; i++) {
+		int c = table[i & node->mask];
+
+		if (c < 0)
+			return NULL;
+		if (jp->nodes[c].namelen == len &&
+		    memcmp(jp->nodes[c].name, key, len) == 0)
+			return &jp->nodes[c];
+	}
+}
+
+static struct jsonpath_node *
+match_element(struct jsonpath_pass *sc, const struct jsonpath_node *node,
+    size_t index)
+{
+	for (int c = node->elements; c >= 0; c = sc->jp->nodes[c].next)
+		if (sc->jp->nodes[c].index == index)
+			return &sc->jp->nodes[c];
+	return NULL;
+}
+
+/* Begins an element of the explode array: its values, in a block of their
+ * own, start missing; its trie starts a new visit. */
+static int
+begin_element(struct jsonpath_pass *sc)
+{
+	struct jsonpath *jp = sc->jp;
+	size_t cap = jp->elems_cap * 2;
+	struct jsonpath_value *v;
+
+	/* without element paths an element needs no block */
+	if (jp->nelems == jp->elems_cap && jp->nelem_slots > 0) {
+		if (cap > SIZE_MAX / sizeof(*v) / jp->nelem_slots ||
+		    (v = realloc(jp->elems, cap * jp->nelem_slots *
+		    sizeof(*v))) == NULL) {
+			snprintf(sc->err, sc->errlen, "out of memory");
+			return sc->error = -ENOMEM;
+		}
+		jp->elems = v;
+		jp->elems_cap = cap;
+	}
+	sc->slots = jp->elems + jp->nelems++ * jp->nelem_slots;
+	memset(sc->slots, 0, jp->nelem_slots * sizeof(*sc->slots));
+	sc->gen = ++jp->gen;
+	return 0;
+}
+
+/* Begins the next member or element of the container f, at p: reads a
+ * member's key and ':', and sets *node to the child that is wanted, if
+ * any.  The first of two members with the same key wins. */
+JSONPATH_HOT const char *
+next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
+    struct jsonpath_node **node)
+{
+	struct jsonpath_node *parent = f->node, *child = NULL;
+	const char *key;
+	int escaped = 0;
+
+	*node = NULL;
+	if (f->close == ']') {
+		if (parent != NULL && parent->explode) {
+			if (begin_element(sc) < 0)
+				return NULL;
+			*node = &sc->jp->nodes[sc->jp->elem_root];
+		} else if (parent != NULL && parent->elements >= 0) {
+			*node = match_element(sc, parent, f->index++);
+		}
+		return p;
+	}
+	if (p == sc->end || *p != '"')
+		return fail(sc, p, "expected a string as object key");
+	key = p + 1;
+	if ((p = scan_string(sc, p, &escaped)) == NULL)
+		return NULL;
+	if (parent != NULL && f->found < parent->nmembers &&
+	    (child = match_member(sc, parent, key, (size_t)(p - 1 - key),
+	    escaped)) != NULL && child->seen != sc->gen) {
+		child->seen = sc->gen;
+		f->found++;
+		*node = child;
+	}
+	p = skip_ws(p, sc->end);
+	if (p == sc->end || *p != ':')
+		return fail(sc, p, "expected ':' after an object key");
+	return p + 1;
+}
+
+/* Records the value [start, p) of kind for node, when a path ends there. */
+static const char *
+took(struct jsonpath_pass *sc, const struct jsonpath_node *node,
+    const char *start, const char *p, int kind, int escaped)
+{
+	struct jsonpath_value *s;
+
+	if (node->explode && kind != JSONPATH_ARRAY && kind != JSONPATH_NULL) {
+		snprintf(sc->err, sc->errlen, "explode path %s is %s, not an "
+		    "array", sc->jp->explode, jsonpath_kind_name(kind));
+		sc->error = -EINVAL;
+		return NULL;
+	}
+	if (node->slot >= 0) {
+		s = &sc->slots[node->slot];
+		s->p = start;
+		s->len = (size_t)(p - start);
+		s->kind = (unsigned char)kind;
+		s->escaped = (unsigned char)escaped;
+	}
+	return p;
+}
+
+/* Leaves the container f, whose close ends at p. */
+static const char *
+close_container(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
+    const char *p)
+{
+	if (f->node->explode) {
+		sc->slots = sc->jp->root;
+		sc->gen = sc->root_gen;
+	}
+	return took(sc, f->node, f->start, p, f->close == '}' ?
+	    JSONPATH_OBJECT : JSONPATH_ARRAY, 0);
+}
+
+/* Reads the document, one JSON value, without recursion: stack holds the
+ * arrays and objects the scan is in, each with the trie node that wants
+ * something in it (NULL: nothing, the container is only checked).
+ * Returns 0 or sc->error. */
+static int
+walk(struct jsonpath_pass *sc)
+{
+	struct jsonpath_frame stack[JSONPATH_MAX_DEPTH], *f;
+	struct jsonpath_node *node = &sc->jp->nodes[0];
+	const char *p = sc->base, *end = sc->end, *start;
+	int depth = 0, kind, escaped;
+
+	for (;;) {
+		/* at a value, for node */
+		if ((p = skip_ws(p, end)) == end)
+			return fail_at(sc, p, "");
+		start = p;
+		if (*p == '{' || *p == '[') {
+			if (depth == JSONPATH_MAX_DEPTH)
+				return fail_at(sc, p, "nesting deeper than 64");
+			f = &stack[depth++];
+			*f = (struct jsonpath_frame){ node, p,
+			    *p == '{' ? '}' : ']', 0, 0 };
+			p = skip_ws(p + 1, end);
+			if (p == end || *p != f->close) {
+				if ((p = next_item(sc, f, p, &node)) == NULL)
+					return sc->error;
+				continue;
+			}
+		} else {
+			escaped = 0;
+			if ((p = scan_scalar(sc, p, &kind, &escaped)) == NULL ||
+			    (node != NULL && took(sc, node, start, p, kind,
+			    escaped) == NULL))
+				return sc->error;
+		}
+		/* after a value: close containers until one goes on */
+		for (;;) {
+			if (depth == 0) {
+				if ((p = skip_ws(p, end)) != end)
+					return fail_at(sc, p, "trailing bytes "
+					    "after the JSON value");
+				return 0;
+			}
+			f = &stack[depth - 1];
+			p = skip_ws(p, end);
+			if (p < end && *p == ',') {
+				p = skip_ws(p + 1, end);
+				if ((p = next_item(sc, f, p, &node)) == NULL)
+					return sc->error;
+				break;
+			}
+			if (p == end || *p != f->close)
+				return fail_at(sc, p, f->close == '}' ?
+				    "expected ',' or '}' in an object" :
+				    "expected ',' or ']' in an array");
+			depth--;
+			p++;
+			if (f->node != NULL &&
+			    close_container(sc, f, p) == NULL)
+				return sc->error;
+		}
+	}
+}
+
+/* Compiling the paths. */
+
+/* Returns the index of a new node without children or value, or -1 when
+ * memory runs out. */
+static int
+new_node(struct jsonpath *jp)
+{
+	size_t cap = jp->nodes_cap ? jp->nodes_cap * 2 : 16;
+	struct jsonpath_node *n;
+
+	if (jp->nnodes == jp->nodes_cap) {
+		if (cap > INT32_MAX ||
+		    (n = realloc(jp->nodes, cap * sizeof(*n))) == NULL)
+			return -1;
+		jp->nodes = n;
+		jp->nodes_cap = cap;
+	}
+	n = &jp->nodes[jp->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->members = n->elements = n->next = n->slot = -1;
+	return (int)jp->nnodes++;
+}
+
+/* Returns the index of parent's child named name (or, when name is NULL,
+ * the element index), added when missing; -1 when memory runs out. */
+static int
+child_of(struct jsonpath *jp, int parent, const char *name, size_t len,
+    size_t index)
+{
+	struct jsonpath_node *p, *n;
+	int c;
+
+	p = &jp->nodes[parent];
+	for (c = name != NULL ? p->members : p->elements; c >= 0;
+	    c = jp->nodes[c].next) {
+		n = &jp->nodes[c];
+		if (name != NULL ? n->namelen == len &&
+		    memcmp(n->name, name, len) == 0 : n->index == index)
+			return c;
+	}
+	if ((c = new_node(jp)) < 0)
+		return -1;
+	p = &jp->nodes[parent];
+	n = &jp->nodes[c];
+	n->name = name;
+	n->namelen = len;
+	n->index = index;
+	if (name != NULL) {
+		n->next = p->members;
+		p->members = c;
+		p->nmembers++;
+		if (len > jp->maxname)
+			jp->maxname = len;
+	} else {
+		n->next = p->elements;
+		p->elements = c;
+	}
+	return c;
+}
+
+/* Reads "[N]" at *s into *index. */
+static int
+path_index(const char **s, size_t *index)
+{
+	const char *p = *s + 1;
+
+	*index = 0;
+	for (; is_digit(*p) && p - *s <= JSONPATH_INDEX_DIGITS; p++)
+		*index = *index * 10 + (size_t)(*p - '0');
+	if (p == *s + 1 || *p != ']')
+		return -EINVAL;
+	*s = p + 1;
+	return 0;
+}
+
+/* Adds the steps of path, from s on, below node; sets *leaf to the last.
+ * name says whether s starts with a member name or with "[N]".  key names
+ * the configuration key for the reasons. */
+static int
+path_add(struct jsonpath *jp, const char *key, const char *path,
+    const char *s, int name, int node, int *leaf, char *err, size_t errlen)
+{
+	for (int steps = 1;; steps++) {
+		size_t len = 0, index = 0;
+		const char *at = s;
+
+		if (jp->nodes[node].explode) {
+			snprintf(err, errlen, "%s: path \"%s\" goes into the "
+			    "explode array %s; reach its elements with a path "
+			    "starting with @", key, path, jp->explode);
+			return -EINVAL;
+		}
+		if (steps > JSONPATH_MAX_DEPTH) {
+			snprintf(err, errlen, "%s: path \"%s\" is deeper than "
+			    "%d, which no document may be", key, path,
+			    JSONPATH_MAX_DEPTH);
+			return -EINVAL;
+		}
+		if (name && (len = strcspn(s, ".[]")) == 0) {
+			snprintf(err, errlen, "%s: path \"%s\" has an empty "
+			    "member name at byte %zu", key, path,
+			    (size_t)(s - path));
+			return -EINVAL;
+		}
+		if (!name && path_index(&s, &index) < 0) {
+			snprintf(err, errlen, "%s: path \"%s\": write an array "
+			    "index as [N], N a decimal number below 10^9", key,
+			    path);
+			return -EINVAL;
+		}
+		s += len;
+		if ((node = child_of(jp, node, name ? at : NULL, len,
+		    index)) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (*s == '\0')
+			break;
+		if (*s != '.' && *s != '[') {
+			snprintf(err, errlen, "%s: path \"%s\": expected '.', "
+			    "'[' or the end at byte %zu", key, path,
+			    (size_t)(s - path));
+			return -EINVAL;
+		}
+		name = *s == '.';
+		s += name;
+	}
+	*leaf = node;
+	return 0;
+}
+
+/* A path is relative to the explode element when it is "@" or starts
+ * with "@." or "@[" ("@timestamp" is a member of the root). */
+static int
+is_relative(const char *path)
+{
+	return path[0] == '@' &&
+	    (path[1] == '\0' || path[1] == '.' || path[1] == '[');
+}
+
+/* Gives each node with members a hash table of them, filled by linear
+ * probing and at most half full, so that a key no path wants meets an
+ * empty bucket soon. */
+static int
+index_members(struct jsonpath *jp)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < jp->nnodes; i++) {
+		struct jsonpath_node *n = &jp->nodes[i];
+		unsigned size = 2;
+
+		while (size < 2 * (unsigned)n->nmembers)
+			size *= 2;
+		n->table = (int)total;
+		n->mask = size - 1;
+		total += n->nmembers > 0 ? size : 0;
+	}
+	if ((jp->buckets = malloc((total + 1) * sizeof(int))) == NULL)
+		return -ENOMEM;
+	memset(jp->buckets, -1, (total + 1) * sizeof(int));
+	for (size_t i = 0; i < jp->nnodes; i++) {
+		const struct jsonpath_node *n = &jp->nodes[i];
+
+		for (int c = n->members; c >= 0; c = jp->nodes[c].next) {
+			unsigned h = key_hash(jp->nodes[c].name,
+			    jp->nodes[c].namelen);
+
+			while (jp->buckets[n->table + (int)(h & n->mask)] >= 0)
+				h++;
+			jp->buckets[n->table + (int)(h & n->mask)] = c;
+		}
+	}
+	return 0;
+}
+
+/* The interface, described in jsonpath.h. */
+
+struct jsonpath *
+jsonpath_new(const char *explode, char *err, size_t errlen)
+{
+	struct jsonpath *jp = calloc(1, sizeof(*jp));
+	int leaf;
+
+	if (jp == NULL || (jp->explode = strdup(explode)) == NULL ||
+	    new_node(jp) < 0)
+		goto oom;
+	jp->elem_root = -1;
+	if (explode[0] == '\0')
+		return jp;
+	if (is_relative(explode)) {
+		snprintf(err, errlen, "explode: path \"%s\" cannot start with "
+		    "@: it is the path of the array, from the root", explode);
+		goto fail;
+	}
+	if (path_add(jp, "explode", jp->explode, jp->explode,
+	    explode[0] != '[', 0, &leaf, err, errlen) < 0)
+		goto fail;
+	jp->nodes[leaf].explode = 1;
+	if ((jp->elem_root = new_node(jp)) < 0)
+		goto oom;
+	return jp;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	jsonpath_free(jp);
+	return NULL;
+}
+
+void
+jsonpath_free(struct jsonpath *jp)
+{
+	if (jp == NULL)
+		return;
+	free(jp->nodes);
+	free(jp->buckets);
+	free(jp->explode);
+	free(jp->root);
+	free(jp->elems);
+	free(jp->keybuf);
+	free(jp);
+}
+
+int
+jsonpath_add(struct jsonpath *jp, const char *key, const char *path,
+    int *elem, size_t *slot, char *err, size_t errlen)
+{
+	int leaf = 0, r = 0;
+
+	*elem = is_relative(path);
+	if (*elem && jp->elem_root < 0) {
+		snprintf(err, errlen, "%s: path \"%s\" starts with @, the "
+		    "explode element, but explode is not set", key, path);
+		return -EINVAL;
+	}
+	if (!*elem)
+		r = path_add(jp, key, path, path, path[0] != '[', 0, &leaf,
+		    err, errlen);
+	else if (path[1] == '\0')
+		leaf = jp->elem_root;
+	else
+		r = path_add(jp, key, path, path + 1 + (path[1] == '.'),
+		    path[1] == '.', jp->elem_root, &leaf, err, errlen);
+	if (r < 0)
+		return r;
+	if (jp->nodes[leaf].slot < 0)
+		jp->nodes[leaf].slot = (int)(*elem ? jp->nelem_slots++ :
+		    jp->nroot_slots++);
+	*slot = (size_t)jp->nodes[leaf].slot;
+	return 0;
+}
+
+int
+jsonpath_seal(struct jsonpath *jp)
+{
+	if ((jp->root = calloc(jp->nroot_slots + 1, sizeof(*jp->root))) ==
+	    NULL || (jp->keybuf = malloc(jp->maxname + 4)) == NULL ||
+	    index_members(jp) < 0)
+		return -ENOMEM;
+	if (jp->elem_root < 0)
+		return 0;
+	jp->elems_cap = 16;
+	jp->elems = calloc(jp->elems_cap * jp->nelem_slots + 1,
+	    sizeof(*jp->elems));
+	return jp->elems != NULL ? 0 : -ENOMEM;
+}
+
+int
+jsonpath_scan(struct jsonpath *jp, const char *doc, size_t len, char *err,
+    size_t errlen)
+{
+	struct jsonpath_pass sc = { jp, doc, doc + len, jp->root, ++jp->gen,
+	    jp->gen, err, errlen, 0 };
+
+	memset(jp->root, 0, jp->nroot_slots * sizeof(*jp->root));
+	jp->nelems = 0;
+	return walk(&sc);
+}
+
+const struct jsonpath_value *
+jsonpath_root(const struct jsonpath *jp)
+{
+	return jp->root;
+}
+
+size_t
+jsonpath_nelems(const struct jsonpath *jp)
+{
+	return jp->nelems;
+}
+
+const struct jsonpath_value *
+jsonpath_elem(const struct jsonpath *jp, size_t e)
+{
+	return jp->elems + e * jp->nelem_slots;
+}
+
+size_t
+jsonpath_unescape(char *dst, const char *s, size_t len)
+{
+	return (size_t)decode(dst, len, s, len);
+}

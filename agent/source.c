@@ -139,7 +139,10 @@ source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
     rd_kafka_topic_partition_list_t *parts, void *opaque)
 {
 	struct source *s = opaque;
-	int cooperative = strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+	/* NULL once the group handler has terminated, which it can do before
+	 * rd_kafka_consumer_close() serves a revoke queued earlier */
+	const char *proto = rd_kafka_rebalance_protocol(rk);
+	int cooperative = proto != NULL && strcmp(proto, "COOPERATIVE") == 0;
 	rd_kafka_error_t *error = NULL;
 	rd_kafka_resp_err_t ret = RD_KAFKA_RESP_ERR_NO_ERROR;
 

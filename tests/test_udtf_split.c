@@ -135,48 +135,24 @@ test_keep_empty(void **state)
 	hx_assert_str(2, "event", "");
 }
 
-/* An emitter that keeps where each row's string begins. */
-struct where {
-	const char *ptr[4];
-	size_t n;
-};
-
-static int
-where_emit(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
-{
-	struct where *w = em->opaque;
-
-	assert_int_equal(n, 1);
-	assert_true(w->n < 4);
-	w->ptr[w->n++] = v[0].u.s.ptr;
-	return 0;
-}
-
 static void
 test_rows_point_into_the_record(void **state)
 {
-	static const char data[] = "ab\r\ncd";
-	struct udtf_emitter em;
 	struct udtf_record rec;
-	struct where w = { { NULL }, 0 };
-	char err[128];
 
 	(void)state;
 	hx_open_ok(P, NULL);
-	memset(&rec, 0, sizeof rec);
-	rec.data = data;
-	rec.len = sizeof data - 1;
-	em.emit = where_emit;
-	em.opaque = &w;
-	assert_int_equal(P->process(hx.state, &rec, &em, err, sizeof err), 0);
-	assert_int_equal(w.n, 2);
-	assert_ptr_equal(w.ptr[0], data);
-	assert_ptr_equal(w.ptr[1], data + 4);
+	hx_run_ok("ab\r\ncd", 2);
+	hx_assert_str(0, "event", "ab");
+	hx_assert_zero_copy(0, "event", 1);
+	hx_assert_str(1, "event", "cd");
+	hx_assert_zero_copy(1, "event", 1);
 	/* A record without data is an empty one */
-	rec.data = NULL;
-	rec.len = 0;
-	assert_int_equal(P->process(hx.state, &rec, &em, err, sizeof err), 0);
-	assert_int_equal(w.n, 2);
+	memset(&rec, 0, sizeof rec);
+	hx_clear_rows();
+	assert_int_equal(P->process(hx.state, &rec, &hx.em, hx.err,
+	    sizeof hx.err), 0);
+	assert_int_equal(hx.nrows, 0);
 }
 
 static void

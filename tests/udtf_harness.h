@@ -2,7 +2,8 @@
  * A harness the UDTF unit tests share: opens a UDTF by its descriptor with
  * string parameters, runs one record held in a buffer of exactly its length
  * (so a read past the end shows up under AddressSanitizer), and keeps every
- * row it emitted, strings copied out of the UDTF's memory.
+ * row it emitted, strings copied out of the UDTF's memory, noting for each
+ * whether the UDTF pointed into the record (zero copy) or elsewhere.
  *
  * Include after <cmocka.h>.  One harness per test file: `hx`.
  */
@@ -10,6 +11,7 @@
 #define KEDGE_TESTS_UDTF_HARNESS_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,9 @@ struct hx_row {
 	size_t ncols;
 	struct udtf_value v[HX_MAX_COLS];
 	char *str[HX_MAX_COLS];
+	/* 1: a string within the record; 0: a string elsewhere; -1: not a
+	 * string */
+	int inside[HX_MAX_COLS];
 };
 
 struct hx {
@@ -33,10 +38,21 @@ struct hx {
 	struct hx_row rows[HX_MAX_ROWS];
 	int nrows;
 	int refuse;     /* emit() returns this when negative */
+	const char *rec; /* the record process() is on, or NULL */
+	size_t reclen;
 	char err[512];
 };
 
 static struct hx hx;
+
+/* Whether the string v lies within the record h runs. */
+static inline int
+hx_inside(const struct hx *h, const struct udtf_value *v)
+{
+	uintptr_t p = (uintptr_t)v->u.s.ptr, rec = (uintptr_t)h->rec;
+
+	return h->rec != NULL && p >= rec && p + v->u.s.len <= rec + h->reclen;
+}
 
 static inline int
 hx_emit(struct udtf_emitter *em, const struct udtf_value *values, size_t n)
@@ -54,8 +70,10 @@ hx_emit(struct udtf_emitter *em, const struct udtf_value *values, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		row->v[i] = values[i];
 		row->str[i] = NULL;
+		row->inside[i] = -1;
 		if (values[i].type != UDTF_STRING)
 			continue;
+		row->inside[i] = hx_inside(h, &values[i]);
 		row->str[i] = malloc(values[i].u.s.len + 1);
 		assert_non_null(row->str[i]);
 		memcpy(row->str[i], values[i].u.s.ptr, values[i].u.s.len);
@@ -141,7 +159,10 @@ hx_run_len(const char *data, size_t len)
 	rec.timestamp_ms = -1;
 	hx.err[0] = '\0';
 	hx_clear_rows();
+	hx.rec = copy;
+	hx.reclen = len;
 	r = hx.plugin->process(hx.state, &rec, &hx.em, hx.err, sizeof hx.err);
+	hx.rec = NULL;
 	free(copy);
 	return r;
 }
@@ -169,6 +190,7 @@ hx_run_rejected(const char *s, const char *why)
 
 	if (r >= 0)
 		fail_msg("accepted, expected \"%s\"\nrecord: %s", why, s);
+	assert_int_equal(r, -EINVAL);
 	assert_int_equal(hx.nrows, 0);
 	if (strstr(hx.err, why) == NULL)
 		fail_msg("reason \"%s\" lacks \"%s\"", hx.err, why);
@@ -185,32 +207,46 @@ hx_col(const char *name)
 	return 0;
 }
 
-static inline void
-hx_assert_str(int row, const char *col, const char *expected)
+/* Returns the value of column col in row; fails the test when there is no
+ * such row. */
+static inline const struct udtf_value *
+hx_value(int row, const char *col)
 {
-	const struct udtf_value *v = &hx.rows[row].v[hx_col(col)];
+	if (row >= hx.nrows)
+		fail_msg("no row %d: %d rows", row, hx.nrows);
+	return &hx.rows[row].v[hx_col(col)];
+}
 
-	assert_true(row < hx.nrows);
+/* Expects a string of the len bytes at expected. */
+static inline void
+hx_assert_bytes(int row, const char *col, const char *expected, size_t len)
+{
+	const struct udtf_value *v = hx_value(row, col);
+
 	if (v->type != UDTF_STRING)
 		fail_msg("row %d column %s: type %d, expected a string", row, col,
 		    v->type);
-	assert_int_equal(v->u.s.len, strlen(expected));
-	assert_memory_equal(v->u.s.ptr, expected, v->u.s.len);
+	assert_int_equal(v->u.s.len, len);
+	assert_memory_equal(v->u.s.ptr, expected, len);
+}
+
+static inline void
+hx_assert_str(int row, const char *col, const char *expected)
+{
+	hx_assert_bytes(row, col, expected, strlen(expected));
 }
 
 static inline void
 hx_assert_null(int row, const char *col)
 {
-	assert_true(row < hx.nrows);
-	assert_int_equal(hx.rows[row].v[hx_col(col)].type, UDTF_NULL);
+	assert_int_equal(hx_value(row, col)->type, UDTF_NULL);
 }
 
 static inline void
 hx_assert_i64(int row, const char *col, int64_t expected)
 {
-	const struct udtf_value *v = &hx.rows[row].v[hx_col(col)];
+	const struct udtf_value *v = hx_value(row, col);
 
-	assert_true(row < hx.nrows);
 	assert_int_equal(v->type, UDTF_INT64);
 	assert_int_equal(v->u.i64, expected);
 }
@@ -218,9 +254,8 @@ hx_assert_i64(int row, const char *col, int64_t expected)
 static inline void
 hx_assert_double(int row, const char *col, double expected)
 {
-	const struct udtf_value *v = &hx.rows[row].v[hx_col(col)];
+	const struct udtf_value *v = hx_value(row, col);
 
-	assert_true(row < hx.nrows);
 	assert_int_equal(v->type, UDTF_DOUBLE);
 	assert_true(v->u.d == expected);
 }
@@ -228,9 +263,8 @@ hx_assert_double(int row, const char *col, double expected)
 static inline void
 hx_assert_bool(int row, const char *col, int expected)
 {
-	const struct udtf_value *v = &hx.rows[row].v[hx_col(col)];
+	const struct udtf_value *v = hx_value(row, col);
 
-	assert_true(row < hx.nrows);
 	assert_int_equal(v->type, UDTF_BOOL);
 	assert_int_equal(!!v->u.b, !!expected);
 }
@@ -238,11 +272,29 @@ hx_assert_bool(int row, const char *col, int expected)
 static inline void
 hx_assert_ts(int row, const char *col, int64_t expected_us)
 {
-	const struct udtf_value *v = &hx.rows[row].v[hx_col(col)];
+	const struct udtf_value *v = hx_value(row, col);
 
-	assert_true(row < hx.nrows);
 	assert_int_equal(v->type, UDTF_TIMESTAMP);
 	assert_int_equal(v->u.ts_us, expected_us);
+}
+
+static inline const char *
+hx_where(int inside)
+{
+	return inside < 0 ? "not a string" : inside ? "in the record" :
+	    "copied";
+}
+
+/* Expects the value in column col to be a string that points into the
+ * record (expected 1), a string copied elsewhere (0), or no string (-1). */
+static inline void
+hx_assert_zero_copy(int row, const char *col, int expected)
+{
+	int inside = hx.rows[row].inside[hx_value(row, col) - hx.rows[row].v];
+
+	if (inside != expected)
+		fail_msg("row %d column %s: %s, expected %s", row, col,
+		    hx_where(inside), hx_where(expected));
 }
 
 #endif /* KEDGE_TESTS_UDTF_HARNESS_H */

@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "coltype.h"
+#include "params.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -107,48 +108,17 @@ static void csv_fini(void *state);
 
 /* Config. */
 
-/* Sets vals[k] to the value of keys[k], its default when params leave it
- * out.  Returns 0, or -EINVAL naming an unknown or missing key. */
-static int
-csv_read_params(const char *udtf, const struct udtf_key *keys,
-    const struct udtf_param *params, size_t nparams, const char **vals,
-    char *err, size_t errlen)
-{
-	size_t k;
-
-	for (k = 0; k < CSV_NKEYS; k++)
-		vals[k] = keys[k].default_value;
-	for (size_t i = 0; i < nparams; i++) {
-		for (k = 0; k < CSV_NKEYS; k++)
-			if (strcmp(params[i].key, keys[k].name) == 0)
-				break;
-		if (k == CSV_NKEYS) {
-			snprintf(err, errlen, "%s has no key \"%s\"", udtf,
-			    params[i].key);
-			return -EINVAL;
-		}
-		vals[k] = params[i].value;
-	}
-	if (vals[CSV_COLUMNS] == NULL) {
-		snprintf(err, errlen, "columns is required: the fields of a "
-		    "line, in order, as NAME[:TYPE], ...");
-		return -EINVAL;
-	}
-	return 0;
-}
-
+/* Reads key k's value, true or false, into *out. */
 static int
 csv_read_bool(const char **vals, int k, int *out, char *err, size_t errlen)
 {
-	if (strcmp(vals[k], "true") == 0)
-		*out = 1;
-	else if (strcmp(vals[k], "false") == 0)
-		*out = 0;
-	else {
-		snprintf(err, errlen, "%s must be true or false, not \"%s\"",
-		    csv_keys[k].name, vals[k]);
+	static const char *const words[] = { "true", "false", NULL };
+	int i;
+
+	if (udtf_params_choice(csv_keys[k].name, vals[k], words, &i, err,
+	    errlen) < 0)
 		return -EINVAL;
-	}
+	*out = i == 0;
 	return 0;
 }
 
@@ -189,7 +159,7 @@ csv_init_keys(const char *udtf, const struct udtf_key *keys,
 	struct csv_state *st = NULL;
 	int r;
 
-	if (csv_read_params(udtf, keys, params, nparams, vals, err, errlen) < 0)
+	if (udtf_params_read(udtf, keys, params, nparams, vals, err, errlen) < 0)
 		return NULL;
 	if ((st = calloc(1, sizeof *st)) == NULL) {
 		snprintf(err, errlen, "out of memory");

@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "coltype.h"
 #include "jsonpath.h"
+#include "params.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -51,22 +52,29 @@ struct json_state {
 	struct buf scratch;         /* unescaped strings of the record */
 };
 
+enum {
+	JSON_FIELDS,
+	JSON_EXPLODE,
+	JSON_ON_MISSING,
+	JSON_NKEYS
+};
+
 static const struct udtf_key json_keys[] = {
-	{ "fields", NULL,
+	[JSON_FIELDS] = { "fields", NULL,
 	    "the columns, comma-separated [NAME=]PATH[:TYPE]; PATH is member "
 	    "names joined by '.' with [N] for array elements (user.name, "
 	    "items[0].sku) and starts with @ for the explode element (@.sku); "
 	    "NAME defaults to PATH flattened (user.name gives user_name); TYPE "
 	    "is string (the default), int64, double, bool, timestamp, "
 	    "timestamp_ms, timestamp_us or json (the value's JSON text)" },
-	{ "explode", "",
+	[JSON_EXPLODE] = { "explode", "",
 	    "the path of an array: one row per element, which fields reach "
 	    "with paths starting with @; a missing, null or empty array gives "
 	    "no row; empty: one row per record" },
-	{ "on_missing", "null",
+	[JSON_ON_MISSING] = { "on_missing", "null",
 	    "what a path absent from the record gives: null, or reject (the "
 	    "record goes to the rejects table); JSON null is always NULL" },
-	{ NULL, NULL, NULL },
+	[JSON_NKEYS] = { NULL, NULL, NULL },
 };
 
 static void json_fini(void *state);
@@ -294,40 +302,23 @@ static void *
 json_init(const struct udtf_param *params, size_t nparams, char *err,
     size_t errlen)
 {
-	const char *fields = NULL, *explode = "", *on_missing = "null";
+	static const char *const on_missing[] = { "null", "reject", NULL };
+	const char *vals[JSON_NKEYS];
 	struct json_state *st = NULL;
+	int reject_missing;
 
-	for (size_t i = 0; i < nparams; i++) {
-		if (strcmp(params[i].key, "fields") == 0) {
-			fields = params[i].value;
-		} else if (strcmp(params[i].key, "explode") == 0) {
-			explode = params[i].value;
-		} else if (strcmp(params[i].key, "on_missing") == 0) {
-			on_missing = params[i].value;
-		} else {
-			snprintf(err, errlen, "json has no key \"%s\"",
-			    params[i].key);
-			return NULL;
-		}
-	}
-	if (fields == NULL) {
-		snprintf(err, errlen, "fields is required: the columns to "
-		    "extract, as in fields = \"user.name, status:int64\"");
+	if (udtf_params_read("json", json_keys, params, nparams, vals, err,
+	    errlen) < 0 ||
+	    udtf_params_choice("on_missing", vals[JSON_ON_MISSING], on_missing,
+	    &reject_missing, err, errlen) < 0)
 		return NULL;
-	}
-	if (strcmp(on_missing, "null") != 0 &&
-	    strcmp(on_missing, "reject") != 0) {
-		snprintf(err, errlen, "on_missing must be null or reject, not "
-		    "\"%s\"", on_missing);
-		return NULL;
-	}
 	if ((st = calloc(1, sizeof(*st))) == NULL ||
-	    (st->explode = strdup(explode)) == NULL) {
+	    (st->explode = strdup(vals[JSON_EXPLODE])) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	st->reject_missing = strcmp(on_missing, "reject") == 0;
-	if (json_compile(st, fields, err, errlen) < 0)
+	st->reject_missing = reject_missing;
+	if (json_compile(st, vals[JSON_FIELDS], err, errlen) < 0)
 		goto fail;
 	return st;
 fail:

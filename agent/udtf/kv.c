@@ -21,6 +21,7 @@
 
 #include "buf.h"
 #include "coltype.h"
+#include "params.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -127,35 +128,6 @@ kv_show(char *dst, const char *s, size_t len)
 
 /* Config. */
 
-/* Sets vals[k] to the value of kv_keys[k], its default when params leave it
- * out.  Returns 0, or -EINVAL naming an unknown or missing key. */
-static int
-kv_read_params(const struct udtf_param *params, size_t nparams,
-    const char **vals, char *err, size_t errlen)
-{
-	size_t k;
-
-	for (k = 0; k < KV_NKEYS; k++)
-		vals[k] = kv_keys[k].default_value;
-	for (size_t i = 0; i < nparams; i++) {
-		for (k = 0; k < KV_NKEYS; k++)
-			if (strcmp(params[i].key, kv_keys[k].name) == 0)
-				break;
-		if (k == KV_NKEYS) {
-			snprintf(err, errlen, "kv has no key \"%s\"",
-			    params[i].key);
-			return -EINVAL;
-		}
-		vals[k] = params[i].value;
-	}
-	if (vals[KV_FIELDS] == NULL) {
-		snprintf(err, errlen, "fields is required: the keys to "
-		    "extract, as [NAME=]KEY[:TYPE], ...");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Reads key k's value, one byte (or none when may_be_empty) into *out, -1
  * for none.  Returns 0 or -EINVAL with a sentence in err. */
 static int
@@ -210,22 +182,6 @@ kv_read_syntax(struct kv_state *st, const char **vals, char *err,
 	    (st->quote >= 0 && st->blank[st->quote])) {
 		snprintf(err, errlen, "quote: \"%s\" cannot be a separator, a "
 		    "blank or the backslash", vals[KV_QUOTE]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int
-kv_read_on_missing(struct kv_state *st, const char *v, char *err,
-    size_t errlen)
-{
-	if (strcmp(v, "null") == 0)
-		st->reject_missing = 0;
-	else if (strcmp(v, "reject") == 0)
-		st->reject_missing = 1;
-	else {
-		snprintf(err, errlen, "on_missing must be null or reject, not "
-		    "\"%s\"", v);
 		return -EINVAL;
 	}
 	return 0;
@@ -316,18 +272,21 @@ static void *
 kv_init(const struct udtf_param *params, size_t nparams, char *err,
     size_t errlen)
 {
+	static const char *const on_missing[] = { "null", "reject", NULL };
 	const char *vals[KV_NKEYS];
 	struct kv_state *st = NULL;
 	int r;
 
-	if (kv_read_params(params, nparams, vals, err, errlen) < 0)
+	if (udtf_params_read("kv", kv_keys, params, nparams, vals, err,
+	    errlen) < 0)
 		return NULL;
 	if ((st = calloc(1, sizeof *st)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	if (kv_read_syntax(st, vals, err, errlen) < 0 ||
-	    kv_read_on_missing(st, vals[KV_ON_MISSING], err, errlen) < 0)
+	    udtf_params_choice("on_missing", vals[KV_ON_MISSING], on_missing,
+	    &st->reject_missing, err, errlen) < 0)
 		goto fail;
 	r = coltype_parse("fields", vals[KV_FIELDS], 0, NULL, &st->fields, err,
 	    errlen);

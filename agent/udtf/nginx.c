@@ -8,6 +8,7 @@
 #include "udtf.h"
 
 #include "buf.h"
+#include "params.h"
 #include "timeparse.h"
 #include "utf8.h"
 
@@ -89,14 +90,20 @@ static const struct {
 	{ "msec", NGINX_MSEC },
 };
 
+enum {
+	NGINX_KEY_LOG_FORMAT,
+	NGINX_KEY_ESCAPE,
+	NGINX_NKEYS
+};
+
 static const struct udtf_key nginx_keys[] = {
-	{ "log_format", NGINX_COMBINED,
+	[NGINX_KEY_LOG_FORMAT] = { "log_format", NGINX_COMBINED,
 	    "the nginx log_format the lines were written with; one column per "
 	    "variable" },
-	{ "escape", "default",
+	[NGINX_KEY_ESCAPE] = { "escape", "default",
 	    "how nginx escaped the values, as in log_format escape=: default, "
 	    "json or none" },
-	{ NULL, NULL, NULL },
+	[NGINX_NKEYS] = { NULL, NULL, NULL },
 };
 
 static void nginx_fini(void *state);
@@ -295,43 +302,24 @@ name_columns(struct nginx_state *st, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-parse_escape(const char *value, enum nginx_escape *escape, char *err,
-    size_t errlen)
-{
-	if (strcmp(value, "default") == 0)
-		*escape = NGINX_ESCAPE_DEFAULT;
-	else if (strcmp(value, "json") == 0)
-		*escape = NGINX_ESCAPE_JSON;
-	else if (strcmp(value, "none") == 0)
-		*escape = NGINX_ESCAPE_NONE;
-	else {
-		snprintf(err, errlen, "escape must be default, json or none, "
-		    "not \"%s\"", value);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static void *
 nginx_init(const struct udtf_param *params, size_t nparams, char *err,
     size_t errlen)
 {
-	const char *format = NGINX_COMBINED, *escape = "default";
+	/* in the order of enum nginx_escape */
+	static const char *const escapes[] = { "default", "json", "none",
+	    NULL };
+	const char *vals[NGINX_NKEYS], *format;
 	struct nginx_state *st = NULL;
 	size_t maxfields = 0;
+	int escape;
 
-	for (size_t i = 0; i < nparams; i++) {
-		if (strcmp(params[i].key, "log_format") == 0) {
-			format = params[i].value;
-		} else if (strcmp(params[i].key, "escape") == 0) {
-			escape = params[i].value;
-		} else {
-			snprintf(err, errlen, "nginx has no key \"%s\"",
-			    params[i].key);
-			goto fail;
-		}
-	}
+	if (udtf_params_read("nginx", nginx_keys, params, nparams, vals, err,
+	    errlen) < 0 ||
+	    udtf_params_choice("escape", vals[NGINX_KEY_ESCAPE], escapes,
+	    &escape, err, errlen) < 0)
+		return NULL;
+	format = vals[NGINX_KEY_LOG_FORMAT];
 	for (const char *p = format; *p != '\0'; p++)
 		maxfields += *p == '$';
 	if ((st = calloc(1, sizeof *st)) == NULL ||
@@ -342,8 +330,8 @@ nginx_init(const struct udtf_param *params, size_t nparams, char *err,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (parse_escape(escape, &st->escape, err, errlen) < 0 ||
-	    compile_format(st, err, errlen) < 0 ||
+	st->escape = (enum nginx_escape)escape;
+	if (compile_format(st, err, errlen) < 0 ||
 	    name_columns(st, err, errlen) < 0)
 		goto fail;
 	return st;

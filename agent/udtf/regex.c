@@ -15,6 +15,7 @@
 #include "udtf.h"
 
 #include "coltype.h"
+#include "params.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -60,21 +61,29 @@ struct regex_state {
 	char note[320];           /* why the JIT is not used; "" if it is */
 };
 
+enum {
+	REGEX_PATTERN,
+	REGEX_TYPES,
+	REGEX_MATCH,
+	REGEX_JIT,
+	REGEX_NKEYS
+};
+
 static const struct udtf_key regex_keys[] = {
-	{ "pattern", NULL,
+	[REGEX_PATTERN] = { "pattern", NULL,
 	    "a PCRE2 pattern; each named group (?<name>...) is a column, in "
 	    "the order of the groups; an unset group is NULL" },
-	{ "types", "",
+	[REGEX_TYPES] = { "types", "",
 	    "the group columns that are not strings, as NAME:TYPE, "
 	    "comma-separated (\"status:int64, ts:timestamp\")" },
-	{ "match", "first",
+	[REGEX_MATCH] = { "match", "first",
 	    "first: one row from the first match, a record without a match "
 	    "is rejected; all: one row per match, none for no match" },
-	{ "jit", "auto",
+	[REGEX_JIT] = { "jit", "auto",
 	    "auto: compile the pattern to machine code, or use the "
 	    "interpreter (and say so in the log) when that is not possible; "
 	    "off: always the interpreter" },
-	{ NULL, NULL, NULL },
+	[REGEX_NKEYS] = { NULL, NULL, NULL },
 };
 
 static void regex_fini(void *state);
@@ -243,60 +252,30 @@ regex_match_setup(struct regex_state *st, char *err, size_t errlen)
 	return 0;
 }
 
-/* Sets *second to whether value is the second of the two words key takes. */
-static int
-regex_choice(const char *key, const char *value, const char *first,
-    const char *second, int *is_second, char *err, size_t errlen)
-{
-	if (strcmp(value, first) != 0 && strcmp(value, second) != 0) {
-		snprintf(err, errlen, "%s must be %s or %s, not \"%s\"", key,
-		    first, second, value);
-		return -EINVAL;
-	}
-	*is_second = strcmp(value, second) == 0;
-	return 0;
-}
-
 static void *
 regex_init(const struct udtf_param *params, size_t nparams, char *err,
     size_t errlen)
 {
-	const char *pattern = NULL, *types = "", *match = "first",
-	    *jit = "auto";
+	static const char *const match[] = { "first", "all", NULL };
+	static const char *const jit[] = { "auto", "off", NULL };
+	const char *vals[REGEX_NKEYS];
 	struct regex_state *st = NULL;
 	int jit_off;
 
-	for (size_t i = 0; i < nparams; i++) {
-		if (strcmp(params[i].key, "pattern") == 0) {
-			pattern = params[i].value;
-		} else if (strcmp(params[i].key, "types") == 0) {
-			types = params[i].value;
-		} else if (strcmp(params[i].key, "match") == 0) {
-			match = params[i].value;
-		} else if (strcmp(params[i].key, "jit") == 0) {
-			jit = params[i].value;
-		} else {
-			snprintf(err, errlen, "regex has no key \"%s\"",
-			    params[i].key);
-			goto fail;
-		}
-	}
-	if (pattern == NULL) {
-		snprintf(err, errlen, "pattern is required: a PCRE2 pattern "
-		    "whose named groups become the columns");
-		goto fail;
-	}
+	if (udtf_params_read("regex", regex_keys, params, nparams, vals, err,
+	    errlen) < 0)
+		return NULL;
 	if ((st = calloc(1, sizeof *st)) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		return NULL;
 	}
-	if (regex_choice("match", match, "first", "all", &st->all, err,
+	if (udtf_params_choice("match", vals[REGEX_MATCH], match, &st->all,
+	    err, errlen) < 0 ||
+	    udtf_params_choice("jit", vals[REGEX_JIT], jit, &jit_off, err,
 	    errlen) < 0 ||
-	    regex_choice("jit", jit, "auto", "off", &jit_off, err,
-	    errlen) < 0 ||
-	    regex_compile(st, pattern, err, errlen) < 0 ||
+	    regex_compile(st, vals[REGEX_PATTERN], err, errlen) < 0 ||
 	    regex_columns_make(st, err, errlen) < 0 ||
-	    regex_types_apply(st, types, err, errlen) < 0)
+	    regex_types_apply(st, vals[REGEX_TYPES], err, errlen) < 0)
 		goto fail;
 	if (!jit_off)
 		regex_jit_compile(st);

@@ -11,6 +11,7 @@
 #include "udtf.h"
 
 #include "coltype.h"
+#include "params.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -34,22 +35,31 @@ struct split_cursor {
 	int done;
 };
 
+enum {
+	SPLIT_COLUMN,
+	SPLIT_SEPARATOR,
+	SPLIT_TRIM_CR,
+	SPLIT_SKIP_EMPTY,
+	SPLIT_MAX_EVENTS,
+	SPLIT_NKEYS
+};
+
 static const struct udtf_key split_keys[] = {
-	{ "column", "event",
+	[SPLIT_COLUMN] = { "column", "event",
 	    "the name of the one string column, which holds an event" },
-	{ "separator", "\n",
+	[SPLIT_SEPARATOR] = { "separator", "\n",
 	    "the bytes between two events, one or more (C escapes such as "
 	    "\\n are decoded)" },
-	{ "trim_cr", "true",
+	[SPLIT_TRIM_CR] = { "trim_cr", "true",
 	    "with separator \"\\n\": drop the \"\\r\" that ends an event, "
 	    "for CRLF lines; ignored with another separator" },
-	{ "skip_empty", "true",
+	[SPLIT_SKIP_EMPTY] = { "skip_empty", "true",
 	    "true: an empty event (a blank line, a trailing separator) gives "
 	    "no row; false: it gives a row with an empty string" },
-	{ "max_events", "100000",
+	[SPLIT_MAX_EVENTS] = { "max_events", "100000",
 	    "a record that gives more rows than this is rejected, before "
 	    "any of them is emitted" },
-	{ NULL, NULL, NULL },
+	[SPLIT_NKEYS] = { NULL, NULL, NULL },
 };
 
 static void split_fini(void *state);
@@ -103,28 +113,14 @@ static void *
 split_init(const struct udtf_param *params, size_t nparams, char *err,
     size_t errlen)
 {
-	const char *column = "event", *separator = "\n", *trim_cr = "true",
-	    *skip_empty = "true", *max_events = "100000";
+	const char *vals[SPLIT_NKEYS], *column, *separator;
 	struct split_state *st = NULL;
 
-	for (size_t i = 0; i < nparams; i++) {
-		const char *k = params[i].key;
-
-		if (strcmp(k, "column") == 0) {
-			column = params[i].value;
-		} else if (strcmp(k, "separator") == 0) {
-			separator = params[i].value;
-		} else if (strcmp(k, "trim_cr") == 0) {
-			trim_cr = params[i].value;
-		} else if (strcmp(k, "skip_empty") == 0) {
-			skip_empty = params[i].value;
-		} else if (strcmp(k, "max_events") == 0) {
-			max_events = params[i].value;
-		} else {
-			snprintf(err, errlen, "split has no key \"%s\"", k);
-			goto fail;
-		}
-	}
+	if (udtf_params_read("split", split_keys, params, nparams, vals, err,
+	    errlen) < 0)
+		return NULL;
+	column = vals[SPLIT_COLUMN];
+	separator = vals[SPLIT_SEPARATOR];
 	if (!split_is_name(column)) {
 		snprintf(err, errlen, "column: \"%s\" is not a column name; use "
 		    "letters, digits and _", column);
@@ -142,10 +138,12 @@ split_init(const struct udtf_param *params, size_t nparams, char *err,
 	}
 	st->seplen = strlen(separator);
 	st->col.type = UDTF_STRING;
-	if (split_bool("trim_cr", trim_cr, &st->trim_cr, err, errlen) < 0 ||
-	    split_bool("skip_empty", skip_empty, &st->skip_empty, err,
+	if (split_bool("trim_cr", vals[SPLIT_TRIM_CR], &st->trim_cr, err,
 	    errlen) < 0 ||
-	    split_max_events(max_events, &st->max_events, err, errlen) < 0)
+	    split_bool("skip_empty", vals[SPLIT_SKIP_EMPTY], &st->skip_empty,
+	    err, errlen) < 0 ||
+	    split_max_events(vals[SPLIT_MAX_EVENTS], &st->max_events, err,
+	    errlen) < 0)
 		goto fail;
 	st->trim_cr = st->trim_cr && strcmp(separator, "\n") == 0;
 	return st;

@@ -1,0 +1,59 @@
+#include "params.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The interface, described in params.h. */
+
+int
+udtf_params_read(const char *udtf, const struct udtf_key *keys,
+    const struct udtf_param *params, size_t nparams, const char **vals,
+    char *err, size_t errlen)
+{
+	size_t k;
+
+	for (k = 0; keys[k].name != NULL; k++)
+		vals[k] = keys[k].default_value;
+	for (size_t i = 0; i < nparams; i++) {
+		for (k = 0; keys[k].name != NULL; k++)
+			if (strcmp(params[i].key, keys[k].name) == 0)
+				break;
+		if (keys[k].name == NULL) {
+			snprintf(err, errlen, "%s has no key \"%s\"", udtf,
+			    params[i].key);
+			return -EINVAL;
+		}
+		vals[k] = params[i].value;
+	}
+	for (k = 0; keys[k].name != NULL; k++) {
+		if (vals[k] == NULL) {
+			snprintf(err, errlen, "%s is required: %s", keys[k].name,
+			    keys[k].description);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
+udtf_params_choice(const char *key, const char *value,
+    const char *const *words, int *index, char *err, size_t errlen)
+{
+	size_t used;
+	int n;
+
+	for (n = 0; words[n] != NULL; n++) {
+		if (strcmp(value, words[n]) == 0) {
+			*index = n;
+			return 0;
+		}
+	}
+	used = (size_t)snprintf(err, errlen, "%s must be", key);
+	for (int i = 0; i < n && used < errlen; i++)
+		used += (size_t)snprintf(err + used, errlen - used, "%s%s",
+		    i == 0 ? " " : i == n - 1 ? " or " : ", ", words[i]);
+	if (used < errlen)
+		snprintf(err + used, errlen - used, ", not \"%s\"", value);
+	return -EINVAL;
+}

@@ -265,11 +265,46 @@ coltype_int64(const char *s, size_t len, int64_t *out)
 	return 0;
 }
 
+/* The common case without strtod(): [-]digits[.digits], at most 15
+ * digits.  The digits then make an integer below 2^53 and the power of ten
+ * is exact, so one division rounds correctly, as strtod() would.  Returns
+ * 0, or -EINVAL when s is not that simple. */
+static int
+coltype_double_simple(const char *s, size_t len, double *out)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+	    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	size_t i = s[0] == '-', digits = 0, frac = 0;
+	int point = 0;
+	uint64_t m = 0;
+
+	for (; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+		if (d <= 9) {
+			m = m * 10 + d;
+			digits++;
+			frac += (size_t)point;
+		} else if (s[i] == '.' && !point) {
+			point = 1;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (digits == 0 || digits > 15 || (point && frac == 0))
+		return -EINVAL;
+	*out = (double)m / pow10[frac];
+	if (s[0] == '-')
+		*out = -*out;
+	return 0;
+}
+
 static int
 coltype_double(const char *s, size_t len, double *out)
 {
 	char buf[64], *end;
 
+	if (len > 0 && coltype_double_simple(s, len, out) == 0)
+		return 0;
 	if (len == 0 || len >= sizeof(buf))
 		return -EINVAL;
 	/* strtod also takes blanks, hex, inf and nan: admit decimals only */

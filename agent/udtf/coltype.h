@@ -19,7 +19,7 @@
  *     timestamp     ISO 8601 ("2026-11-29T10:00:00.123Z"), also with a
  *                   blank for the T and, then UTC, without a zone
  *                   ("2026-11-29 10:00:00"), nginx's $time_local, or
- *                   seconds since the epoch ("1764410400.5")
+ *                   seconds since the epoch ("1795946400.5")
  *     timestamp_ms  milliseconds since the epoch, an integer
  *     timestamp_us  microseconds since the epoch, an integer
  *     json          the value's JSON text, as a string (json UDTF only)

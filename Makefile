@@ -59,12 +59,14 @@ $(B)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBS)
 
-# Everything twice: as shipped, and under AddressSanitizer and UBSan.
+# Everything twice: as shipped, and under AddressSanitizer and UBSan; then
+# a bounded smoke of every libFuzzer target (fuzz/fuzz.mk).
 test: deps
 	$(MAKE) WERROR=-Werror build-test
 	$(MAKE) WERROR=-Werror B=build-asan BIN=build-asan/kedge CFLAGS="$(ASAN)" \
 		build-test
-	tests/run.sh build build-asan
+	$(MAKE) WERROR=-Werror fuzz-build
+	tests/run.sh --fuzz build build-asan
 
 build-test: $(BIN) $(TEST_BIN) $(FIX_BIN)
 

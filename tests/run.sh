@@ -1,7 +1,10 @@
 #!/bin/sh
+# Usage: tests/run.sh [--fuzz] [BUILD...]
 # Runs every unit test (BUILD/tests/test_*) and every integration test
 # (tests/integration/*.sh, with BUILD's kedge and fixtures) for each build
-# directory named (default: build), and ends with one line
+# directory named (default: build); with --fuzz, then every libFuzzer
+# target in build-fuzz/ for FUZZ_SMOKE seconds (default 20) as a bounded
+# smoke, each target counting as one test; and ends with one line
 # "N passed, N failed", counting each cmocka test case and each integration
 # script.  The long fault tests (crash_*, broker_faults) run for the first
 # build only, to keep the whole run short.  Tests named in tests/quarantine
@@ -10,6 +13,11 @@
 set -u
 cd "$(dirname "$0")/.."
 
+fuzz=0
+if [ "${1:-}" = --fuzz ]; then
+	fuzz=1
+	shift
+fi
 passed=0
 failed=0
 failures=""
@@ -56,6 +64,22 @@ for build in "${@:-build}"; do
 		fi
 	done
 done
+
+if [ "$fuzz" -eq 1 ]; then
+	echo "##### fuzz smoke, ${FUZZ_SMOKE:-20} s a target"
+	targets=$(find build-fuzz -maxdepth 1 -type f -name 'fuzz_*' -perm -u+x \
+		-printf '%f\n' | sort)
+	[ -n "$targets" ] || { echo "no fuzz target in build-fuzz/"; exit 1; }
+	# shellcheck disable=SC2086
+	fuzz/run.sh -t "${FUZZ_SMOKE:-20}" -j 2 $targets >"$log" 2>&1
+	cat "$log"
+	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)
+	[ -n "$p" ] || { p=0; f=1; }
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$f" -eq 0 ] || failures="$failures fuzz"
+fi
 
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"

@@ -358,8 +358,8 @@ test_bad_configs(void **state)
 	    "a", "quote", "\t", NULL);
 	hx_open_fails("allow_missing must be true or false, not \"yes\"", CSV,
 	    "columns", "a", "allow_missing", "yes", NULL);
-	hx_open_fails("allow_extra must be true or false, not \"1\"", TSV,
-	    "columns", "a", "allow_extra", "1", NULL);
+	hx_open_fails("allow_extra must be true or false, not \"on\"", TSV,
+	    "columns", "a", "allow_extra", "on", NULL);
 }
 
 /* Unquoted values, and quoted ones without escapes, are not copied. */

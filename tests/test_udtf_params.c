@@ -97,6 +97,23 @@ test_choice(void **state)
 	assert_string_equal(small, "escape must be defa");
 }
 
+/* A bool key reads as a bool column: true/false in any case, 1/0. */
+static void
+test_bool(void **state)
+{
+	char err[128] = "";
+	int v = -1;
+
+	(void)state;
+	assert_int_equal(udtf_params_bool("k", "TRUE", &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(udtf_params_bool("k", "0", &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(udtf_params_bool("k", "on", &v, err, sizeof(err)),
+	    -EINVAL);
+	assert_string_equal(err, "k must be true or false, not \"on\"");
+}
+
 int
 main(void)
 {
@@ -104,6 +121,7 @@ main(void)
 		cmocka_unit_test(test_read_defaults_and_last_wins),
 		cmocka_unit_test(test_read_refusals),
 		cmocka_unit_test(test_choice),
+		cmocka_unit_test(test_bool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,20 +108,6 @@ static void csv_fini(void *state);
 
 /* Config. */
 
-/* Reads key k's value, true or false, into *out. */
-static int
-csv_read_bool(const char **vals, int k, int *out, char *err, size_t errlen)
-{
-	static const char *const words[] = { "true", "false", NULL };
-	int i;
-
-	if (udtf_params_choice(csv_keys[k].name, vals[k], words, &i, err,
-	    errlen) < 0)
-		return -EINVAL;
-	*out = i == 0;
-	return 0;
-}
-
 /* Reads the delimiter and the quote: one byte each (the quote may be
  * none), neither a line end, not the same.  Returns 0 or -EINVAL with a
  * sentence in err. */
@@ -166,10 +152,10 @@ csv_init_keys(const char *udtf, const struct udtf_key *keys,
 		return NULL;
 	}
 	if (csv_read_syntax(st, vals, err, errlen) < 0 ||
-	    csv_read_bool(vals, CSV_ALLOW_MISSING, &st->allow_missing, err,
-	    errlen) < 0 ||
-	    csv_read_bool(vals, CSV_ALLOW_EXTRA, &st->allow_extra, err,
-	    errlen) < 0)
+	    udtf_params_bool("allow_missing", vals[CSV_ALLOW_MISSING],
+	    &st->allow_missing, err, errlen) < 0 ||
+	    udtf_params_bool("allow_extra", vals[CSV_ALLOW_EXTRA],
+	    &st->allow_extra, err, errlen) < 0)
 		goto fail;
 	r = coltype_parse("columns", vals[CSV_COLUMNS], COLTYPE_NO_SOURCE, NULL,
 	    &st->columns, err, errlen);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coltype.h"
+
 /* The interface, described in params.h. */
 
 int
@@ -56,4 +58,21 @@ udtf_params_choice(const char *key, const char *value,
 	if (used < errlen)
 		snprintf(err + used, errlen - used, ", not \"%s\"", value);
 	return -EINVAL;
+}
+
+int
+udtf_params_bool(const char *key, const char *value, int *out, char *err,
+    size_t errlen)
+{
+	struct udtf_value v;
+	char why[128];
+
+	if (coltype_convert(COLTYPE_BOOL, key, value, strlen(value), &v, why,
+	    sizeof(why)) < 0) {
+		snprintf(err, errlen, "%s must be true or false, not \"%s\"",
+		    key, value);
+		return -EINVAL;
+	}
+	*out = v.u.b;
+	return 0;
 }

@@ -28,4 +28,10 @@ int udtf_params_read(const char *udtf, const struct udtf_key *keys,
 int udtf_params_choice(const char *key, const char *value,
     const char *const *words, int *index, char *err, size_t errlen);
 
+/* Sets *out to 1 or 0 for value, read as a bool column reads its text
+ * (true or false in any case, 1 or 0).  Returns 0, or -EINVAL with
+ * `<key> must be true or false, not "<value>"` in err. */
+int udtf_params_bool(const char *key, const char *value, int *out, char *err,
+    size_t errlen);
+
 #endif /* KEDGE_UDTF_PARAMS_H */

@@ -77,23 +77,6 @@ split_is_name(const char *s)
 }
 
 static int
-split_bool(const char *key, const char *value, int *out, char *err,
-    size_t errlen)
-{
-	struct udtf_value v;
-	char why[128];
-
-	if (coltype_convert(COLTYPE_BOOL, key, value, strlen(value), &v, why,
-	    sizeof why) < 0) {
-		snprintf(err, errlen, "%s must be true or false, not \"%s\"",
-		    key, value);
-		return -EINVAL;
-	}
-	*out = v.u.b;
-	return 0;
-}
-
-static int
 split_max_events(const char *value, size_t *out, char *err, size_t errlen)
 {
 	struct udtf_value v;
@@ -138,9 +121,9 @@ split_init(const struct udtf_param *params, size_t nparams, char *err,
 	}
 	st->seplen = strlen(separator);
 	st->col.type = UDTF_STRING;
-	if (split_bool("trim_cr", vals[SPLIT_TRIM_CR], &st->trim_cr, err,
+	if (udtf_params_bool("trim_cr", vals[SPLIT_TRIM_CR], &st->trim_cr, err,
 	    errlen) < 0 ||
-	    split_bool("skip_empty", vals[SPLIT_SKIP_EMPTY], &st->skip_empty,
+	    udtf_params_bool("skip_empty", vals[SPLIT_SKIP_EMPTY], &st->skip_empty,
 	    err, errlen) < 0 ||
 	    split_max_events(vals[SPLIT_MAX_EVENTS], &st->max_events, err,
 	    errlen) < 0)

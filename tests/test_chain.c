@@ -235,6 +235,22 @@ test_bytes_limit(void **state)
 	run_ok(big, 1);
 }
 
+/* A record that yields more rows than max_rows_per_record is rejected,
+ * whichever UDTF of the chain makes them. */
+static void
+test_rows_limit(void **state)
+{
+	char reason[512];
+
+	(void)state;
+	open_chain_ok("[ \"split\", \"raw\" ]", "( { separator = \";\"; }, { } )",
+	    "max_rows_per_record = 3;");
+	run_ok("a;b;c", 3);
+	assert_int_equal(run("a;b;c;d", reason, sizeof(reason)), -E2BIG);
+	assert_string_equal(reason, "more than 3 rows from one record");
+	run_ok("a", 1);
+}
+
 int
 main(void)
 {
@@ -247,6 +263,7 @@ main(void)
 		cmocka_unit_test_teardown(test_feeding_a_non_string_refused,
 		    teardown),
 		cmocka_unit_test_teardown(test_bytes_limit, teardown),
+		cmocka_unit_test_teardown(test_rows_limit, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -229,6 +229,34 @@ conf_set_int(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
+static int
+conf_set_bool(struct conf_loader *ld, const config_setting_t *s,
+    const struct conf_at *at, int *dst)
+{
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return conf_fail(ld, at, "expected true or false, got %s",
+		    conf_type_name(config_setting_type(s)));
+	*dst = config_setting_get_bool(s);
+	return 0;
+}
+
+static int
+conf_set_fraction(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const struct conf_at *at, double *dst)
+{
+	double v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_FLOAT)
+		return conf_fail(ld, at, "expected a number like 0.8, got %s",
+		    conf_type_name(config_setting_type(s)));
+	v = config_setting_get_float(s);
+	if (!(v >= (double)k->min / 100 && v <= (double)k->max / 100))
+		return conf_fail(ld, at, "%g is out of range %.2f..%.2f", v,
+		    (double)k->min / 100, (double)k->max / 100);
+	*dst = v;
+	return 0;
+}
+
 /* A string among k->values, kept as a string, or as an enum by k->parse. */
 static int
 conf_set_enum(struct conf_loader *ld, const struct conf_key *k,
@@ -638,6 +666,10 @@ conf_set_value(struct conf_loader *ld, const struct conf_key *k,
 		return conf_set_enum(ld, k, s, at, dst);
 	case CONF_BYTE:
 		return conf_set_byte(ld, s, at, dst);
+	case CONF_BOOL:
+		return conf_set_bool(ld, s, at, dst);
+	case CONF_FRACTION:
+		return conf_set_fraction(ld, k, s, at, dst);
 	case CONF_STRING_LIST:
 		return conf_set_list(ld, k, s, at, dst);
 	case CONF_UDTF:
@@ -948,6 +980,8 @@ conf_free(struct conf *c)
 	free(c->output.local_dir);
 	free(c->output.timezone);
 	free(c->output.host);
+	free(c->kerberos.principal);
+	free(c->kerberos.keytab);
 	free(c->log.level);
 	free(c);
 }

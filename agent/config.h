@@ -91,6 +91,13 @@ struct conf {
 	} output;
 
 	struct {
+		char *principal;          /* NULL: no Kerberos */
+		char *keytab;
+		int use_ticket_cache;
+		double renew_at;          /* fraction of the lifetime */
+	} kerberos;
+
+	struct {
 		int interval;             /* seconds */
 	} checkpoint;
 

@@ -361,6 +361,26 @@ static const struct conf_key conf_keys[] = {
 	  .default_text = "\"none\"", .offset = AT(output.rejects.codec),
 	  .values = CODECS, .parse = conf_parse_codec,
 	  .description = "Compression of the _rejects table." },
+	{ .path = "kerberos.principal", .type = CONF_STRING,
+	  .default_doc = "none: no Kerberos", .offset = AT(kerberos.principal),
+	  .description = "The principal kedge logs in as, from its keytab: "
+	  "kedge/edge01.example.com@EXAMPLE.COM." },
+	{ .path = "kerberos.keytab", .type = CONF_STRING,
+	  .default_text = "\"/etc/kedge/kedge.keytab\"",
+	  .offset = AT(kerberos.keytab),
+	  .description = "The keytab holding the principal's key; owner-only "
+	  "(chmod 600).  A relative path is under $CREDENTIALS_DIRECTORY "
+	  "(systemd's LoadCredential=)." },
+	{ .path = "kerberos.use_ticket_cache", .type = CONF_BOOL,
+	  .default_text = "false", .offset = AT(kerberos.use_ticket_cache),
+	  .description = "true: use the tickets already in the default "
+	  "credential cache (KRB5CCNAME) instead of the keytab; kedge does "
+	  "not renew them." },
+	{ .path = "kerberos.renew_at", .type = CONF_FRACTION,
+	  .default_text = "0.8", .offset = AT(kerberos.renew_at),
+	  .min = 50, .max = 95,
+	  .description = "When to log in again, as a fraction of the "
+	  "ticket's lifetime." },
 	{ .path = "checkpoint.interval", .type = CONF_INT,
 	  .default_text = "30", .offset = AT(checkpoint.interval),
 	  .min = 1, .max = 3600,
@@ -607,6 +627,8 @@ conf_type_doc(const struct conf_key *k, char *buf, size_t len)
 		[CONF_BYTE] = "one-byte string",
 		[CONF_STRING_LIST] = "list of strings",
 		[CONF_UDTF] = "UDTF or list of UDTFs",
+		[CONF_BOOL] = "boolean",
+		[CONF_FRACTION] = "number",
 		[CONF_RDKAFKA] = "group",
 		[CONF_UDTF_CONFIG] = "group or list of groups",
 		[CONF_TABLES] = "list of groups",
@@ -616,6 +638,9 @@ conf_type_doc(const struct conf_key *k, char *buf, size_t len)
 	if (k->type == CONF_INT || k->type == CONF_INT64)
 		snprintf(buf, len, "%s %lld..%lld", names[k->type], k->min,
 		    k->max);
+	else if (k->type == CONF_FRACTION)
+		snprintf(buf, len, "%s %.2f..%.2f", names[k->type],
+		    (double)k->min / 100, (double)k->max / 100);
 	else if (k->type == CONF_ENUM) {
 		conf_list_values(k->values, values, sizeof(values));
 		snprintf(buf, len, "%s %s", names[k->type], values);

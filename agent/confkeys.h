@@ -28,6 +28,8 @@ enum conf_type {
 	CONF_INT64,
 	CONF_ENUM,        /* a string among the key's values */
 	CONF_BYTE,        /* a string of exactly one byte */
+	CONF_BOOL,        /* true or false, kept as an int */
+	CONF_FRACTION,    /* a number in min/100..max/100, kept as a double */
 	CONF_STRING_LIST,
 	CONF_UDTF,        /* a string or a list of strings: built-in UDTFs */
 	CONF_RDKAFKA,     /* a group passed to librdkafka */
@@ -53,7 +55,8 @@ struct conf_key {
 	size_t count_offset;       /* lists of groups: where the count lands */
 	const char *values;        /* CONF_ENUM: "a|b|c" */
 	int (*parse)(const char *name, void *out); /* CONF_ENUM to an enum */
-	long long min, max;        /* integers: range; lists: least length */
+	long long min, max;        /* integers: range; lists: least length;
+	                            * fractions: range in hundredths */
 	conf_check_fn *check;
 	const char *description;
 };

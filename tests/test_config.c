@@ -305,9 +305,14 @@ static void
 test_unknown_keys(void **state)
 {
 	(void)state;
-	expect_err(KAFKA TABLE "\nkerberos = { keytab = \"/k\"; };\n", 4,
-	    "kerberos: unknown key; the keys here are kafka, tables, output, "
-	    "checkpoint, log");
+	expect_err(KAFKA TABLE "\nsecurity = { keytab = \"/k\"; };\n", 4,
+	    "security: unknown key; the keys here are kafka, tables, output, "
+	    "kerberos, checkpoint, log");
+	expect_err(KAFKA TABLE "kerberos = {\n renew_at = 1.5; };\n", 4,
+	    "kerberos.renew_at: 1.5 is out of range 0.50..0.95");
+	expect_err(KAFKA TABLE "kerberos = {\n use_ticket_cache = 1; };\n", 4,
+	    "kerberos.use_ticket_cache: expected true or false, got an "
+	    "integer");
 	expect_err(KAFKA TABLE "output = {\n roll = {\n  max_size = 1; }; };\n",
 	    5, "output.roll.max_size: unknown key");
 	expect_err(KAFKA "tables = (\n { name = \"t\"; topics = [ \"a\" ];\n"
@@ -619,7 +624,8 @@ test_example_loads(void **state)
 	conf_free(c);
 }
 
-/* Returns 1 when some line of text, past its indentation, is "name =". */
+/* Returns 1 when some line of text, past its indentation, is "name =",
+ * or "# name =": an optional key the example shows but leaves off. */
 static int
 text_sets(const char *text, const char *name)
 {
@@ -627,6 +633,8 @@ text_sets(const char *text, const char *name)
 
 	for (const char *p = text; p != NULL && *p != '\0';) {
 		p += strspn(p, " \t");
+		if (strncmp(p, "# ", 2) == 0)
+			p += 2;
 		if (strncmp(p, name, len) == 0 &&
 		    strncmp(p + len, " =", 2) == 0)
 			return 1;

@@ -9,7 +9,7 @@
 #                   (DESTDIR, PREFIX=/usr)
 
 VERSION  := 0.1.0
-PKGS     := rdkafka libconfig zlib libzstd libpcre2-8
+PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -24,7 +24,7 @@ ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
 LIB_SRC  := $(filter-out agent/main.c,$(wildcard agent/*.c agent/udtf/*.c \
-            checkpoint/*.c))
+            checkpoint/*.c security/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -40,7 +40,7 @@ all: $(BIN)
 deps:
 	@scripts/install-deps.sh
 
-$(B)/%.o: %.c $(wildcard agent/*.h agent/udtf/*.h checkpoint/*.h)
+$(B)/%.o: %.c $(wildcard agent/*.h agent/udtf/*.h checkpoint/*.h security/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 

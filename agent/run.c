@@ -13,6 +13,7 @@
 #include "crash.h"
 #include "log.h"
 #include "publish.h"
+#include "security/krb.h"
 #include "rejects.h"
 #include "source.h"
 #include "status.h"
@@ -41,6 +42,7 @@ struct agent {
 	uint64_t records;
 	uint64_t wakeups;          /* the source's, kept past its close */
 	struct timespec first, last;  /* first and last record consumed */
+	struct krb *krb;           /* NULL without Kerberos */
 	time_t started;
 	time_t status_at;          /* when the status was last written */
 	uint64_t status_records;   /* records by then */
@@ -203,6 +205,49 @@ agent_free(struct agent *a)
 	tz_close(a->tz);
 }
 
+static struct krb_opts
+agent_krb_opts(const struct conf *c)
+{
+	struct krb_opts o = { c->kerberos.principal, c->kerberos.keytab,
+	    c->kerberos.use_ticket_cache, c->kerberos.renew_at };
+
+	return o;
+}
+
+static void
+agent_log_ticket(const struct agent *a, const char *what)
+{
+	char end[32];
+	time_t t = krb_expires(a->krb);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(end, sizeof(end), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_notice("kerberos: %s as %s; ticket valid until %s (%ld s)", what,
+	    a->conf->kerberos.principal, end, (long)(t - time(NULL)));
+}
+
+/* Logs in again when due; a failure is a warning while the ticket lasts. */
+static void
+agent_renew(struct agent *a, time_t now)
+{
+	char err[1024];
+	int r;
+
+	if (a->krb == NULL || (r = krb_renew(a->krb, now, err,
+	    sizeof(err))) == 0)
+		return;
+	if (r > 0) {
+		agent_log_ticket(a, "logged in again");
+		return;
+	}
+	if (now < krb_expires(a->krb))
+		log_warnx("kerberos: %s; the ticket has %ld s left, trying again",
+		    err, (long)(krb_expires(a->krb) - now));
+	else
+		log_errx("kerberos: %s; the ticket has expired", err);
+}
+
 /* Logs, once, what a table's UDTFs asked to have said. */
 static void
 agent_log_notes(struct table *t)
@@ -257,6 +302,10 @@ run_check(const struct conf *c, char *err, size_t errlen)
 	int r = agent_build(&a, c, err, errlen);
 
 	agent_free(&a);
+	if (r == 0 && c->kerberos.principal != NULL) {
+		struct krb_opts ko = agent_krb_opts(c);
+		r = krb_check(&ko, err, errlen);
+	}
 	return r;
 }
 
@@ -324,9 +373,13 @@ static void
 agent_status(struct agent *a, time_t now, int stopping)
 {
 	struct status s = { a->started, a->records, 0, a->tables, a->ntables,
-	    twopc_durations(a->twopc), stopping };
+	    twopc_durations(a->twopc), stopping, NULL, 0 };
 	int r;
 
+	if (a->krb != NULL) {
+		s.principal = a->conf->kerberos.principal;
+		s.ticket_end = krb_expires(a->krb);
+	}
 	if (now > a->status_at)
 		s.records_per_s = (double)(a->records - a->status_records) /
 		    (double)(now - a->status_at);
@@ -362,6 +415,7 @@ agent_loop(struct agent *a, const struct run_opts *o)
 		}
 		if ((now = time(NULL)) != last_tick) {
 			last_tick = now;
+			agent_renew(a, now);
 			if (agent_each_writer(a, agent_tick_one, &now, err,
 			    sizeof(err)) < 0) {
 				log_errx("roll: %s; stopping", err);
@@ -414,6 +468,15 @@ run_main(const struct conf *c, const struct run_opts *o)
 		return 1;
 	}
 	run_signals();
+	if (c->kerberos.principal != NULL) {
+		struct krb_opts ko = agent_krb_opts(c);
+		if ((a.krb = krb_login(&ko, err, sizeof(err))) == NULL) {
+			log_errx("kerberos: %s", err);
+			goto out;
+		}
+		agent_log_ticket(&a, c->kerberos.use_ticket_cache ?
+		    "using the cached tickets" : "logged in");
+	}
 	hooks.opaque = &a;
 	if ((a.twopc = twopc_new(c, a.writers, a.nwriters, err,
 	    sizeof(err))) == NULL ||
@@ -447,6 +510,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 out:
 	source_close(a.src);
 	publisher_stop(a.pub);
+	krb_free(a.krb);
 	agent_free(&a);
 	return status;
 }

@@ -59,6 +59,12 @@ status_write(const struct conf *c, const struct status *s)
 	    (long)getpid(), started, now, s->stopping ? " (at exit)" : "");
 	fprintf(f, "consumed %" PRIu64 " records, %.0f records/s lately\n",
 	    s->records, s->records_per_s);
+	if (s->principal != NULL) {
+		char end[32];
+		status_time(end, sizeof(end), s->ticket_end);
+		fprintf(f, "kerberos: %s, ticket valid until %s (%ld s left)\n",
+		    s->principal, end, (long)(s->ticket_end - time(NULL)));
+	}
 	for (size_t i = 0; i < s->ntables; i++)
 		status_table(f, s->tables[i]);
 	fprintf(f, "checkpoints: %" PRIu64 " decided; seal + decide ms: p50 "

@@ -28,6 +28,8 @@ struct status {
 	size_t ntables;
 	const struct hist *checkpoints;
 	int stopping;              /* the last one, written at exit */
+	const char *principal;     /* NULL without Kerberos */
+	time_t ticket_end;
 };
 
 /* Replaces <spool_dir>/status with s.  Returns 0 or -errno. */

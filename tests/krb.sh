@@ -1,0 +1,261 @@
+# A throwaway MIT Kerberos realm for the tests: a KDC on 127.0.0.1 only,
+# its database, principals and keytabs, all under one directory.  Source it
+# after tests/lib.sh (it uses die); it expects the repository root as the
+# current directory, like lib.sh.
+#
+#   krb_start DIR [--lifetime SECONDS] [--renewable SECONDS]
+#   krb_stop
+#   krb_kdc_down / krb_kdc_up
+#   krb_addprinc NAME [KEYTAB]
+#   krb_rekey NAME
+#
+# Call krb_start in the test's own shell, not in $(...) or a pipeline: it
+# sets and exports the variables below and remembers the KDC's pid.
+#
+#   KRB_REALM          KEDGE.TEST
+#   KRB_DIR            DIR/krb: krb5.conf, kdc.conf, the database, the
+#                      keytabs kedge.keytab, kafka.keytab, http.keytab (0600,
+#                      principals kedge/localhost, kafka/localhost,
+#                      HTTP/localhost), kdc.log (the KDC's log) and
+#                      kadmin.log (what kadmin.local and kdb5_util said);
+#                      also krbprobe/localhost and probe.keytab, with which
+#                      the fixture tells that the KDC answers
+#   KRB_PORT           the KDC's port, UDP and TCP, on 127.0.0.1
+#   KRB5_CONFIG        DIR/krb/krb5.conf, so /etc/krb5.conf is never read
+#   KRB5_KDC_PROFILE   DIR/krb/kdc.conf
+#   KRB5CCNAME         FILE:DIR/krb/ccache, so no kinit touches /tmp
+#                      (krb5.conf names it the default ccache as well)
+#   KRB5RCACHEDIR      DIR/krb, so no replay cache lands in /var/tmp
+
+KRB_REALM=KEDGE.TEST
+KRB_PID=
+
+# krb_start DIR [--lifetime SECONDS] [--renewable SECONDS]: creates the
+# realm under DIR/krb with tickets that last at most SECONDS (default 10 h)
+# and are renewable for at most SECONDS (default 7 d), in the KDC and in
+# every principal including krbtgt; starts the KDC on a free port and
+# waits until it answers.  Fails the test otherwise.
+krb_start() {
+	[ $# -ge 1 ] || die "usage: krb_start DIR [--lifetime S] [--renewable S]"
+	[ -z "${KRB_PID:-}" ] || die "krb_start: a KDC already runs; krb_stop it"
+	KRB_DIR=$1/krb
+	shift
+	_krb_life=36000
+	_krb_renew=604800
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--lifetime) _krb_life=${2:-} ;;
+		--renewable) _krb_renew=${2:-} ;;
+		*) die "krb_start: unknown option \"$1\"" ;;
+		esac
+		case ${2:-} in
+		'' | *[!0-9]*) die "krb_start: $1 wants seconds, got \"${2:-}\"" ;;
+		esac
+		shift 2
+	done
+	mkdir -p "$KRB_DIR"
+	KRB_DIR=$(cd "$KRB_DIR" && pwd)
+	KRB5_CONFIG=$KRB_DIR/krb5.conf
+	KRB5_KDC_PROFILE=$KRB_DIR/kdc.conf
+	KRB5CCNAME=FILE:$KRB_DIR/ccache
+	KRB5RCACHEDIR=$KRB_DIR
+	export KRB_REALM KRB_DIR KRB_PORT KRB5_CONFIG KRB5_KDC_PROFILE \
+		KRB5CCNAME KRB5RCACHEDIR
+	KRB_PORT=0
+	krb_write_conf
+	kdb5_util create -s -r "$KRB_REALM" \
+		-P "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
+		>>"$KRB_DIR/kadmin.log" 2>&1 ||
+		die "kdb5_util create: $(tail -3 "$KRB_DIR/kadmin.log")"
+	krb_kadmin modprinc -maxlife "$_krb_life seconds" \
+		-maxrenewlife "$_krb_renew seconds" "krbtgt/$KRB_REALM"
+	krb_addprinc kedge/localhost "$KRB_DIR/kedge.keytab"
+	krb_addprinc kafka/localhost "$KRB_DIR/kafka.keytab"
+	krb_addprinc HTTP/localhost "$KRB_DIR/http.keytab"
+	# The fixture's own principal, for telling when the KDC answers: the
+	# tests may rekey the others.
+	krb_addprinc krbprobe/localhost "$KRB_DIR/probe.keytab"
+	# Another process may take the port between the check and the bind.
+	_krb_try=0
+	until KRB_PORT=$(krb_free_port) && krb_write_conf && krb_launch; do
+		_krb_try=$((_krb_try + 1))
+		[ "$_krb_try" -lt 5 ] || die "KDC: no free port after 5 tries"
+	done
+}
+
+# krb_stop: stops the KDC if it runs and waits until it has exited.  Safe
+# to call twice and from an EXIT trap; always succeeds.
+krb_stop() {
+	[ -z "${KRB_PID:-}" ] || krb_kill
+	:
+}
+
+# krb_kdc_down: stops the running KDC (an outage); the realm stays.
+krb_kdc_down() {
+	[ -n "${KRB_PID:-}" ] || die "krb_kdc_down: no KDC is running"
+	krb_kill
+}
+
+# krb_kdc_up: starts the KDC again on KRB_PORT with the same database and
+# waits until it answers.
+krb_kdc_up() {
+	[ -z "${KRB_PID:-}" ] || die "krb_kdc_up: the KDC already runs"
+	krb_launch || die "KDC: port $KRB_PORT is taken by another process"
+}
+
+# krb_addprinc NAME [KEYTAB]: adds principal NAME (in KEDGE.TEST unless
+# NAME names a realm) with a random key and the realm's lifetimes; with
+# KEYTAB, writes its keys there, mode 0600, without changing them.
+krb_addprinc() {
+	krb_kadmin addprinc -randkey -maxlife "$_krb_life seconds" \
+		-maxrenewlife "$_krb_renew seconds" "$1"
+	if [ $# -ge 2 ]; then
+		krb_kadmin ktadd -k "$2" -norandkey "$1"
+		chmod 600 "$2"
+	fi
+}
+
+# krb_rekey NAME: gives principal NAME a new random key (kvno + 1); keytabs
+# already written keep the old key and so no longer work.
+krb_rekey() {
+	krb_kadmin cpw -randkey "$1"
+}
+
+# The helpers below are the library's own.
+
+# krb_kadmin ARGS...: runs kadmin.local's query ARGS (each one quoted);
+# fails the test with kadmin.local's words if it reports an error, which it
+# does on stderr but not through its exit status.
+krb_kadmin() {
+	_krb_q=
+	for _krb_a; do
+		_krb_q="$_krb_q \"$_krb_a\""
+	done
+	kadmin.local -r "$KRB_REALM" -q "$_krb_q" >>"$KRB_DIR/kadmin.log" \
+		2>"$KRB_DIR/kadmin.err" ||
+		die "kadmin.local $_krb_q: $(cat "$KRB_DIR/kadmin.err")"
+	cat "$KRB_DIR/kadmin.err" >>"$KRB_DIR/kadmin.log"
+	! grep -v '^No policy specified for ' "$KRB_DIR/kadmin.err" >/dev/null ||
+		die "kadmin.local $_krb_q: $(cat "$KRB_DIR/kadmin.err")"
+}
+
+# krb_free_port: prints a random port in 20000-60000 that nothing uses on
+# this host, TCP or UDP, IPv4 or IPv6.
+krb_free_port() {
+	_krb_n=0
+	while [ "$_krb_n" -lt 50 ]; do
+		_krb_p=$(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40001 + 20000))
+		_krb_hex=$(printf '%04X' "$_krb_p")
+		# Columns 2 and 3 are the local and remote addresses.
+		awk -v p=":$_krb_hex" 'index(toupper($2), p) || index(toupper($3), p) \
+			{ used = 1 } END { exit !used }' \
+			/proc/net/tcp /proc/net/udp /proc/net/tcp6 /proc/net/udp6 \
+			2>/dev/null || { echo "$_krb_p"; return 0; }
+		_krb_n=$((_krb_n + 1))
+	done
+	die "no free port in 20000-60000 after 50 tries"
+}
+
+# krb_write_conf: writes krb5.conf and kdc.conf for KRB_PORT.
+krb_write_conf() {
+	cat >"$KRB5_CONFIG" <<EOF
+[libdefaults]
+	default_realm = $KRB_REALM
+	dns_lookup_kdc = false
+	dns_lookup_realm = false
+	dns_canonicalize_hostname = false
+	rdns = false
+	udp_preference_limit = 1
+	ticket_lifetime = ${_krb_life}s
+	renew_lifetime = ${_krb_renew}s
+	default_ccache_name = FILE:$KRB_DIR/ccache
+	default_keytab_name = FILE:$KRB_DIR/default.keytab
+	default_client_keytab_name = FILE:$KRB_DIR/client.keytab
+
+[realms]
+	$KRB_REALM = {
+		kdc = 127.0.0.1:$KRB_PORT
+	}
+
+[domain_realm]
+	localhost = $KRB_REALM
+	.localhost = $KRB_REALM
+EOF
+	cat >"$KRB5_KDC_PROFILE" <<EOF
+[kdcdefaults]
+	kdc_listen = 127.0.0.1:$KRB_PORT
+	kdc_tcp_listen = 127.0.0.1:$KRB_PORT
+
+[realms]
+	$KRB_REALM = {
+		database_name = $KRB_DIR/principal
+		key_stash_file = $KRB_DIR/stash
+		acl_file = $KRB_DIR/kadm5.acl
+		kdc_listen = 127.0.0.1:$KRB_PORT
+		kdc_tcp_listen = 127.0.0.1:$KRB_PORT
+		max_life = ${_krb_life}s
+		max_renewable_life = ${_krb_renew}s
+	}
+
+[logging]
+	kdc = FILE:$KRB_DIR/kdc.log
+	admin_server = FILE:$KRB_DIR/kadmin.log
+	default = FILE:$KRB_DIR/kdc.log
+EOF
+}
+
+# krb_launch: starts the KDC and waits (bounded) until it answers; returns
+# 1 if it could not bind KRB_PORT or shares it with another listener (the
+# KDC binds with SO_REUSEPORT, so a second KDC on the port would not fail),
+# fails the test on any other trouble.
+krb_launch() {
+	_krb_logged=$({ wc -l <"$KRB_DIR/kdc.log"; } 2>/dev/null || echo 0)
+	krb5kdc -n -r "$KRB_REALM" >>"$KRB_DIR/kdc.log" 2>&1 &
+	KRB_PID=$!
+	_krb_n=0
+	until krb_answers; do
+		if ! kill -0 "$KRB_PID" 2>/dev/null; then
+			wait "$KRB_PID" 2>/dev/null || :
+			KRB_PID=
+			sed "1,${_krb_logged}d" "$KRB_DIR/kdc.log" |
+				grep -q 'Address already in use' && return 1
+			die "the KDC exited: $(tail -5 "$KRB_DIR/kdc.log")"
+		fi
+		_krb_n=$((_krb_n + 1))
+		[ "$_krb_n" -lt 500 ] ||
+			die "the KDC does not answer after 10 s: $(tail -5 "$KRB_DIR/kdc.log")"
+		sleep 0.02
+	done
+	if [ "$(krb_listeners)" -ne 1 ]; then
+		krb_kill
+		return 1
+	fi
+}
+
+# krb_listeners: how many TCP sockets listen on KRB_PORT, any address.
+krb_listeners() {
+	awk -v p=":$(printf '%04X' "$KRB_PORT")" '
+		$4 == "0A" && substr(toupper($2), length($2) - 4) == p { n++ }
+		END { print n + 0 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# krb_answers: the KDC issues a ticket (into a ccache of its own, so the
+# test's stays as it was).
+krb_answers() {
+	KRB5CCNAME=FILE:$KRB_DIR/probe.ccache kinit -kt "$KRB_DIR/probe.keytab" \
+		"krbprobe/localhost@$KRB_REALM" >/dev/null 2>&1
+}
+
+# krb_kill: stops the KDC KRB_PID and waits (bounded) until it is gone.
+krb_kill() {
+	kill "$KRB_PID" 2>/dev/null || :
+	_krb_n=0
+	while kill -0 "$KRB_PID" 2>/dev/null; do
+		_krb_n=$((_krb_n + 1))
+		[ "$_krb_n" -ne 100 ] || kill -9 "$KRB_PID" 2>/dev/null || :
+		[ "$_krb_n" -lt 200 ] || break
+		sleep 0.05
+	done
+	wait "$KRB_PID" 2>/dev/null || :
+	KRB_PID=
+}

@@ -22,7 +22,7 @@ usage(FILE *out)
 {
 	fprintf(out,
 	    "usage: kedge run [-c FILE] [--exit-at-end]\n"
-	    "       kedge check-config [-c FILE]\n"
+	    "       kedge check-config [-c FILE] [--online]\n"
 	    "       kedge verify DIR\n"
 	    "       kedge checkpoint show [-c FILE]\n"
 	    "       kedge status [-c FILE]\n"
@@ -32,8 +32,10 @@ usage(FILE *out)
 	    "       kedge --version\n"
 	    "\n"
 	    "  run             consume, parse and land rows until SIGTERM or SIGINT\n"
-	    "  check-config    parse and check the configuration, print\n"
-	    "                  \"configuration OK\" or the first error; exit 0 or 1\n"
+	    "  check-config    parse and check the configuration (files, keytab,\n"
+	    "                  UDTFs), print \"configuration OK\" or the first\n"
+	    "                  error; exit 0 or 1.  --online also logs in and\n"
+	    "                  asks the brokers for the topics\n"
 	    "  verify DIR      check that the part files landed in DIR (output.local_dir)\n"
 	    "                  hold every offset exactly once; print \"verify OK: ...\"\n"
 	    "                  or the first violation; exit 0 or 1 (2: DIR unreadable)\n"
@@ -53,14 +55,16 @@ usage(FILE *out)
 	    "  --exit-at-end      (run) stop once every partition is read to its end\n");
 }
 
-/* Parses the options after a subcommand; returns 0, or 2 after printing
- * the usage. */
+/* Parses the options after a subcommand: -c, and the one flag (NULL: none)
+ * the subcommand takes (--exit-at-end for run, --online for check-config).
+ * Returns 0, or 2 after printing the usage. */
 static int
-parse_opts(int argc, char **argv, const char **config, int *exit_at_end)
+parse_opts(int argc, char **argv, const char **config, int *flag)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "exit-at-end", no_argument, NULL, 'e' },
+		{ "online", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -73,9 +77,10 @@ parse_opts(int argc, char **argv, const char **config, int *exit_at_end)
 			*config = optarg;
 			break;
 		case 'e':
-			if (exit_at_end == NULL)
+		case 'o':
+			if (flag == NULL || (ch == 'e') != (strcmp(argv[0], "run") == 0))
 				goto bad;
-			*exit_at_end = 1;
+			*flag = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -106,21 +111,23 @@ static int
 cmd_check_config(int argc, char **argv)
 {
 	const char *path = CONF_DEFAULT_PATH;
+	char err[1024], info[2048] = "";
+	int r, online = 0;
 	struct conf *c;
-	char err[1024];
-	int r;
 
-	if ((r = parse_opts(argc, argv, &path, NULL)) != 0)
+	if ((r = parse_opts(argc, argv, &path, &online)) != 0)
 		return r;
 	if ((c = load(path)) == NULL)
 		return 1;
 	r = run_check(c, err, sizeof(err));
+	if (r == 0 && online)
+		r = run_check_online(c, info, sizeof(info), err, sizeof(err));
 	conf_free(c);
 	if (r < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	printf("configuration OK\n");
+	printf("configuration OK%s%s\n", online ? ": " : "", info);
 	return 0;
 }
 

@@ -309,6 +309,33 @@ run_check(const struct conf *c, char *err, size_t errlen)
 	return r;
 }
 
+int
+run_check_online(const struct conf *c, char *info, size_t infolen,
+    char *err, size_t errlen)
+{
+	static const struct source_hooks none;
+	struct krb_opts ko = agent_krb_opts(c);
+	struct krb *krb = NULL;
+	struct source *src = NULL;
+	size_t used = 0;
+	int r = -1;
+
+	info[0] = '\0';
+	if (c->kerberos.principal != NULL) {
+		if ((krb = krb_login(&ko, err, errlen)) == NULL)
+			return -1;
+		used = (size_t)snprintf(info, infolen, "logged in as %s; ",
+		    c->kerberos.principal);
+	}
+	if (used < infolen && (src = source_new(c, &none, err, errlen)) != NULL &&
+	    source_probe(src, 10000, info + used, infolen - used, err,
+	    errlen) == 0)
+		r = 0;
+	source_close(src);
+	krb_free(krb);
+	return r;
+}
+
 static double
 run_seconds(const struct timespec *from, const struct timespec *to)
 {

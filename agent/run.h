@@ -20,9 +20,16 @@ struct run_opts {
  * that stopped consumption (logged). */
 int run_main(const struct conf *c, const struct run_opts *o);
 
-/* Checks what the config names beyond its syntax: the time zone, and every
- * table's UDTF (compiling its configuration) and event-time column.
+/* Checks what the config names beyond its syntax: the time zone, every
+ * table's UDTF (compiling its configuration) and event-time column, and
+ * the Kerberos keytab (offline).
  * Returns 0, or -1 with "FILE:LINE: key: what is wrong" in err. */
 int run_check(const struct conf *c, char *err, size_t errlen);
+
+/* After run_check: logs in (with Kerberos) and asks the brokers for the
+ * topics.  Writes what it found, one line, to info.  Returns 0, or -1
+ * with the sentence in err. */
+int run_check_online(const struct conf *c, char *info, size_t infolen,
+    char *err, size_t errlen);
 
 #endif /* KEDGE_RUN_H */

@@ -564,6 +564,45 @@ source_at_end(const struct source *s)
 	return 1;
 }
 
+int
+source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
+    char *err, size_t errlen)
+{
+	const struct conf *c = s->conf;
+	const struct rd_kafka_metadata *md;
+	rd_kafka_resp_err_t e;
+	size_t used;
+	int r = 0;
+
+	e = rd_kafka_metadata(s->rk, 1, NULL, &md, timeout_ms);
+	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: no metadata from %s within %d s: "
+		    "%s; check kafka.brokers and kafka.security, and that the "
+		    "brokers run", c->kafka.brokers, timeout_ms / 1000,
+		    rd_kafka_err2str(e));
+		return -EIO;
+	}
+	used = (size_t)snprintf(info, infolen, "%d broker(s)", md->broker_cnt);
+	for (size_t i = 0; i < c->kafka.topics.n && r == 0; i++) {
+		const struct rd_kafka_metadata_topic *t = NULL;
+
+		for (int j = 0; j < md->topic_cnt; j++)
+			if (strcmp(md->topics[j].topic, c->kafka.topics.v[i]) == 0)
+				t = &md->topics[j];
+		if (t == NULL || t->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+			snprintf(err, errlen, "kafka: topic %s: %s",
+			    c->kafka.topics.v[i], t == NULL ? "not on the brokers" :
+			    rd_kafka_err2str(t->err));
+			r = -ENOENT;
+		} else if (used < infolen) {
+			used += (size_t)snprintf(info + used, infolen - used,
+			    "; %s (%d partitions)", t->topic, t->partition_cnt);
+		}
+	}
+	rd_kafka_metadata_destroy(md);
+	return r;
+}
+
 void
 source_close(struct source *s)
 {

@@ -96,6 +96,13 @@ uint64_t source_wakeups(const struct source *s);
 /* Returns 1 when partitions are assigned and every one is at its end. */
 int source_at_end(const struct source *s);
 
+/* Asks the brokers for their metadata and checks that every configured
+ * topic is there, within timeout_ms.  Writes "N brokers; topic (P
+ * partitions), ..." to info.  Returns 0, or a negative errno with the
+ * sentence in err. */
+int source_probe(struct source *s, int timeout_ms, char *info,
+    size_t infolen, char *err, size_t errlen);
+
 /* Leaves the group (revoking, which calls the revoked hook) and frees
  * everything.  Accepts NULL. */
 void source_close(struct source *s);

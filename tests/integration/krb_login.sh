@@ -49,6 +49,15 @@ conf "nobody/localhost@KEDGE.TEST" "$KT" >"$T/k.conf"
 refused check-config "keytab $KT holds no key for nobody/localhost@KEDGE.TEST (it holds: $P)"
 conf "$P" "$KT" >"$T/k.conf"
 $KEDGE check-config -c "$T/k.conf" >/dev/null || die "check-config refused a good keytab"
+# --online logs in and asks the brokers for the topics.
+out=$($KEDGE check-config --online -c "$T/k.conf" 2>&1) || die "check-config --online: $out"
+[ "$out" = "configuration OK: logged in as $P; 1 broker(s); web (1 partitions)" ] ||
+	die "check-config --online said: $out"
+sed 's/"web"/"nope"/' "$T/k.conf" >"$T/nope.conf"
+rc=0
+out=$($KEDGE check-config --online -c "$T/nope.conf" 2>&1) || rc=$?
+[ "$rc" -eq 1 ] && [ "$out" = "kafka: topic nope: not on the brokers" ] ||
+	die "check-config --online of a missing topic: $rc: $out"
 
 # Login failures at start: kedge run stops before it consumes.
 # a keytab of a realm krb5.conf does not name, made with ktutil

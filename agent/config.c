@@ -960,6 +960,11 @@ conf_free(struct conf *c)
 	free(c->kafka.group_id);
 	conf_strv_clear(&c->kafka.topics);
 	free(c->kafka.protocol);
+	free(c->kafka.service_name);
+	free(c->kafka.ca_file);
+	free(c->kafka.cert_file);
+	free(c->kafka.key_file);
+	free(c->kafka.crl_file);
 	free(c->kafka.start);
 	conf_kvs_free(c->kafka.rdkafka, c->kafka.n_rdkafka);
 	for (size_t i = 0; i < c->n_tables; i++) {

@@ -65,6 +65,11 @@ struct conf {
 		char *group_id;           /* NULL: static assignment */
 		struct conf_strv topics;  /* union of the tables' when omitted */
 		char *protocol;
+		char *service_name;       /* the brokers' Kerberos service */
+		char *ca_file;            /* NULL: the system's CAs */
+		char *cert_file;
+		char *key_file;
+		char *crl_file;
 		char *start;              /* "earliest" or "latest" */
 		struct conf_kv *rdkafka;  /* librdkafka names, with dots */
 		size_t n_rdkafka;

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "publish.h"
 #include "security/krb.h"
+#include "security/tls.h"
 #include "rejects.h"
 #include "source.h"
 #include "status.h"
@@ -43,6 +44,7 @@ struct agent {
 	uint64_t wakeups;          /* the source's, kept past its close */
 	struct timespec first, last;  /* first and last record consumed */
 	struct krb *krb;           /* NULL without Kerberos */
+	time_t cert_end;           /* of the client certificate; 0: none */
 	time_t started;
 	time_t status_at;          /* when the status was last written */
 	uint64_t status_records;   /* records by then */
@@ -248,6 +250,27 @@ agent_renew(struct agent *a, time_t now)
 		log_errx("kerberos: %s; the ticket has expired", err);
 }
 
+/* Checks the TLS files; with a client certificate, sets *cert_end (when
+ * cert_end is not NULL) to its end and warns 30 days before. */
+static int
+agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
+    size_t errlen)
+{
+	struct tls_files f = { c->kafka.ca_file, c->kafka.cert_file,
+	    c->kafka.key_file, c->kafka.crl_file };
+	time_t end;
+	int r;
+
+	if ((r = tls_check(&f, &end, err, errlen)) < 0)
+		return r;
+	if (end != 0 && end - time(NULL) < 30 * 86400)
+		log_warnx("certificate %s expires in %ld days: renew it",
+		    c->kafka.cert_file, (long)((end - time(NULL)) / 86400));
+	if (cert_end != NULL)
+		*cert_end = end;
+	return 0;
+}
+
 /* Logs, once, what a table's UDTFs asked to have said. */
 static void
 agent_log_notes(struct table *t)
@@ -306,6 +329,8 @@ run_check(const struct conf *c, char *err, size_t errlen)
 		struct krb_opts ko = agent_krb_opts(c);
 		r = krb_check(&ko, err, errlen);
 	}
+	if (r == 0)
+		r = agent_check_tls(c, NULL, err, errlen);
 	return r;
 }
 
@@ -400,7 +425,7 @@ static void
 agent_status(struct agent *a, time_t now, int stopping)
 {
 	struct status s = { a->started, a->records, 0, a->tables, a->ntables,
-	    twopc_durations(a->twopc), stopping, NULL, 0 };
+	    twopc_durations(a->twopc), stopping, NULL, 0, a->cert_end };
 	int r;
 
 	if (a->krb != NULL) {
@@ -495,6 +520,10 @@ run_main(const struct conf *c, const struct run_opts *o)
 		return 1;
 	}
 	run_signals();
+	if (agent_check_tls(c, &a.cert_end, err, sizeof(err)) < 0) {
+		log_errx("%s", err);
+		goto out;
+	}
 	if (c->kerberos.principal != NULL) {
 		struct krb_opts ko = agent_krb_opts(c);
 		if ((a.krb = krb_login(&ko, err, sizeof(err))) == NULL) {

@@ -236,6 +236,39 @@ source_park_mark(struct source *s, const rd_kafka_conf_t *kc, char *err,
 	return 0;
 }
 
+/* SASL is GSSAPI with the tickets kedge's own login keeps in KRB5CCNAME:
+ * librdkafka's kinit shell-out is off.  TLS takes the checked files. */
+static int
+source_security(rd_kafka_conf_t *kc, const struct conf *c, char *err,
+    size_t errlen)
+{
+	const char *p = c->kafka.protocol;
+	const struct { const char *key, *value; } tls[] = {
+		{ "ssl.ca.location", c->kafka.ca_file },
+		{ "ssl.certificate.location", c->kafka.cert_file },
+		{ "ssl.key.location", c->kafka.key_file },
+		{ "ssl.crl.location", c->kafka.crl_file },
+		{ "ssl.endpoint.identification.algorithm", "https" },
+	};
+
+	if (strncmp(p, "SASL_", 5) == 0 &&
+	    (source_set(kc, "sasl.mechanisms", "GSSAPI", err, errlen) < 0 ||
+	    source_set(kc, "sasl.kerberos.service.name", c->kafka.service_name,
+	    err, errlen) < 0 ||
+	    (c->kerberos.principal != NULL && source_set(kc,
+	    "sasl.kerberos.principal", c->kerberos.principal, err, errlen) < 0) ||
+	    source_set(kc, "sasl.kerberos.min.time.before.relogin", "0", err,
+	    errlen) < 0))
+		return -EINVAL;
+	if (strcmp(p, "SSL") != 0 && strcmp(p, "SASL_SSL") != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
+		if (tls[i].value != NULL && source_set(kc, tls[i].key,
+		    tls[i].value, err, errlen) < 0)
+			return -EINVAL;
+	return 0;
+}
+
 static rd_kafka_conf_t *
 source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
 {
@@ -252,6 +285,8 @@ source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
 	    source_set(kc, "enable.auto.offset.store", "false", err, errlen) < 0 ||
 	    source_set(kc, "enable.partition.eof", "true", err, errlen) < 0 ||
 	    source_set(kc, "auto.offset.reset", c->kafka.start, err, errlen) < 0)
+		goto fail;
+	if (source_security(kc, c, err, errlen) < 0)
 		goto fail;
 	/* librdkafka's consumer refuses assign() without a group.id.  In
 	 * static mode the group is never joined and nothing is committed to

@@ -65,6 +65,12 @@ status_write(const struct conf *c, const struct status *s)
 		fprintf(f, "kerberos: %s, ticket valid until %s (%ld s left)\n",
 		    s->principal, end, (long)(s->ticket_end - time(NULL)));
 	}
+	if (s->cert_end != 0) {
+		char end[32];
+		status_time(end, sizeof(end), s->cert_end);
+		fprintf(f, "certificate: valid until %s (%ld days left)\n", end,
+		    (long)((s->cert_end - time(NULL)) / 86400));
+	}
 	for (size_t i = 0; i < s->ntables; i++)
 		status_table(f, s->tables[i]);
 	fprintf(f, "checkpoints: %" PRIu64 " decided; seal + decide ms: p50 "

@@ -30,6 +30,7 @@ struct status {
 	int stopping;              /* the last one, written at exit */
 	const char *principal;     /* NULL without Kerberos */
 	time_t ticket_end;
+	time_t cert_end;           /* of the client certificate; 0: none */
 };
 
 /* Replaces <spool_dir>/status with s.  Returns 0 or -errno. */

@@ -7,7 +7,8 @@ PACKAGES="
   build-essential pkg-config
   librdkafka-dev libconfig-dev zlib1g-dev libzstd-dev libpcre2-dev
   libcmocka-dev clang libclang-rt-14-dev
-  libkrb5-dev krb5-kdc krb5-admin-server krb5-user
+  libkrb5-dev krb5-kdc krb5-admin-server krb5-user libssl-dev openssl
+  libsasl2-modules-gssapi-mit
   kcat zstd jq bc tzdata procps
 "
 

@@ -1,0 +1,88 @@
+#!/bin/sh
+# kedge check-config inspects its TLS files with OpenSSL before it ever
+# talks to a broker, and names the file and the fix: a missing or
+# unparseable CA file, a client certificate expired or not yet valid, a
+# key that does not match its certificate, a key without its certificate.
+# A good set passes.  The CA and certificates are made here with openssl.
+set -eu
+. tests/lib.sh
+
+T=$(mktemp -d /tmp/kedge-it.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+
+# A CA, and `openssl ca` for certificates with chosen validity dates.
+openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem \
+	-subj "/CN=kedge test CA" -days 2 2>/dev/null
+mkdir -p ca/new
+: >ca/index
+echo 01 >ca/serial
+cat >ca.cnf <<CNF
+[ ca ]
+default_ca = test
+[ test ]
+dir = $T/ca
+database = $T/ca/index
+new_certs_dir = $T/ca/new
+serial = $T/ca/serial
+certificate = $T/ca.pem
+private_key = $T/ca.key
+default_md = sha256
+policy = any
+unique_subject = no
+[ any ]
+commonName = supplied
+CNF
+# cert NAME START END: a client certificate and key signed by the CA.
+cert() {
+	openssl req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" \
+		-subj "/CN=$1" 2>/dev/null
+	openssl ca -batch -config ca.cnf -in "$1.csr" -out "$1.pem" \
+		-startdate "$2" -enddate "$3" >/dev/null 2>&1 ||
+		die "openssl ca could not make $1"
+}
+cert good "$(date -u -d '-1 day' +%Y%m%d%H%M%SZ)" "$(date -u -d '+365 days' +%Y%m%d%H%M%SZ)"
+cert old 20200101000000Z 20200102000000Z
+cert future 20990101000000Z 20990102000000Z
+cert soon "$(date -u -d '-1 day' +%Y%m%d%H%M%SZ)" "$(date -u -d '+10 days' +%Y%m%d%H%M%SZ)"
+echo "not a certificate" >garbage.pem
+
+cd - >/dev/null
+# check CA CERT KEY: check-config's output with those files (- for none).
+check() {
+	{
+		echo 'kafka = { brokers = "127.0.0.1:9"; security = { protocol = "SSL";'
+		[ "$1" = - ] || echo "ca_file = \"$T/$1\";"
+		[ "$2" = - ] || echo "cert_file = \"$T/$2\";"
+		[ "$3" = - ] || echo "key_file = \"$T/$3\";"
+		echo '}; };'
+		echo 'tables = ( { name = "t"; topics = [ "a" ]; udtf = "raw"; } );'
+		echo "output = { spool_dir = \"$T/spool\"; local_dir = \"$T/wh\"; };"
+	} >"$T/k.conf"
+	$KEDGE check-config -c "$T/k.conf" 2>&1 || true
+}
+# refused CA CERT KEY WANT
+refused() {
+	out=$(check "$1" "$2" "$3")
+	[ "$out" = "$4" ] || die "check-config with $1 $2 $3 said: $out
+want: $4"
+}
+
+[ "$(check ca.pem good.pem good.key)" = "configuration OK" ] ||
+	die "a good set was refused: $(check ca.pem good.pem good.key)"
+[ "$(check ca.pem - -)" = "configuration OK" ] || die "a CA alone was refused"
+refused missing.pem - - "kafka.security.ca_file $T/missing.pem: No such file or directory"
+out=$(check garbage.pem - -)
+case $out in
+"kafka.security.ca_file $T/garbage.pem holds no PEM certificate ("*"): give the PEM file, -----BEGIN CERTIFICATE-----") ;;
+*) die "garbage CA: $out" ;;
+esac
+refused ca.pem old.pem old.key "certificate $T/old.pem expired at 2020-01-02T00:00:00Z: renew it"
+refused ca.pem future.pem future.key "certificate $T/future.pem is not valid yet: from 2099-01-01T00:00:00Z (is this host's clock right?)"
+refused ca.pem good.pem old.key "key $T/old.key does not match certificate $T/good.pem: give the key the certificate was made for"
+refused ca.pem - good.key "kafka.security.key_file is set but cert_file is not: name the key's certificate"
+out=$(check ca.pem soon.pem soon.key)
+echo "$out" | grep -q "certificate $T/soon.pem expires in [0-9]* days: renew it" ||
+	die "no warning for a certificate that expires in 10 days: $out"
+echo "$out" | grep -qx "configuration OK" || die "a certificate about to expire was refused: $out"
+echo "ok: TLS files checked"

@@ -59,6 +59,9 @@ $(B)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBS)
 
+# The SASL front for the mock broker is a GSSAPI acceptor.
+$(B)/fixtures/saslfront: LIBS += $(shell pkg-config --libs krb5-gssapi)
+
 # Everything twice: as shipped, and under AddressSanitizer and UBSan; then
 # a bounded smoke of every libFuzzer target (fuzz/fuzz.mk).
 test: deps

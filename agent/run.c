@@ -480,6 +480,11 @@ agent_loop(struct agent *a, const struct run_opts *o)
 		}
 		if (now - a->status_at >= STATUS_INTERVAL_S)
 			agent_status(a, now, 0);
+		if (source_failure(a->src) != NULL) {
+			log_errx("kafka: %s; stopping", source_failure(a->src));
+			a->failed = 1;
+			break;
+		}
 		if (o->exit_at_end && source_at_end(a->src)) {
 			log_info("every partition is at its end; stopping");
 			break;

@@ -28,6 +28,7 @@ struct source {
 	size_t park_mark;    /* queue length at which the fetcher parks */
 	int parked;          /* the fetcher has probably parked */
 	uint64_t wakeups;    /* times it was woken by a seek */
+	char failure[512];   /* why librdkafka cannot go on; "" while it can */
 };
 
 #define SOURCE_STATIC_GROUP "kedge-static-assignment"
@@ -193,15 +194,25 @@ source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
 		log_debug("kafka: %s: %s", fac, buf);
 }
 
+/* A fatal error, or brokers that refuse kedge's authentication (which
+ * librdkafka would retry for ever), stop kedge: see source_failure(). */
 static void
 source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
+	struct source *s = opaque;
+
 	(void)rk;
-	(void)opaque;
-	if (err == RD_KAFKA_RESP_ERR__FATAL)
-		log_errx("kafka: fatal: %s", reason);
-	else
+	if (err == RD_KAFKA_RESP_ERR__FATAL ||
+	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
+		if (s->failure[0] == '\0')
+			snprintf(s->failure, sizeof(s->failure), "%s%s",
+			    err == RD_KAFKA_RESP_ERR__AUTHENTICATION ?
+			    "the brokers refused kedge's authentication: " : "",
+			    reason);
+		log_errx("kafka: %s", reason);
+	} else {
 		log_warnx("kafka: %s", reason);
+	}
 }
 
 static int
@@ -611,6 +622,15 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 
 	e = rd_kafka_metadata(s->rk, 1, NULL, &md, timeout_ms);
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(s->rk, 100);
+
+		/* the poll serves the error callback: the reason, if any */
+		if (m != NULL)
+			rd_kafka_message_destroy(m);
+		if (s->failure[0] != '\0') {
+			snprintf(err, errlen, "kafka: %s", s->failure);
+			return -EACCES;
+		}
 		snprintf(err, errlen, "kafka: no metadata from %s within %d s: "
 		    "%s; check kafka.brokers and kafka.security, and that the "
 		    "brokers run", c->kafka.brokers, timeout_ms / 1000,
@@ -636,6 +656,12 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 	}
 	rd_kafka_metadata_destroy(md);
 	return r;
+}
+
+const char *
+source_failure(const struct source *s)
+{
+	return s->failure[0] != '\0' ? s->failure : NULL;
 }
 
 void

@@ -103,6 +103,10 @@ int source_at_end(const struct source *s);
 int source_probe(struct source *s, int timeout_ms, char *info,
     size_t infolen, char *err, size_t errlen);
 
+/* Why consumption cannot go on (a fatal error, or brokers that refuse the
+ * authentication), or NULL. */
+const char *source_failure(const struct source *s);
+
 /* Leaves the group (revoking, which calls the revoked hook) and frees
  * everything.  Accepts NULL. */
 void source_close(struct source *s);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "chain.h"
+#include "fsutil.h"
 
 static void
 status_time(char *buf, size_t len, time_t t)
@@ -45,13 +46,14 @@ status_table(FILE *f, struct table *t)
 int
 status_write(const struct conf *c, const struct status *s)
 {
-	char path[4096], tmp[4200], started[32], now[32];
+	char path[4096], started[32], now[32];
+	char *text = NULL;
+	size_t len = 0;
 	FILE *f;
-	int r = 0;
+	int r;
 
 	snprintf(path, sizeof(path), "%s/%s", c->output.spool_dir, STATUS_FILE);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((f = fopen(tmp, "w")) == NULL)
+	if ((f = open_memstream(&text, &len)) == NULL)
 		return -errno;
 	status_time(started, sizeof(started), s->started);
 	status_time(now, sizeof(now), time(NULL));
@@ -78,15 +80,12 @@ status_write(const struct conf *c, const struct status *s)
 	    (double)hist_quantile(s->checkpoints, 0.5) / 1e6,
 	    (double)hist_quantile(s->checkpoints, 0.99) / 1e6,
 	    (double)s->checkpoints->max_ns / 1e6);
-	/* a person's view, rewritten often: no fsync */
-	if (ferror(f))
-		r = -EIO;
-	if (fclose(f) != 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	r = fs_write_atomic(path, text, len);
+	free(text);
 	return r;
 }
 

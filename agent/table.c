@@ -18,8 +18,6 @@ struct table {
 	int event_col;              /* -1: the Kafka timestamp */
 	struct tz *tz;
 	struct writer *writer;
-	const struct udtf_value *rows; /* the current record's */
-	size_t nrows;
 	struct table_stats stats;
 };
 
@@ -133,14 +131,15 @@ table_chain(struct table *t)
 	return t->chain;
 }
 
-/* Finds every row's hour by its event time, before any row is written, so
- * that a record is either written whole or rejected whole.  Returns 0, or
- * -EINVAL with the reason. */
+/* Finds the hour of each of the nrows rows by its event time, before any
+ * row is written, so that a record is either written whole or rejected
+ * whole.  Returns 0, or -EINVAL with the reason. */
 static int
 table_route(struct table *t, const struct udtf_record *rec,
-    struct tz_hour *hours, char *reason, size_t reasonlen)
+    const struct udtf_value *rows, size_t nrows, struct tz_hour *hours,
+    char *reason, size_t reasonlen)
 {
-	for (size_t i = 0; i < t->nrows; i++) {
+	for (size_t i = 0; i < nrows; i++) {
 		const struct udtf_value *v;
 		int64_t ts_us;
 
@@ -152,7 +151,7 @@ table_route(struct table *t, const struct udtf_record *rec,
 			}
 			ts_us = rec->timestamp_ms * 1000;
 		} else {
-			v = &t->rows[i * t->ncols + (size_t)t->event_col];
+			v = &rows[i * t->ncols + (size_t)t->event_col];
 			if (v->type != UDTF_TIMESTAMP) {
 				snprintf(reason, reasonlen, "event time %s is NULL",
 				    t->cols[t->event_col].name);
@@ -203,6 +202,8 @@ table_process(struct table *t, const struct udtf_record *rec,
 {
 	char reason[512];
 	struct tz_hour one_hour, *hours = &one_hour;
+	const struct udtf_value *rows;
+	size_t nrows;
 	uint64_t t0, t1;
 	int r;
 
@@ -213,22 +214,22 @@ table_process(struct table *t, const struct udtf_record *rec,
 	latency_record(&t->stats.parse, tick_ns(t1 - t0), rec);
 	if (r < 0)
 		return table_reject(t, rj, rec, reason, err, errlen);
-	t->rows = chain_rows(t->chain, &t->nrows);
-	if (t->nrows == 0)
+	rows = chain_rows(t->chain, &nrows);
+	if (nrows == 0)
 		return table_note_empty(t, rec, err, errlen);
-	if (t->nrows > 1 && (hours = malloc(t->nrows * sizeof(*hours))) == NULL) {
+	if (nrows > 1 && (hours = malloc(nrows * sizeof(*hours))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (table_route(t, rec, hours, reason, sizeof(reason)) < 0) {
+	if (table_route(t, rec, rows, nrows, hours, reason, sizeof(reason)) < 0) {
 		r = table_reject(t, rj, rec, reason, err, errlen);
 		goto out;
 	}
-	for (size_t i = 0; i < t->nrows; i++) {
+	for (size_t i = 0; i < nrows; i++) {
 		struct writer_origin o = { rec->topic, rec->partition,
 		    rec->offset, i == 0, NULL };
 		if ((r = writer_write(t->writer, &hours[i], &o,
-		    t->rows + i * t->ncols, err, errlen)) < 0)
+		    rows + i * t->ncols, err, errlen)) < 0)
 			goto out;
 		t->stats.rows++;
 	}

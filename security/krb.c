@@ -375,7 +375,6 @@ krb_renew(struct krb *k, time_t now, char *err, size_t errlen)
 	}
 	k->failures++;
 	backoff = k->failures < 6 ? 1 << k->failures : KRB_BACKOFF_MAX;
-	k->next_try = now + (backoff < KRB_BACKOFF_MAX ? backoff :
-	    KRB_BACKOFF_MAX);
+	k->next_try = now + backoff;
 	return r;
 }

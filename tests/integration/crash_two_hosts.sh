@@ -82,7 +82,7 @@ while [ $round -lt $ROUNDS ] ||
 	# Fault injection after a pseudo-random delay, not a wait.
 	sleep "$(sed -n "$((round + 1))p" "$T/delays")"
 	kill -9 "$KPID" 2>/dev/null ||
-		die "host-b exited by itself in round $round: $(tail -3 "$log")"
+		die "host-b exited by itself in round $round: $(grep '^<[0-4]>' "$log" | head -5)"
 	wait "$KPID" 2>/dev/null || true
 	KPID=
 	kill -0 "$APID" 2>/dev/null ||

@@ -9,7 +9,7 @@ PACKAGES="
   libcmocka-dev clang libclang-rt-14-dev
   libkrb5-dev krb5-kdc krb5-admin-server krb5-user libssl-dev openssl
   libsasl2-modules-gssapi-mit
-  kcat zstd jq bc tzdata procps
+  kcat zstd jq bc tzdata procps faketime
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -5,7 +5,9 @@
 # connect and authenticate again and again, each time with the tickets
 # kedge holds by then.  Records keep arriving for ~40 s, two lifetimes of
 # the first ticket: without renewals the reconnects would fail once it
-# expired, and kedge would stop.  Every record lands exactly once.
+# expired, and kedge would stop.  Every record lands exactly once, and
+# kedge never starts kinit: it runs with a kinit first in its PATH that
+# records its runs, and that one never runs.
 set -eu
 . tests/lib.sh
 . tests/krb.sh
@@ -20,6 +22,7 @@ trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null
       krb_stop; mock_stop; rm -rf "$T"' EXIT
 
 krb_start "$T" --lifetime 20 --renewable 60
+krb_kinit_stub "$T"
 START=$(date -u -d '2026-06-01 00:00:00' +%s)
 $FIX/gen_nginx --records 8000 --partitions 2 --seed 29 --start "$START" \
 	--hours 2 --tz UTC --malformed-permille 10 \
@@ -45,7 +48,7 @@ checkpoint = { interval = 1; };
 kerberos = { principal = "kedge/localhost@$KRB_REALM";
              keytab = "$KRB_DIR/kedge.keytab"; renew_at = 0.5; };
 CONF
-$KEDGE run -c "$T/k.conf" 2>"$T/kedge.log" &
+PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/k.conf" 2>"$T/kedge.log" &
 KPID=$!
 wait_for "kedge's first login" 20 grep -q "kerberos: logged in as" "$T/kedge.log"
 # 8000 records in 20 chunks, 2 s apart: about 40 s of traffic.
@@ -68,5 +71,6 @@ closed=$(grep -c "closed at --max-connection-age" "$T/front.err")
 [ "$closed" -ge 4 ] || die "the front closed only $closed connections"
 [ "$auths" -gt "$closed" ] ||
 	die "$auths authentications for $closed closed connections"
+[ ! -e "$T/kinit-ran" ] || die "kedge ran kinit: $(cat "$T/kinit-ran")"
 ! grep -q "refused" "$T/front.err" || die "the front refused kedge: $(grep refused "$T/front.err" | head -3)"
 echo "ok: $CHECK_ROWS rows, $CHECK_REJECTS rejects; $renewals renewals, $auths authentications, $closed connections recycled"

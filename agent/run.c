@@ -229,25 +229,38 @@ agent_log_ticket(const struct agent *a, const char *what)
 	    a->conf->kerberos.principal, end, (long)(t - time(NULL)));
 }
 
-/* Logs in again when due; a failure is a warning while the ticket lasts. */
+/* Logs in again when due; a failure is a warning while the ticket lasts.
+ * Once it has expired nothing can authenticate to a broker, so kedge holds
+ * consumption (checkpoints go on) until a login succeeds. */
 static void
 agent_renew(struct agent *a, time_t now)
 {
 	char err[1024];
 	int r;
 
-	if (a->krb == NULL || (r = krb_renew(a->krb, now, err,
-	    sizeof(err))) == 0)
+	if (a->krb == NULL)
 		return;
-	if (r > 0) {
+	if ((r = krb_renew(a->krb, now, err, sizeof(err))) > 0) {
 		agent_log_ticket(a, "logged in again");
+		if (source_held(a->src)) {
+			source_hold(a->src, 0);
+			log_notice("kafka: consumption resumed");
+		}
 		return;
 	}
-	if (now < krb_expires(a->krb))
+	if (r < 0 && now < krb_expires(a->krb))
 		log_warnx("kerberos: %s; the ticket has %ld s left, trying again",
 		    err, (long)(krb_expires(a->krb) - now));
-	else
-		log_errx("kerberos: %s; the ticket has expired", err);
+	else if (r < 0)
+		log_errx("kerberos: %s; the ticket has expired, consumption "
+		    "stays paused", err);
+	if (now >= krb_expires(a->krb) && !a->conf->kerberos.use_ticket_cache &&
+	    !source_held(a->src)) {
+		source_hold(a->src, 1);
+		log_errx("kerberos: the ticket of %s expired and no new one "
+		    "could be had: consumption paused until a login succeeds",
+		    a->conf->kerberos.principal);
+	}
 }
 
 /* Checks the TLS files; with a client certificate, sets *cert_end (when
@@ -425,13 +438,15 @@ static void
 agent_status(struct agent *a, time_t now, int stopping)
 {
 	struct status s = { a->started, a->records, 0, a->tables, a->ntables,
-	    twopc_durations(a->twopc), stopping, NULL, 0, a->cert_end };
+	    twopc_durations(a->twopc), stopping, NULL, 0, a->cert_end, NULL };
 	int r;
 
 	if (a->krb != NULL) {
 		s.principal = a->conf->kerberos.principal;
 		s.ticket_end = krb_expires(a->krb);
 	}
+	if (a->src != NULL && source_held(a->src))
+		s.paused = "the Kerberos ticket expired; waiting for a login";
 	if (now > a->status_at)
 		s.records_per_s = (double)(a->records - a->status_records) /
 		    (double)(now - a->status_at);

@@ -28,7 +28,8 @@ struct source {
 	size_t park_mark;    /* queue length at which the fetcher parks */
 	int parked;          /* the fetcher has probably parked */
 	uint64_t wakeups;    /* times it was woken by a seek */
-	char failure[512];   /* why librdkafka cannot go on; "" while it can */
+	int held;            /* every partition paused: see source_hold() */
+	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
 };
 
 #define SOURCE_STATIC_GROUP "kedge-static-assignment"
@@ -136,6 +137,19 @@ source_log_parts(const char *what, const rd_kafka_topic_partition_list_t *list)
 }
 
 static void
+source_pause(struct source *s, rd_kafka_topic_partition_list_t *list,
+    int pause)
+{
+	rd_kafka_resp_err_t e;
+
+	e = pause ? rd_kafka_pause_partitions(s->rk, list) :
+	    rd_kafka_resume_partitions(s->rk, list);
+	if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
+		log_warnx("kafka: cannot %s partitions: %s", pause ? "pause" :
+		    "resume", rd_kafka_err2str(e));
+}
+
+static void
 source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
     rd_kafka_topic_partition_list_t *parts, void *opaque)
 {
@@ -156,6 +170,8 @@ source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 			error = rd_kafka_incremental_assign(rk, parts);
 		else
 			ret = rd_kafka_assign(rk, parts);
+		if (s->held && error == NULL && ret == RD_KAFKA_RESP_ERR_NO_ERROR)
+			source_pause(s, parts, 1);
 	} else {
 		source_log_parts("revoked", parts);
 		if (!rd_kafka_assignment_lost(rk)) {
@@ -194,25 +210,68 @@ source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
 		log_debug("kafka: %s: %s", fac, buf);
 }
 
-/* A fatal error, or brokers that refuse kedge's authentication (which
- * librdkafka would retry for ever), stop kedge: see source_failure(). */
+/* Why kedge cannot authenticate to the brokers, with the fix where the
+ * reason tells it: a service principal the KDC does not know is a wrong
+ * kerberos_service_name, or brokers named by another host name than their
+ * principals'. */
+static void
+source_auth_failure(struct source *s, const char *reason)
+{
+	const char *p = strstr(reason, "Server "), *q;
+
+	if (p != NULL && (q = strstr(p, " not found in Kerberos database")) !=
+	    NULL) {
+		p += strlen("Server ");
+		snprintf(s->failure, sizeof(s->failure), "the KDC knows no "
+		    "service %.*s, so kedge cannot get a ticket for the brokers: "
+		    "set kafka.security.kerberos_service_name (now \"%s\") to "
+		    "the brokers' service (the first part of their principals, "
+		    "usually \"kafka\") and name the brokers in kafka.brokers "
+		    "by the host names in their principals", (int)(q - p), p,
+		    s->conf->kafka.service_name);
+	} else {
+		snprintf(s->failure, sizeof(s->failure), "the brokers refused "
+		    "kedge's authentication: %s", reason);
+	}
+}
+
+/* A broker whose certificate kedge cannot verify, or which refuses kedge's,
+ * will not change by itself: a reason that names a certificate. */
+static void
+source_tls_failure(struct source *s, const char *reason)
+{
+	snprintf(s->failure, sizeof(s->failure), "the TLS handshake with a "
+	    "broker failed: %s; check that kafka.security.ca_file (%s) holds "
+	    "the CA that signed the brokers' certificates and that those name "
+	    "the hosts in kafka.brokers", reason, s->conf->kafka.ca_file ?
+	    s->conf->kafka.ca_file : "unset: the system's CAs");
+}
+
+/* A fatal error, brokers that refuse kedge's authentication, or a TLS
+ * handshake that fails on a certificate (which librdkafka would retry for
+ * ever) stop kedge: see source_failure(). */
 static void
 source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
 	struct source *s = opaque;
+	int stop = err == RD_KAFKA_RESP_ERR__FATAL ||
+	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
+	    (err == RD_KAFKA_RESP_ERR__SSL && strstr(reason, "certificate"));
 
 	(void)rk;
-	if (err == RD_KAFKA_RESP_ERR__FATAL ||
-	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
-		if (s->failure[0] == '\0')
-			snprintf(s->failure, sizeof(s->failure), "%s%s",
-			    err == RD_KAFKA_RESP_ERR__AUTHENTICATION ?
-			    "the brokers refused kedge's authentication: " : "",
-			    reason);
-		log_errx("kafka: %s", reason);
-	} else {
+	if (!stop) {
 		log_warnx("kafka: %s", reason);
+		return;
 	}
+	log_errx("kafka: %s", reason);
+	if (s->failure[0] != '\0')
+		return;
+	if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
+		source_auth_failure(s, reason);
+	else if (err == RD_KAFKA_RESP_ERR__SSL)
+		source_tls_failure(s, reason);
+	else
+		snprintf(s->failure, sizeof(s->failure), "%s", reason);
 }
 
 static int
@@ -440,24 +499,32 @@ source_start(struct source *s, source_start_fn *start_at, void *arg,
 
 /* Seeks every partition that is behind to the next offset it needs, to
  * wake a fetcher that parked on a full queue (see the top of this file). */
+/* Seeks every partition that has given a record, and is not at its end
+ * unless all is true, to the next offset kedge needs. */
 static void
-source_unpark(struct source *s)
+source_seek_next(struct source *s, int all, const char *why)
 {
 	rd_kafka_topic_partition_list_t *list;
 	rd_kafka_error_t *error;
 
 	list = rd_kafka_topic_partition_list_new((int)s->nparts);
 	for (size_t i = 0; i < s->nparts; i++)
-		if (s->parts[i].next >= 0 && !s->parts[i].at_end)
+		if (s->parts[i].next >= 0 && (all || !s->parts[i].at_end))
 			rd_kafka_topic_partition_list_add(list, s->parts[i].topic,
 			    s->parts[i].partition)->offset = s->parts[i].next;
 	if (list->cnt > 0 &&
 	    (error = rd_kafka_seek_partitions(s->rk, list, 0)) != NULL) {
-		log_warnx("kafka: cannot wake the fetcher: %s",
+		log_warnx("kafka: cannot %s: %s", why,
 		    rd_kafka_error_string(error));
 		rd_kafka_error_destroy(error);
 	}
 	rd_kafka_topic_partition_list_destroy(list);
+}
+
+static void
+source_unpark(struct source *s)
+{
+	source_seek_next(s, 0, "wake the fetcher");
 	s->parked = 0;
 	s->wakeups++;
 }
@@ -473,7 +540,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 		s->parked = 1;
 	n = rd_kafka_consume_batch_queue(s->queue, s->parked ? 0 : timeout_ms,
 	    msgs, max);
-	if (n == 0 && s->parked)
+	if (n == 0 && s->parked && !s->held)
 		source_unpark(s);
 	for (ssize_t i = 0; i < n; i++) {
 		rd_kafka_message_t *m = msgs[i];
@@ -597,6 +664,31 @@ uint64_t
 source_wakeups(const struct source *s)
 {
 	return s->wakeups;
+}
+
+void
+source_hold(struct source *s, int hold)
+{
+	rd_kafka_topic_partition_list_t *list;
+
+	if (s->held == hold)
+		return;
+	s->held = hold;
+	if (rd_kafka_assignment(s->rk, &list) != RD_KAFKA_RESP_ERR_NO_ERROR)
+		return;
+	if (list->cnt > 0)
+		source_pause(s, list, hold);
+	rd_kafka_topic_partition_list_destroy(list);
+	/* what a pause dropped from the queue is read again from kedge's own
+	 * position, never from librdkafka's */
+	if (!hold)
+		source_seek_next(s, 1, "resume from the next offsets");
+}
+
+int
+source_held(const struct source *s)
+{
+	return s->held;
 }
 
 int

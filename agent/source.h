@@ -93,6 +93,13 @@ int source_grouped(const struct source *s);
  * (source.c explains why). */
 uint64_t source_wakeups(const struct source *s);
 
+/* Pauses every assigned partition (hold 1), and any assigned later, or
+ * resumes them all from the next offset each needs (hold 0): kedge holds
+ * consumption while it cannot authenticate.  Records already fetched may
+ * still arrive while held. */
+void source_hold(struct source *s, int hold);
+int source_held(const struct source *s);
+
 /* Returns 1 when partitions are assigned and every one is at its end. */
 int source_at_end(const struct source *s);
 

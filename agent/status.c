@@ -61,6 +61,8 @@ status_write(const struct conf *c, const struct status *s)
 	    (long)getpid(), started, now, s->stopping ? " (at exit)" : "");
 	fprintf(f, "consumed %" PRIu64 " records, %.0f records/s lately\n",
 	    s->records, s->records_per_s);
+	if (s->paused != NULL)
+		fprintf(f, "consumption paused: %s\n", s->paused);
 	if (s->principal != NULL) {
 		char end[32];
 		status_time(end, sizeof(end), s->ticket_end);

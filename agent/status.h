@@ -31,6 +31,7 @@ struct status {
 	const char *principal;     /* NULL without Kerberos */
 	time_t ticket_end;
 	time_t cert_end;           /* of the client certificate; 0: none */
+	const char *paused;        /* why consumption is held, or NULL */
 };
 
 /* Replaces <spool_dir>/status with s.  Returns 0 or -errno. */

@@ -118,5 +118,21 @@ timeout 60 $KEDGE check-config --online -c "$T/refused.conf" >"$T/cc2.log" 2>&1 
 [ "$rc" -eq 1 ] || die "check-config --online exited $rc, want 1: $(tail -3 "$T/cc2.log")"
 grep -qF "SASL authentication error: principal kedge/localhost@$KRB_REALM is not allowed (only other/localhost@$KRB_REALM)" "$T/cc2.log" ||
 	die "check-config --online said: $(cat "$T/cc2.log")"
+
+# A service name the KDC does not know: kedge cannot get a ticket for the
+# brokers, says which setting to fix, and stops.
+conf nokafka wrongsvc >"$T/wrongsvc.conf"
+WANT_SVC="kafka: the KDC knows no service nokafka/localhost@$KRB_REALM, so kedge cannot get a ticket for the brokers: set kafka.security.kerberos_service_name (now \"nokafka\")"
+rc=0
+timeout 60 $KEDGE check-config --online -c "$T/wrongsvc.conf" >"$T/cc3.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || die "check-config --online exited $rc, want 1: $(tail -3 "$T/cc3.log")"
+tail -1 "$T/cc3.log" | grep -qF "$WANT_SVC" ||
+	die "check-config --online said: $(tail -1 "$T/cc3.log")"
+rc=0
+timeout 90 $KEDGE run -c "$T/wrongsvc.conf" --exit-at-end 2>"$T/wrongsvc.log" || rc=$?
+[ "$rc" -eq 1 ] || die "kedge run exited $rc, want 1: $(tail -3 "$T/wrongsvc.log")"
+grep "^<3>" "$T/wrongsvc.log" | grep -F "$WANT_SVC" | grep -q "; stopping$" ||
+	die "kedge run said: $(grep '^<3>' "$T/wrongsvc.log" | tail -2)"
+[ "$(landed_count "$T/wrongsvc")" -eq 0 ] || die "rows landed without a service ticket"
 front_stop
-echo "ok: $CHECK_ROWS rows and $CHECK_REJECTS rejects over SASL/GSSAPI ($auths authentications); refused with \"$WANT\" and for a principal not allowed"
+echo "ok: $CHECK_ROWS rows and $CHECK_REJECTS rejects over SASL/GSSAPI ($auths authentications); refused with \"$WANT\" for a principal not allowed, and for a wrong service name"

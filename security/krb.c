@@ -211,7 +211,8 @@ krb_login_error(struct krb *k, krb5_error_code code, char *err, size_t errlen)
 		    "export it again (kadmin: ktadd -k %s %s)", k->principal,
 		    k->keytab, why, k->keytab, k->principal);
 		break;
-	case KRB5KRB_AP_ERR_SKEW:
+	case KRB5KRB_AP_ERR_SKEW:      /* the KDC checked the preauth time */
+	case KRB5_KDCREP_SKEW:         /* we checked the reply's time */
 		snprintf(err, errlen, "this host's clock and the KDC's differ by "
 		    "more than the allowed skew (%s): set the time right "
 		    "(chrony or systemd-timesyncd)", why);

@@ -9,7 +9,7 @@
 #                   (DESTDIR, PREFIX=/usr)
 
 VERSION  := 0.1.0
-PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5 openssl
+PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5 openssl libcurl
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

@@ -887,6 +887,30 @@ conf_check_dirs(struct conf_loader *ld)
 	return 0;
 }
 
+/* What output.target needs of other keys. */
+static int
+conf_check_target(struct conf_loader *ld)
+{
+	const struct conf *c = ld->c;
+	config_setting_t *root = config_root_setting(&ld->cfg);
+	struct conf_at at = conf_at_setting(root, "output.target");
+
+	if (strcmp(c->output.target, "webhdfs") != 0)
+		return conf_check_dirs(ld);
+	at.line = conf_line_of(root, "output.target");
+	if (c->output.webhdfs.url == NULL)
+		return conf_fail(ld, &at, "\"webhdfs\" needs output.webhdfs.url");
+	if (strcmp(c->output.webhdfs.auth, "kerberos") == 0 &&
+	    c->kerberos.principal == NULL) {
+		at = conf_at_setting(root, "output.webhdfs.auth");
+		at.line = conf_line_of(root, "output.webhdfs.auth");
+		return conf_fail(ld, &at, "\"kerberos\" (the default) needs "
+		    "kerberos.principal and its keytab; for a cluster without "
+		    "security set output.webhdfs.auth = \"simple\"");
+	}
+	return 0;
+}
+
 static int
 conf_read(struct conf_loader *ld)
 {
@@ -940,7 +964,7 @@ conf_load(const char *path, char *err, size_t errlen)
 	    (rc = conf_fill_defaults(&ld, root, "", "", ld.c, seen)) != 0 ||
 	    (rc = conf_check_topics(&ld)) != 0)
 		goto done;
-	rc = conf_check_dirs(&ld);
+	rc = conf_check_target(&ld);
 done:
 	config_destroy(&ld.cfg);
 	if (rc != 0) {
@@ -983,6 +1007,11 @@ conf_free(struct conf *c)
 	free(c->output.spool_dir);
 	free(c->output.target);
 	free(c->output.local_dir);
+	free(c->output.webhdfs.url);
+	free(c->output.webhdfs.base_dir);
+	free(c->output.webhdfs.auth);
+	free(c->output.webhdfs.user);
+	free(c->output.webhdfs.ca_file);
 	free(c->output.timezone);
 	free(c->output.host);
 	free(c->kerberos.principal);

@@ -80,8 +80,17 @@ struct conf {
 
 	struct {
 		char *spool_dir;
-		char *target;             /* "local" */
+		char *target;             /* "local" or "webhdfs" */
 		char *local_dir;
+		struct {
+			char *url;        /* NULL unless target webhdfs */
+			char *base_dir;
+			char *auth;       /* "kerberos" or "simple" */
+			char *user;       /* simple auth's user.name */
+			char *ca_file;
+			int connect_timeout;
+			int timeout;
+		} webhdfs;
 		char *timezone;
 		char *host;               /* in part file names; gethostname() */
 		struct {
@@ -101,6 +110,11 @@ struct conf {
 		int use_ticket_cache;
 		double renew_at;          /* fraction of the lifetime */
 	} kerberos;
+
+	struct {
+		int64_t max_bytes;        /* then consumption pauses */
+		int64_t min_free_bytes;   /* on its file system, likewise */
+	} spool;
 
 	struct {
 		int interval;             /* seconds */

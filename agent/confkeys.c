@@ -139,6 +139,27 @@ conf_check_host(const char *v, char *why, size_t whylen)
 }
 
 static int
+conf_check_url(const char *v, char *why, size_t whylen)
+{
+	const char *host = strstr(v, "://");
+
+	if ((strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) ||
+	    host[3] == '\0' || host[3] == '/' || strchr(host + 3, '?') != NULL)
+		return conf_why(why, whylen, "\"%s\" is not an http:// or "
+		    "https:// URL of a host: \"https://namenode:9871\"", v);
+	return 0;
+}
+
+static int
+conf_check_hdfs_dir(const char *v, char *why, size_t whylen)
+{
+	if (v[0] != '/' || strstr(v, "/../") != NULL || strstr(v, "//") != NULL)
+		return conf_why(why, whylen, "\"%s\" is not an absolute HDFS "
+		    "path such as \"/warehouse/ods\"", v);
+	return 0;
+}
+
+static int
 conf_check_timezone(const char *v, char *why, size_t whylen)
 {
 	char path[sizeof(CONF_ZONEINFO) + CONF_NAME_MAX];
@@ -345,12 +366,45 @@ static const struct conf_key conf_keys[] = {
 	  "until published; created if missing." },
 	{ .path = "output.target", .type = CONF_ENUM,
 	  .default_text = "\"local\"", .offset = AT(output.target),
-	  .values = "local",
-	  .description = "Where finished part files are published." },
+	  .values = "local|webhdfs",
+	  .description = "Where finished part files are published: "
+	  "output.local_dir, or HDFS through output.webhdfs." },
 	{ .path = "output.local_dir", .type = CONF_DIR,
 	  .default_text = "\"/srv/kedge\"", .offset = AT(output.local_dir),
 	  .description = "The directory the local target publishes into; "
 	  "created if missing." },
+	{ .path = "output.webhdfs.url", .type = CONF_STRING,
+	  .default_doc = "none; required with target \"webhdfs\"",
+	  .offset = AT(output.webhdfs.url), .check = conf_check_url,
+	  .description = "The NameNode's WebHDFS, or an HttpFS server: "
+	  "\"https://namenode.example.com:9871\", "
+	  "\"http://httpfs.example.com:14000\"." },
+	{ .path = "output.webhdfs.base_dir", .type = CONF_STRING,
+	  .default_text = "\"/warehouse\"", .offset = AT(output.webhdfs.base_dir),
+	  .check = conf_check_hdfs_dir,
+	  .description = "The HDFS directory the tables land under "
+	  "(<base_dir>/<table>/dt=../hr=..)." },
+	{ .path = "output.webhdfs.auth", .type = CONF_ENUM,
+	  .default_text = "\"kerberos\"", .offset = AT(output.webhdfs.auth),
+	  .values = "kerberos|simple",
+	  .description = "kerberos: SPNEGO with kedge's Kerberos login "
+	  "(kerberos.principal); simple: Hadoop's user.name, for clusters "
+	  "without security." },
+	{ .path = "output.webhdfs.user", .type = CONF_STRING,
+	  .default_text = "\"kedge\"", .offset = AT(output.webhdfs.user),
+	  .description = "The user.name of simple authentication." },
+	{ .path = "output.webhdfs.ca_file", .type = CONF_STRING,
+	  .default_doc = "the system's CAs", .offset = AT(output.webhdfs.ca_file),
+	  .description = "PEM CAs that sign the HTTPS server's certificate." },
+	{ .path = "output.webhdfs.connect_timeout", .type = CONF_INT,
+	  .default_text = "10", .offset = AT(output.webhdfs.connect_timeout),
+	  .min = 1, .max = 600,
+	  .description = "Seconds to connect to HDFS." },
+	{ .path = "output.webhdfs.timeout", .type = CONF_INT,
+	  .default_text = "300", .offset = AT(output.webhdfs.timeout),
+	  .min = 1, .max = 86400,
+	  .description = "Seconds a request to HDFS may take in all, upload "
+	  "included." },
 	{ .path = "output.timezone", .type = CONF_STRING,
 	  .default_text = "\"UTC\"", .offset = AT(output.timezone),
 	  .check = conf_check_timezone,
@@ -402,6 +456,17 @@ static const struct conf_key conf_keys[] = {
 	  .min = 50, .max = 95,
 	  .description = "When to log in again, as a fraction of the "
 	  "ticket's lifetime." },
+	{ .path = "spool.max_bytes", .type = CONF_INT64,
+	  .default_text = "10737418240L", .offset = AT(spool.max_bytes),
+	  .min = 1048576, .max = 1125899906842624LL,
+	  .description = "When the spool holds more than this (files not "
+	  "yet published, and those being written), consumption pauses "
+	  "until the publisher has shipped enough." },
+	{ .path = "spool.min_free_bytes", .type = CONF_INT64,
+	  .default_text = "1073741824L", .offset = AT(spool.min_free_bytes),
+	  .min = 0, .max = 1125899906842624LL,
+	  .description = "Consumption pauses likewise while the spool's file "
+	  "system has less free space than this." },
 	{ .path = "checkpoint.interval", .type = CONF_INT,
 	  .default_text = "30", .offset = AT(checkpoint.interval),
 	  .min = 1, .max = 3600,

@@ -15,12 +15,13 @@
 #include "crash.h"
 #include "fsutil.h"
 #include "log.h"
+#include "target.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
 
 struct publisher {
 	char *ready_dir;
-	char *target_dir;
+	struct target *target;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -31,75 +32,27 @@ struct publisher {
 	struct publish_stats stats;
 };
 
-/* Copies src to dst through a hidden temporary name in dst's directory. */
-static int
-publish_copy(const char *src, const char *dst)
-{
-	char tmp[PATH_MAX], buf[65536];
-	const char *base = strrchr(dst, '/') + 1;
-	int in = -1, out = -1, r = 0;
-	ssize_t n;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - dst),
-	    dst, base) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		r = -errno;
-		goto out;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if ((r = fs_write_all(out, buf, (size_t)n)) < 0)
-			goto out;
-	if (n < 0 || fsync(out) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (rename(tmp, dst) < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = fs_fsync_parent(dst);
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	if (r < 0)
-		unlink(tmp);
-	return r;
-}
-
-/* Puts one file into the target at rel, unless a copy of the same length
- * is there already.  Returns 0 or -errno. */
+/* Puts one spool file into the target at rel, then removes it from the
+ * spool.  Returns 0 or -errno (logged). */
 static int
 publish_one(struct publisher *p, const char *src, const char *rel,
     off_t *size)
 {
-	char dst[PATH_MAX];
-	struct stat ss, ds;
+	char err[1024];
+	struct stat st;
 	int r;
 
-	if ((size_t)snprintf(dst, sizeof(dst), "%s/%s", p->target_dir, rel) >=
-	    sizeof(dst))
-		return -ENAMETOOLONG;
-	if (stat(src, &ss) < 0)
+	if (stat(src, &st) < 0)
 		return -errno;
-	*size = ss.st_size;
-	if (stat(dst, &ds) == 0) {
-		if (ds.st_size != ss.st_size) {
-			log_errx("publish: %s exists with %lld bytes, the spool's "
-			    "copy has %lld; keeping both, resolve by hand", dst,
-			    (long long)ds.st_size, (long long)ss.st_size);
-			return -EEXIST;
-		}
-		/* a previous copy got there; only the spool copy is left */
-		return unlink(src) < 0 ? -errno : 0;
+	*size = st.st_size;
+	if ((r = target_put(p->target, src, rel, err, sizeof(err))) < 0) {
+		if (r == -EEXIST)
+			log_errx("publish: %s", err);
+		else
+			log_warnx("publish: %s", err);
+		return r;
 	}
-	r = fs_rename_durable(src, dst);
-	if (r == -EXDEV && (r = publish_copy(src, dst)) == 0 && unlink(src) < 0)
-		r = -errno;
-	return r;
+	return unlink(src) < 0 ? -errno : 0;
 }
 
 /* Moves one ready part file into the target, its sidecar first, so that a
@@ -149,7 +102,6 @@ publish_walk(struct publisher *p, const char *rel)
 		return errno == ENOENT ? 0 : 1;
 	while ((de = readdir(d)) != NULL) {
 		struct stat st;
-		int r;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -164,9 +116,7 @@ publish_walk(struct publisher *p, const char *rel)
 			failed += publish_walk(p, sub);
 			continue;
 		}
-		if ((r = publish_file(p, path, sub)) < 0) {
-			if (r != -EEXIST)
-				log_warnx("publish: %s: %s", sub, strerror(-r));
+		if (publish_file(p, path, sub) < 0) { /* it said why */
 			pthread_mutex_lock(&p->lock);
 			p->stats.errors++;
 			pthread_mutex_unlock(&p->lock);
@@ -212,8 +162,8 @@ publish_main(void *arg)
 static void
 publisher_free(struct publisher *p)
 {
+	target_close(p->target);
 	free(p->ready_dir);
-	free(p->target_dir);
 	free(p);
 }
 
@@ -224,17 +174,17 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	int r;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
-	    asprintf(&p->ready_dir, "%s/ready", c->output.spool_dir) < 0 ||
-	    (p->target_dir = strdup(c->output.local_dir)) == NULL) {
+	    asprintf(&p->ready_dir, "%s/ready", c->output.spool_dir) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if ((r = fs_mkdirs(p->ready_dir, 0755)) < 0 ||
-	    (r = fs_mkdirs(p->target_dir, 0755)) < 0) {
-		snprintf(err, errlen, "cannot create %s or %s: %s", p->ready_dir,
-		    p->target_dir, strerror(-r));
+	if ((r = fs_mkdirs(p->ready_dir, 0755)) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", p->ready_dir,
+		    strerror(-r));
 		goto fail;
 	}
+	if ((p->target = target_open(c, err, errlen)) == NULL)
+		goto fail;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	if ((r = pthread_create(&p->thread, NULL, publish_main, p)) != 0) {

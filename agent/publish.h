@@ -7,7 +7,8 @@
  * so a reader of the target never sees half a file.  A file already in
  * place with the same length counts as published.  A failed file stays in
  * the spool and is retried with backoff; nothing is deleted from the spool
- * before it is in the target.
+ * before it is in the target.  Target "webhdfs": through webhdfs.h, which
+ * likewise writes under a temporary name and renames into place.
  */
 #ifndef KEDGE_PUBLISH_H
 #define KEDGE_PUBLISH_H

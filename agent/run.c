@@ -17,11 +17,14 @@
 #include "security/tls.h"
 #include "rejects.h"
 #include "source.h"
+#include "spool.h"
 #include "status.h"
 #include "table.h"
 #include "tick.h"
 #include "twopc.h"
+#include "target.h"
 #include "tz.h"
+#include "webhdfs.h"
 
 #define RUN_BATCH 1024        /* records per poll */
 #define RUN_POLL_MS 100       /* how long a poll waits for records */
@@ -47,6 +50,7 @@ struct agent {
 	time_t cert_end;           /* of the client certificate; 0: none */
 	time_t started;
 	time_t status_at;          /* when the status was last written */
+	struct spool_usage spool;  /* measured each second */
 	uint64_t status_records;   /* records by then */
 };
 
@@ -242,9 +246,10 @@ agent_renew(struct agent *a, time_t now)
 		return;
 	if ((r = krb_renew(a->krb, now, err, sizeof(err))) > 0) {
 		agent_log_ticket(a, "logged in again");
-		if (source_held(a->src)) {
-			source_hold(a->src, 0);
-			log_notice("kafka: consumption resumed");
+		if (source_held(a->src) & SOURCE_HOLD_LOGIN) {
+			source_hold(a->src, SOURCE_HOLD_LOGIN, 0);
+			log_notice("kafka: consumption resumed%s",
+			    source_held(a->src) ? " once the spool has room" : "");
 		}
 		return;
 	}
@@ -255,12 +260,43 @@ agent_renew(struct agent *a, time_t now)
 		log_errx("kerberos: %s; the ticket has expired, consumption "
 		    "stays paused", err);
 	if (now >= krb_expires(a->krb) && !a->conf->kerberos.use_ticket_cache &&
-	    !source_held(a->src)) {
-		source_hold(a->src, 1);
+	    !(source_held(a->src) & SOURCE_HOLD_LOGIN)) {
+		source_hold(a->src, SOURCE_HOLD_LOGIN, 1);
 		log_errx("kerberos: the ticket of %s expired and no new one "
 		    "could be had: consumption paused until a login succeeds",
 		    a->conf->kerberos.principal);
 	}
+}
+
+/* Holds consumption while the spool is over spool.max_bytes or its file
+ * system under spool.min_free_bytes, and lets it go on once the publisher
+ * has brought the spool under 90 % of the maximum (and the disk above the
+ * floor), so that it does not flap at the mark. */
+static void
+agent_backpressure(struct agent *a)
+{
+	const struct conf *c = a->conf;
+	struct spool_usage *u = &a->spool;
+	int full, held = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0;
+
+	if (spool_usage(c->output.spool_dir, u) < 0)
+		return;
+	full = u->bytes > (uint64_t)(held ? c->spool.max_bytes / 10 * 9 :
+	    c->spool.max_bytes) || u->free_bytes < (uint64_t)c->spool.min_free_bytes;
+	if (full == held)
+		return;
+	source_hold(a->src, SOURCE_HOLD_SPOOL, full);
+	if (full)
+		log_warnx("spool: %s holds %" PRIu64 " bytes in %" PRIu64 " files "
+		    "not yet published, %" PRIu64 " bytes free (spool.max_bytes %"
+		    PRId64 ", spool.min_free_bytes %" PRId64 "): consumption "
+		    "paused until the publisher catches up", c->output.spool_dir,
+		    u->bytes, u->ready_files, u->free_bytes, c->spool.max_bytes,
+		    c->spool.min_free_bytes);
+	else
+		log_notice("spool: %" PRIu64 " bytes; consumption resumed%s",
+		    u->bytes, source_held(a->src) ? " once the Kerberos login "
+		    "succeeds" : "");
 }
 
 /* Checks the TLS files; with a client certificate, sets *cert_end (when
@@ -347,6 +383,33 @@ run_check(const struct conf *c, char *err, size_t errlen)
 	return r;
 }
 
+/* Asks HDFS for output.webhdfs.base_dir, as kedge logged in. */
+static int
+run_check_webhdfs(const struct conf *c, char *info, size_t infolen,
+    char *err, size_t errlen)
+{
+	struct webhdfs_opts wo = target_webhdfs_opts(c);
+	struct webhdfs *w;
+	int64_t len;
+	int r;
+
+	if (webhdfs_global_init() < 0 ||
+	    (w = webhdfs_open(&wo, err, errlen)) == NULL)
+		return -1;
+	r = webhdfs_stat(w, "", &len, err, errlen);
+	webhdfs_close(w);
+	if (r == -EISDIR)
+		snprintf(info, infolen, "; HDFS %s: %s is there", wo.url,
+		    wo.base_dir);
+	else if (r == 0)
+		snprintf(info, infolen, "; HDFS %s: %s is not there yet, the "
+		    "first file creates it", wo.url, wo.base_dir);
+	else if (r == 1)
+		snprintf(err, errlen, "output.webhdfs.base_dir %s is a file in "
+		    "HDFS, not a directory", wo.base_dir);
+	return r == -EISDIR || r == 0 ? 0 : -1;
+}
+
 int
 run_check_online(const struct conf *c, char *info, size_t infolen,
     char *err, size_t errlen)
@@ -370,6 +433,10 @@ run_check_online(const struct conf *c, char *info, size_t infolen,
 	    errlen) == 0)
 		r = 0;
 	source_close(src);
+	if (r == 0 && strcmp(c->output.target, "webhdfs") == 0) {
+		used = strlen(info);
+		r = run_check_webhdfs(c, info + used, infolen - used, err, errlen);
+	}
 	krb_free(krb);
 	return r;
 }
@@ -438,15 +505,24 @@ static void
 agent_status(struct agent *a, time_t now, int stopping)
 {
 	struct status s = { a->started, a->records, 0, a->tables, a->ntables,
-	    twopc_durations(a->twopc), stopping, NULL, 0, a->cert_end, NULL };
+	    twopc_durations(a->twopc), stopping, NULL, 0, a->cert_end, NULL,
+	    &a->spool, NULL };
+	struct publish_stats ps;
 	int r;
+
+	if (a->pub != NULL) {
+		publisher_get_stats(a->pub, &ps);
+		s.published = &ps;
+	}
 
 	if (a->krb != NULL) {
 		s.principal = a->conf->kerberos.principal;
 		s.ticket_end = krb_expires(a->krb);
 	}
-	if (a->src != NULL && source_held(a->src))
+	if (a->src != NULL && (source_held(a->src) & SOURCE_HOLD_LOGIN))
 		s.paused = "the Kerberos ticket expired; waiting for a login";
+	else if (a->src != NULL && source_held(a->src))
+		s.paused = "the spool is full; waiting for the publisher";
 	if (now > a->status_at)
 		s.records_per_s = (double)(a->records - a->status_records) /
 		    (double)(now - a->status_at);
@@ -483,6 +559,7 @@ agent_loop(struct agent *a, const struct run_opts *o)
 		if ((now = time(NULL)) != last_tick) {
 			last_tick = now;
 			agent_renew(a, now);
+			agent_backpressure(a);
 			if (agent_each_writer(a, agent_tick_one, &now, err,
 			    sizeof(err)) < 0) {
 				log_errx("roll: %s; stopping", err);
@@ -534,6 +611,10 @@ run_main(const struct conf *c, const struct run_opts *o)
 
 	crash_init();
 	tick_init();
+	if (webhdfs_global_init() < 0) {
+		log_errx("cannot initialise libcurl");
+		return 1;
+	}
 	if (agent_build(&a, c, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
 		agent_free(&a);

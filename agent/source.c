@@ -28,7 +28,7 @@ struct source {
 	size_t park_mark;    /* queue length at which the fetcher parks */
 	int parked;          /* the fetcher has probably parked */
 	uint64_t wakeups;    /* times it was woken by a seek */
-	int held;            /* every partition paused: see source_hold() */
+	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
 	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
 };
 
@@ -667,25 +667,26 @@ source_wakeups(const struct source *s)
 }
 
 void
-source_hold(struct source *s, int hold)
+source_hold(struct source *s, unsigned reason, int on)
 {
 	rd_kafka_topic_partition_list_t *list;
+	unsigned was = s->held;
 
-	if (s->held == hold)
+	s->held = on ? was | reason : was & ~reason;
+	if ((was != 0) == (s->held != 0))
 		return;
-	s->held = hold;
 	if (rd_kafka_assignment(s->rk, &list) != RD_KAFKA_RESP_ERR_NO_ERROR)
 		return;
 	if (list->cnt > 0)
-		source_pause(s, list, hold);
+		source_pause(s, list, s->held != 0);
 	rd_kafka_topic_partition_list_destroy(list);
 	/* what a pause dropped from the queue is read again from kedge's own
 	 * position, never from librdkafka's */
-	if (!hold)
+	if (s->held == 0)
 		source_seek_next(s, 1, "resume from the next offsets");
 }
 
-int
+unsigned
 source_held(const struct source *s)
 {
 	return s->held;

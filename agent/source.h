@@ -93,12 +93,17 @@ int source_grouped(const struct source *s);
  * (source.c explains why). */
 uint64_t source_wakeups(const struct source *s);
 
-/* Pauses every assigned partition (hold 1), and any assigned later, or
- * resumes them all from the next offset each needs (hold 0): kedge holds
- * consumption while it cannot authenticate.  Records already fetched may
- * still arrive while held. */
-void source_hold(struct source *s, int hold);
-int source_held(const struct source *s);
+/* Why consumption is held: bits of source_hold()'s reason. */
+#define SOURCE_HOLD_LOGIN 1u   /* the Kerberos ticket expired */
+#define SOURCE_HOLD_SPOOL 2u   /* the spool is full */
+
+/* Sets (on 1) or clears (on 0) a reason to hold consumption.  While any is
+ * set every assigned partition is paused, and any assigned later; once
+ * none is, they all resume from the next offset each needs.  Records
+ * already fetched may still arrive while held. */
+void source_hold(struct source *s, unsigned reason, int on);
+/* The reasons set, 0 when consuming. */
+unsigned source_held(const struct source *s);
 
 /* Returns 1 when partitions are assigned and every one is at its end. */
 int source_at_end(const struct source *s);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -234,4 +235,53 @@ spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
 	}
 	sw.hidden = 1;
 	return spool_walk_dir(&sw, "");
+}
+
+/* Adds what is under dir to u; ready says whether it is under ready/. */
+static void
+spool_usage_dir(const char *dir, int ready, struct spool_usage *u)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir,
+			    de->d_name) < sizeof(sub))
+				spool_usage_dir(sub, ready, u);
+			continue;
+		}
+		u->bytes += (uint64_t)st.st_size;
+		if (!ready || de->d_name[0] == '.')
+			continue;
+		u->ready_files++;
+		if (u->oldest_ready == 0 || st.st_mtime < u->oldest_ready)
+			u->oldest_ready = st.st_mtime;
+	}
+	closedir(d);
+}
+
+int
+spool_usage(const char *spool_dir, struct spool_usage *out)
+{
+	char dir[PATH_MAX];
+	struct statvfs vfs;
+
+	memset(out, 0, sizeof(*out));
+	if (statvfs(spool_dir, &vfs) < 0)
+		return -errno;
+	out->free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	snprintf(dir, sizeof(dir), "%s/open", spool_dir);
+	spool_usage_dir(dir, 0, out);
+	snprintf(dir, sizeof(dir), "%s/ready", spool_dir);
+	spool_usage_dir(dir, 1, out);
+	return 0;
 }

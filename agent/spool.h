@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* What a part file's name says. */
 struct spool_name {
@@ -58,5 +59,16 @@ int spool_list(const char *spool_dir,
  * sentence in err. */
 int spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
     struct spool_recovery *out, char *err, size_t errlen);
+
+/* What the spool holds, for backpressure and status. */
+struct spool_usage {
+	uint64_t bytes;        /* of every file under open/ and ready/ */
+	uint64_t ready_files;  /* part files waiting to be published */
+	time_t oldest_ready;   /* mtime of the oldest of them; 0: none */
+	uint64_t free_bytes;   /* on the spool's file system, for kedge */
+};
+
+/* Measures the spool.  Returns 0 or -errno. */
+int spool_usage(const char *spool_dir, struct spool_usage *out);
 
 #endif /* KEDGE_SPOOL_H */

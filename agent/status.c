@@ -63,6 +63,16 @@ status_write(const struct conf *c, const struct status *s)
 	    s->records, s->records_per_s);
 	if (s->paused != NULL)
 		fprintf(f, "consumption paused: %s\n", s->paused);
+	if (s->spool != NULL)
+		fprintf(f, "spool: %" PRIu64 " bytes, %" PRIu64 " files to "
+		    "publish, the oldest %ld s old; %" PRIu64 " bytes free\n",
+		    s->spool->bytes, s->spool->ready_files,
+		    s->spool->oldest_ready ? (long)(time(NULL) -
+		    s->spool->oldest_ready) : 0L, s->spool->free_bytes);
+	if (s->published != NULL)
+		fprintf(f, "published %" PRIu64 " files, %" PRIu64 " bytes; %"
+		    PRIu64 " publish errors\n", s->published->files,
+		    s->published->bytes, s->published->errors);
 	if (s->principal != NULL) {
 		char end[32];
 		status_time(end, sizeof(end), s->ticket_end);

@@ -15,6 +15,8 @@
 
 #include "config.h"
 #include "hist.h"
+#include "publish.h"
+#include "spool.h"
 #include "table.h"
 
 #define STATUS_FILE "status"
@@ -32,6 +34,8 @@ struct status {
 	time_t ticket_end;
 	time_t cert_end;           /* of the client certificate; 0: none */
 	const char *paused;        /* why consumption is held, or NULL */
+	const struct spool_usage *spool;
+	const struct publish_stats *published;
 };
 
 /* Replaces <spool_dir>/status with s.  Returns 0 or -errno. */

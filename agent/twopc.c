@@ -1,6 +1,5 @@
 #include "twopc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -13,9 +12,9 @@
 #include "checkpoint/ckpt.h"
 #include "checkpoint/store.h"
 #include "crash.h"
-#include "fsutil.h"
 #include "log.h"
 #include "spool.h"
+#include "target.h"
 
 #define TWOPC_STORE_DIR "checkpoint"
 #define TWOPC_MARKERS "_kedge/takeover"
@@ -40,6 +39,7 @@ struct twopc {
 	struct twopc_decision *decisions;
 	size_t ndecisions;
 	struct hist durations;          /* seal + decide, in ns */
+	struct target *target;          /* where the takeover markers are */
 };
 
 struct twopc *
@@ -57,8 +57,9 @@ twopc_new(const struct conf *c, struct writer **writers, size_t nwriters,
 	t->writers = writers;
 	t->nwriters = nwriters;
 	snprintf(dir, sizeof(dir), "%s/" TWOPC_STORE_DIR, c->output.spool_dir);
-	if ((t->store = ckpt_store_open(dir, err, errlen)) == NULL) {
-		free(t);
+	if ((t->store = ckpt_store_open(dir, err, errlen)) == NULL ||
+	    (t->target = target_open(c, err, errlen)) == NULL) {
+		twopc_free(t);
 		return NULL;
 	}
 	return t;
@@ -80,37 +81,43 @@ twopc_free(struct twopc *t)
 	if (t == NULL)
 		return;
 	ckpt_store_close(t->store);
+	target_close(t->target);
 	ckpt_record_clear(&t->sealed);
 	ckpt_record_clear(&t->recovered);
 	twopc_forget_decisions(t);
 	free(t);
 }
 
-/* The path of the takeover marker of (host, topic, partition). */
+/* The target path of the takeover marker of (host, topic, partition). */
 static void
-twopc_marker_path(const struct twopc *t, const char *host, const char *topic,
-    int32_t partition, char *buf, size_t len)
+twopc_marker_path(const char *host, const char *topic, int32_t partition,
+    char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/" TWOPC_MARKERS "/%s/%s+%" PRId32,
-	    t->conf->output.local_dir, host, topic, partition);
+	snprintf(buf, len, TWOPC_MARKERS "/%s/%s+%" PRId32, host, topic,
+	    partition);
 }
 
-/* Reads the checkpoint id a takeover marker holds, or 0. */
-static uint64_t
-twopc_marker_read(const struct twopc *t, const char *topic, int32_t partition)
+/* Reads the checkpoint id a takeover marker for this host holds into *id
+ * (0 without a marker).  Returns 0, or a negative errno with the sentence
+ * in err: the target cannot tell, and nothing may be decided by guess. */
+static int
+twopc_marker_read(const struct twopc *t, const char *topic,
+    int32_t partition, uint64_t *id, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
-	unsigned long long id = 0;
-	FILE *fp;
+	char rel[PATH_MAX], *text;
+	unsigned long long v;
+	size_t len;
+	int r;
 
-	twopc_marker_path(t, t->conf->output.host, topic, partition, path,
-	    sizeof(path));
-	if ((fp = fopen(path, "r")) == NULL)
-		return 0;
-	if (fscanf(fp, "%llu", &id) != 1)
-		id = 0;
-	fclose(fp);
-	return id;
+	*id = 0;
+	twopc_marker_path(t->conf->output.host, topic, partition, rel,
+	    sizeof(rel));
+	if ((r = target_read(t->target, rel, 64, &text, &len, err, errlen)) <= 0)
+		return r;
+	if (sscanf(text, "%llu", &v) == 1)
+		*id = v;
+	free(text);
+	return 0;
 }
 
 /* Adds a partition to the decisions to make, once. */
@@ -180,7 +187,14 @@ twopc_decide_from_group(struct twopc *t, struct source *src)
 		    strlen(got[i].metadata), host, sizeof(host), &md_id) == 0 &&
 		    strcmp(host, t->conf->output.host) == 0;
 
-		d->id = ours ? md_id : twopc_marker_read(t, d->topic, d->partition);
+		d->id = md_id;
+		if (!ours && twopc_marker_read(t, d->topic, d->partition,
+		    &d->id, err, sizeof(err)) < 0) {
+			log_errx("checkpoint: takeover marker: %s; not reading "
+			    "until the target answers, so that nothing is kept "
+			    "or dropped by guess", err);
+			goto out;
+		}
 		log_info("checkpoint: %s [%" PRId32 "] committed at %" PRId64
 		    " (%s): decided up to checkpoint %" PRIu64, d->topic,
 		    d->partition, got[i].offset, got[i].metadata[0] ?
@@ -206,22 +220,33 @@ twopc_decide(const char *topic, int32_t partition, void *arg)
 	return 0;
 }
 
+static int
+twopc_marker_remove(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct twopc *t = arg;
+	char rel[PATH_MAX], err[512];
+
+	(void)len;
+	if (is_dir || name[0] == '.')
+		return 0;
+	snprintf(rel, sizeof(rel), TWOPC_MARKERS "/%s/%s",
+	    t->conf->output.host, name);
+	if (target_remove(t->target, rel, err, sizeof(err)) < 0)
+		log_warnx("checkpoint: %s; it is read again at the next start",
+		    err);
+	return 0;
+}
+
 /* Removes this host's takeover markers: recovery has used them. */
 static void
-twopc_markers_clear(const struct twopc *t)
+twopc_markers_clear(struct twopc *t)
 {
-	char dir[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	char rel[PATH_MAX], err[512];
 
-	snprintf(dir, sizeof(dir), "%s/" TWOPC_MARKERS "/%s",
-	    t->conf->output.local_dir, t->conf->output.host);
-	if ((d = opendir(dir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			unlinkat(dirfd(d), de->d_name, 0);
-	closedir(d);
+	snprintf(rel, sizeof(rel), TWOPC_MARKERS "/%s", t->conf->output.host);
+	if (target_list(t->target, rel, twopc_marker_remove, t, err,
+	    sizeof(err)) < 0)
+		log_warnx("checkpoint: %s", err);
 }
 
 /* Reads the store; a damaged or missing record is said, never guessed. */
@@ -484,17 +509,14 @@ twopc_give_up(struct twopc *t, const rd_kafka_topic_partition_list_t *parts)
 /* Writes one takeover marker, durably. */
 static int
 twopc_marker_write(struct twopc *t, const char *host, const char *topic,
-    int32_t partition, uint64_t id)
+    int32_t partition, uint64_t id, char *err, size_t errlen)
 {
-	char path[PATH_MAX], dir[PATH_MAX], text[32];
-	int n, r;
+	char rel[PATH_MAX], text[32];
+	int n;
 
-	twopc_marker_path(t, host, topic, partition, path, sizeof(path));
-	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(path, '/') - path), path);
-	if ((r = fs_mkdirs(dir, 0755)) < 0)
-		return r;
+	twopc_marker_path(host, topic, partition, rel, sizeof(rel));
 	n = snprintf(text, sizeof(text), "%" PRIu64 "\n", id);
-	return fs_write_atomic(path, text, (size_t)n);
+	return target_write(t->target, rel, text, (size_t)n, err, errlen);
 }
 
 void
@@ -520,10 +542,10 @@ twopc_on_assigned(struct twopc *t, struct source *src,
 		    host, sizeof(host), &id) < 0 ||
 		    strcmp(host, t->conf->output.host) == 0)
 			continue;
-		if ((r = twopc_marker_write(t, host, topic, partition, id)) < 0)
+		if ((r = twopc_marker_write(t, host, topic, partition, id, err,
+		    sizeof(err))) < 0)
 			log_errx("checkpoint: cannot leave %s the takeover marker "
-			    "of %s [%" PRId32 "]: %s", host, topic, partition,
-			    strerror(-r));
+			    "of %s [%" PRId32 "]: %s", host, topic, partition, err);
 		else
 			log_info("checkpoint: took %s [%" PRId32 "] over from %s "
 			    "at its checkpoint %" PRIu64, topic, partition, host, id);

@@ -307,7 +307,7 @@ test_unknown_keys(void **state)
 	(void)state;
 	expect_err(KAFKA TABLE "\nsecurity = { keytab = \"/k\"; };\n", 4,
 	    "security: unknown key; the keys here are kafka, tables, output, "
-	    "kerberos, checkpoint, log");
+	    "kerberos, spool, checkpoint, log");
 	expect_err(KAFKA TABLE "kerberos = {\n renew_at = 1.5; };\n", 4,
 	    "kerberos.renew_at: 1.5 is out of range 0.50..0.95");
 	expect_err(KAFKA TABLE "kerberos = {\n use_ticket_cache = 1; };\n", 4,
@@ -327,7 +327,7 @@ test_unknown_keys(void **state)
 	    "tables[0].udtf_config.x: UDTF raw takes no keys");
 	expect_err(KAFKA TABLE "output = {\n security = { }; };\n", 4,
 	    "output.security: unknown key; the keys here are spool_dir, "
-	    "target, local_dir, timezone, host, roll, rejects");
+	    "target, local_dir, webhdfs, timezone, host, roll, rejects");
 }
 
 static void
@@ -428,8 +428,16 @@ test_values_out_of_range(void **state)
 	    "  protocol = \"sasl_ssl\"; }; };\n" TABLE, 3,
 	    "kafka.security.protocol: \"sasl_ssl\" is not one of: PLAINTEXT, "
 	    "SSL, SASL_PLAINTEXT, SASL_SSL");
+	expect_err(KAFKA TABLE "output = { target = \"s3\"; };\n", 3,
+	    "output.target: \"s3\" is not one of: local, webhdfs");
 	expect_err(KAFKA TABLE "output = { target = \"webhdfs\"; };\n", 3,
-	    "output.target: \"webhdfs\" is not one of: local");
+	    "output.target: \"webhdfs\" needs output.webhdfs.url");
+	expect_err(KAFKA TABLE "output = { target = \"webhdfs\";\n"
+	    "  webhdfs = { url = \"http://nn:9870\"; }; };\n", 4,
+	    "output.webhdfs.auth: \"kerberos\" (the default) needs "
+	    "kerberos.principal");
+	expect_err(KAFKA TABLE "output = { webhdfs = { url = \"nn:9870\"; }; };\n",
+	    3, "output.webhdfs.url: \"nn:9870\" is not an http:// or https:// URL");
 	expect_err(KAFKA TABLE "output = { rejects = { codec = \"lz4\"; }; };\n",
 	    3, "output.rejects.codec: \"lz4\" is not one of: none, gzip, zstd");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"

@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/x509_vfy.h>
 
 #include "log.h"
 
@@ -30,6 +33,9 @@ struct source {
 	uint64_t wakeups;    /* times it was woken by a seek */
 	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
 	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
+	pthread_mutex_t tls_lock;  /* librdkafka's threads verify certificates */
+	int tls_error;       /* OpenSSL's X509_V_ERR_ of the first refused one */
+	char tls_broker[256];
 };
 
 #define SOURCE_STATIC_GROUP "kedge-static-assignment"
@@ -235,16 +241,71 @@ source_auth_failure(struct source *s, const char *reason)
 	}
 }
 
-/* A broker whose certificate kedge cannot verify, or which refuses kedge's,
- * will not change by itself: a reason that names a certificate. */
+/* Called by librdkafka's threads for each certificate of a broker's chain
+ * after OpenSSL checked it (host name included): keeps OpenSSL's reason
+ * for the first one refused, which librdkafka's own error does not say. */
+static int
+source_cert_verify(rd_kafka_t *rk, const char *broker, int32_t id,
+    int *x509_error, int depth, const char *der, size_t size, char *errstr,
+    size_t errlen, void *opaque)
+{
+	struct source *s = opaque;
+
+	(void)rk, (void)id, (void)depth, (void)der, (void)size;
+	if (*x509_error == 0)
+		return 1;
+	snprintf(errstr, errlen, "%s", X509_verify_cert_error_string(
+	    *x509_error));
+	pthread_mutex_lock(&s->tls_lock);
+	if (s->tls_error == 0) {
+		s->tls_error = *x509_error;
+		snprintf(s->tls_broker, sizeof(s->tls_broker), "%s", broker);
+	}
+	pthread_mutex_unlock(&s->tls_lock);
+	return 0;
+}
+
+/* A broker whose certificate kedge cannot verify will not change by
+ * itself: says why, with the fix OpenSSL's reason points at. */
 static void
 source_tls_failure(struct source *s, const char *reason)
 {
-	snprintf(s->failure, sizeof(s->failure), "the TLS handshake with a "
-	    "broker failed: %s; check that kafka.security.ca_file (%s) holds "
-	    "the CA that signed the brokers' certificates and that those name "
-	    "the hosts in kafka.brokers", reason, s->conf->kafka.ca_file ?
-	    s->conf->kafka.ca_file : "unset: the system's CAs");
+	const char *ca = s->conf->kafka.ca_file ? s->conf->kafka.ca_file :
+	    "unset: the system's CAs";
+	char broker[256];
+	int e;
+
+	pthread_mutex_lock(&s->tls_lock);
+	e = s->tls_error;
+	snprintf(broker, sizeof(broker), "%s", s->tls_broker);
+	pthread_mutex_unlock(&s->tls_lock);
+	switch (e) {
+	case X509_V_ERR_HOSTNAME_MISMATCH:
+		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
+		    "a broker failed: the certificate of %s does not name that "
+		    "host (hostname mismatch): name the brokers in kafka.brokers "
+		    "as their certificates do", broker);
+		break;
+	case X509_V_ERR_CERT_HAS_EXPIRED:
+	case X509_V_ERR_CERT_NOT_YET_VALID:
+		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
+		    "a broker failed: the certificate of %s %s: renew it, or set "
+		    "this host's clock right", broker,
+		    e == X509_V_ERR_CERT_HAS_EXPIRED ? "has expired" :
+		    "is not valid yet");
+		break;
+	case 0:
+		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
+		    "a broker failed: %s; check kafka.security.ca_file (%s)",
+		    reason, ca);
+		break;
+	default:
+		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
+		    "a broker failed: the certificate of %s is refused (%s): "
+		    "kafka.security.ca_file (%s) must hold the CA that signed "
+		    "the brokers' certificates", broker,
+		    X509_verify_cert_error_string(e), ca);
+	}
 }
 
 /* A fatal error, brokers that refuse kedge's authentication, or a TLS
@@ -254,9 +315,9 @@ static void
 source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
 	struct source *s = opaque;
+	int tls = strstr(reason, "certificate verify failed") != NULL;
 	int stop = err == RD_KAFKA_RESP_ERR__FATAL ||
-	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
-	    (err == RD_KAFKA_RESP_ERR__SSL && strstr(reason, "certificate"));
+	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls;
 
 	(void)rk;
 	if (!stop) {
@@ -266,10 +327,10 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	log_errx("kafka: %s", reason);
 	if (s->failure[0] != '\0')
 		return;
-	if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
-		source_auth_failure(s, reason);
-	else if (err == RD_KAFKA_RESP_ERR__SSL)
+	if (tls)
 		source_tls_failure(s, reason);
+	else if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
+		source_auth_failure(s, reason);
 	else
 		snprintf(s->failure, sizeof(s->failure), "%s", reason);
 }
@@ -332,6 +393,12 @@ source_security(rd_kafka_conf_t *kc, const struct conf *c, char *err,
 		return -EINVAL;
 	if (strcmp(p, "SSL") != 0 && strcmp(p, "SASL_SSL") != 0)
 		return 0;
+	if (rd_kafka_conf_set_ssl_cert_verify_cb(kc, source_cert_verify) !=
+	    RD_KAFKA_CONF_OK) {
+		snprintf(err, errlen, "kafka.security.protocol %s: this librdkafka "
+		    "is built without TLS", p);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
 		if (tls[i].value != NULL && source_set(kc, tls[i].key,
 		    tls[i].value, err, errlen) < 0)
@@ -402,6 +469,7 @@ source_new(const struct conf *c, const struct source_hooks *h, char *err,
 	s->conf = c;
 	s->grouped = c->kafka.group_id != NULL;
 	s->hooks = *h;
+	pthread_mutex_init(&s->tls_lock, NULL);
 	if ((kc = source_conf(s, c, err, errlen)) == NULL)
 		goto fail;
 	/* rd_kafka_new() takes ownership of kc, but only when it succeeds. */
@@ -414,6 +482,7 @@ source_new(const struct conf *c, const struct source_hooks *h, char *err,
 	s->queue = rd_kafka_queue_get_consumer(s->rk);
 	return s;
 fail:
+	pthread_mutex_destroy(&s->tls_lock);
 	free(s);
 	return NULL;
 }
@@ -769,5 +838,6 @@ source_close(struct source *s)
 		rd_kafka_destroy(s->rk);
 	}
 	source_forget_all(s);
+	pthread_mutex_destroy(&s->tls_lock);
 	free(s);
 }

@@ -94,14 +94,16 @@ lands() {
 		die "$_name: a TLS handshake failed: $(grep -m3 'TLS handshake failed' "$T/front.err")"
 }
 
-# stops ALERT NAME PROTOCOL [SETTING...]: kedge refuses the front's
+# stops ALERT NAME WANT PROTOCOL [SETTING...]: kedge refuses the front's
 # certificate, which the front learns from kedge's TLS alert ALERT; kedge
 # stops by itself within 20 s, exits 1 and says that the TLS handshake
-# failed; nothing lands.
+# failed, and why: WANT (a grep pattern); nothing lands.
 stops() {
 	_alert=$1
 	_name=$2
-	shift
+	_want=$3
+	shift 3
+	set -- "$_name" "$@"
 	conf "$@" >"$T/$_name.conf"
 	$KEDGE run -c "$T/$_name.conf" 2>"$T/$_name.log" &
 	KPID=$!
@@ -113,9 +115,9 @@ stops() {
 	wait "$KPID" || rc=$?
 	KPID=
 	[ "$rc" -eq 1 ] || die "$_name: kedge exited $rc, want 1: $(tail -3 "$T/$_name.log")"
-	grep -q '^<3>kafka: the TLS handshake with a broker failed: .*; stopping$' \
+	grep -q "^<3>kafka: the TLS handshake with a broker failed: $_want.*; stopping\$" \
 		"$T/$_name.log" ||
-		die "$_name: kedge said: $(grep -m5 -i 'ssl\|tls\|<3>' "$T/$_name.log")"
+		die "$_name: kedge said: $(grep '^<3>' "$T/$_name.log" | tail -2)"
 	[ "$(landed_count "$T/$_name")" -eq 0 ] || die "$_name: rows landed"
 }
 
@@ -165,17 +167,23 @@ front_stop
 
 # A certificate for another host name, signed by the trusted CA.
 front_start --no-sasl --tls-cert "$C/wrongname.pem" --tls-key "$C/wrongname.key"
-stops "bad certificate" wrongname SSL "ca_file = \"$C/ca.pem\";"
+stops "bad certificate" wrongname \
+	"the certificate of localhost:[0-9]* does not name that host (hostname mismatch): name the brokers in kafka.brokers as their certificates do" \
+	SSL "ca_file = \"$C/ca.pem\";"
 front_stop
 
 # A certificate that expired in 2020.
 front_start --no-sasl --tls-cert "$C/expired.pem" --tls-key "$C/expired.key"
-stops "certificate expired" expired SSL "ca_file = \"$C/ca.pem\";"
+stops "certificate expired" expired \
+	"the certificate of localhost:[0-9]* has expired: renew it" \
+	SSL "ca_file = \"$C/ca.pem\";"
 front_stop
 
 # A CA file of another CA, over SASL_SSL: TLS fails before SASL begins.
 front_start --keytab "$KRB_DIR/kafka.keytab" $SERVER
-stops "unknown ca" otherca SASL_SSL "ca_file = \"$C/other-ca.pem\";"
+stops "unknown ca" otherca \
+	"the certificate of localhost:[0-9]* is refused (unable to get local issuer certificate): kafka.security.ca_file ($C/other-ca.pem) must hold the CA" \
+	SASL_SSL "ca_file = \"$C/other-ca.pem\";"
 ! grep -q authenticated "$T/front.err" || die "SASL ran over a refused TLS session"
 front_stop
 

@@ -406,8 +406,8 @@ source_security(rd_kafka_conf_t *kc, const struct conf *c, char *err,
 	return 0;
 }
 
-static rd_kafka_conf_t *
-source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
+rd_kafka_conf_t *
+source_properties(const struct conf *c, char *err, size_t errlen)
 {
 	rd_kafka_conf_t *kc = rd_kafka_conf_new();
 	size_t i;
@@ -441,6 +441,19 @@ source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
 			goto fail;
 		}
 	}
+	return kc;
+fail:
+	rd_kafka_conf_destroy(kc);
+	return NULL;
+}
+
+static rd_kafka_conf_t *
+source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
+{
+	rd_kafka_conf_t *kc;
+
+	if ((kc = source_properties(c, err, errlen)) == NULL)
+		return NULL;
 	if (source_park_mark(s, kc, err, errlen) < 0)
 		goto fail;
 	rd_kafka_conf_set_log_cb(kc, source_log_cb);

@@ -35,7 +35,14 @@ struct source_hooks {
 	void *opaque;
 };
 
+/* The librdkafka properties c maps to (kedge's defaults, the security
+ * settings, then kafka.rdkafka's), without callbacks.  Returns a conf the
+ * caller destroys, or NULL with the sentence in err. */
+rd_kafka_conf_t *source_properties(const struct conf *c, char *err,
+    size_t errlen);
+
 /* Returns a consumer configured from c, or NULL with a sentence in err. */
+
 struct source *source_new(const struct conf *c, const struct source_hooks *h,
     char *err, size_t errlen);
 

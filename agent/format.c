@@ -284,8 +284,7 @@ format_json_span(const unsigned char *p, size_t len)
 	return i;
 }
 
-/* Appends s[0..len) as a JSON string, quotes included. */
-static int
+int
 format_json_string(const char *s, size_t len, struct buf *out)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -38,6 +38,10 @@ int format_row(const struct format *f, const struct udtf_column *cols,
  * separators, no line end).  Returns 0 or -ENOMEM. */
 int format_hive_escape(const char *s, size_t len, char delim, struct buf *out);
 
+/* Appends s[0..len) as a JSON string, quotes included, escaped as jsonl
+ * values are.  Returns 0 or -ENOMEM. */
+int format_json_string(const char *s, size_t len, struct buf *out);
+
 /* Parses a format name ("hive-text", "jsonl"); returns 0 or -EINVAL. */
 int format_kind_parse(const char *name, enum format_kind *out);
 /* The file name extension of a format: "txt" or "jsonl". */

@@ -213,9 +213,12 @@ jr_object(struct jr *j, const char *const *keys, size_t nkeys,
 			return r;
 		for (i = 0; i < nkeys && strcmp(keys[i], key) != 0; i++)
 			;
+		if (i == nkeys) {
+			r = jr_fail(j, "unknown key \"%s\"", key);
+			free(key);
+			return r;
+		}
 		free(key);
-		if (i == nkeys)
-			return jr_fail(j, "unknown key");
 		j->key = keys[i];
 		if (*seen & (uint64_t)1 << i)
 			return jr_fail(j, "key repeated");

@@ -26,10 +26,8 @@ ranges_push(struct sidecar_ranges *r, int64_t first, int64_t last)
 	return 0;
 }
 
-/* Reads [[a,b],...] into out, which must be empty; checks what the format
- * promises: 0 <= a <= b, ascending, non-overlapping. */
-static int
-jr_ranges(struct jr *j, struct sidecar_ranges *out)
+int
+sidecar_ranges_parse(struct jr *j, struct sidecar_ranges *out)
 {
 	int64_t a, b;
 	int r;
@@ -97,7 +95,7 @@ jr_rejected(struct jr *j, struct sidecar *sc)
 		sc->rejected[sc->nrejected++].table = table;
 		if (strcmp(table, REJECTS_TABLE) == 0)
 			return jr_fail(j, "rejects for the rejects table");
-		if ((r = jr_expect(j, ':')) != 0 || (r = jr_ranges(j,
+		if ((r = jr_expect(j, ':')) != 0 || (r = sidecar_ranges_parse(j,
 		    &sc->rejected[sc->nrejected - 1].ranges)) != 0)
 			return r;
 	} while (jr_accept(j, ','));
@@ -157,7 +155,8 @@ jr_value(struct jr *j, const struct field *f, struct sidecar *sc)
 		free(s);
 		return r == 0 ? 0 : jr_fail(j, "unknown name");
 	case F_RANGES:
-		return jr_ranges(j, (struct sidecar_ranges *)(void *)base);
+		return sidecar_ranges_parse(j,
+		    (struct sidecar_ranges *)(void *)base);
 	case F_REJECTED:
 		return jr_rejected(j, sc);
 	}
@@ -228,10 +227,11 @@ sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
 	return sidecar_check(sc, err, errlen);
 }
 
-static void
-ranges_free(struct sidecar_ranges *r)
+void
+sidecar_ranges_free(struct sidecar_ranges *r)
 {
 	free(r->v);
+	memset(r, 0, sizeof(*r));
 }
 
 void
@@ -242,12 +242,12 @@ sidecar_free(struct sidecar *sc)
 	free(sc->table);
 	free(sc->topic);
 	free(sc->host);
-	ranges_free(&sc->offsets);
-	ranges_free(&sc->empty);
-	ranges_free(&sc->spill);
+	sidecar_ranges_free(&sc->offsets);
+	sidecar_ranges_free(&sc->empty);
+	sidecar_ranges_free(&sc->spill);
 	for (size_t i = 0; i < sc->nrejected; i++) {
 		free(sc->rejected[i].table);
-		ranges_free(&sc->rejected[i].ranges);
+		sidecar_ranges_free(&sc->rejected[i].ranges);
 	}
 	free(sc->rejected);
 	memset(sc, 0, sizeof(*sc));

@@ -25,6 +25,8 @@
 #include "codec.h"
 #include "format.h"
 
+struct jr;
+
 #define SIDECAR_VERSION 1
 
 struct sidecar_range {
@@ -61,6 +63,14 @@ int sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
     size_t errlen);
 /* Frees what *sc holds and zeroes it.  Accepts a zeroed sidecar. */
 void sidecar_free(struct sidecar *sc);
+
+/* Reads a JSON array of ranges, [[a,b],...], at j into out, which must be
+ * empty, and checks what the format promises: 0 <= a <= b, ascending,
+ * non-overlapping.  Returns 0, -EINVAL with the problem in j's err, or
+ * -ENOMEM; out holds what was read either way. */
+int sidecar_ranges_parse(struct jr *j, struct sidecar_ranges *out);
+/* Frees what r holds and zeroes it. */
+void sidecar_ranges_free(struct sidecar_ranges *r);
 
 /* Number of offsets in the ranges, saturated at UINT64_MAX. */
 uint64_t sidecar_ranges_count(const struct sidecar_ranges *r);

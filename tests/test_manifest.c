@@ -1,0 +1,248 @@
+/*
+ * manifest: the header's example reads and writes back byte for byte; a
+ * manifest built in memory (escapes in its strings, a file with no rows
+ * and null times, several ranges) goes through format, parse, format
+ * unchanged; and each kind of malformed text is refused with a sentence
+ * that names the key, the element and the column.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "manifest.h"
+
+#define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* The example of manifest.h, on one line. */
+static const char example[] =
+    "{\"kedge\":1,\"table\":\"access\",\"dt\":\"20260801\",\"hr\":\"21\","
+    "\"revision\":2,\"host\":\"edge01\",\"written\":\"2026-11-29T15:00:00Z\","
+    "\"watermark_us\":1785621600000000,"
+    "\"rows\":1234,\"bytes\":56789,\"rejects\":3,\"late_rows\":12,"
+    "\"min_event_us\":1785610800000000,\"max_event_us\":1785614399000000,"
+    "\"files\":[{\"name\":\"web+0+120000+edge01.txt.gz\",\"bytes\":56789,"
+    "\"rows\":1234,\"sha256\":\"" SHA "\",\"topic\":\"web\","
+    "\"partition\":0,\"offsets\":[[120000,120180]],"
+    "\"min_event_us\":1785610800000000,\"max_event_us\":1785614399000000,"
+    "\"revision\":1}],"
+    "\"partitions\":[{\"topic\":\"web\",\"partition\":0,"
+    "\"offsets\":[[120000,120180]],\"rows\":1234}]}\n";
+
+static void
+assert_formats_as(const struct manifest *m, const char *want)
+{
+	struct buf out = { 0 };
+
+	assert_int_equal(manifest_format(m, &out), 0);
+	assert_int_equal(buf_append(&out, "", 1), 0);
+	assert_string_equal(out.data, want);
+	buf_free(&out);
+}
+
+static void
+test_example(void **state)
+{
+	struct manifest m;
+	char err[512] = "";
+
+	(void)state;
+	if (manifest_parse(example, strlen(example), &m, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_string_equal(m.table, "access");
+	assert_string_equal(m.dt, "20260801");
+	assert_string_equal(m.hr, "21");
+	assert_int_equal(m.revision, 2);
+	assert_string_equal(m.written, "2026-11-29T15:00:00Z");
+	assert_int_equal(m.late_rows, 12);
+	assert_int_equal(m.nfiles, 1);
+	assert_string_equal(m.files[0].sha256, SHA);
+	assert_int_equal(m.files[0].offsets.n, 1);
+	assert_int_equal(m.files[0].offsets.v[0].last, 120180);
+	assert_int_equal(m.nparts, 1);
+	assert_int_equal(m.parts[0].rows, 1234);
+	assert_formats_as(&m, example);
+	manifest_free(&m);
+}
+
+static void
+test_round_trip(void **state)
+{
+	struct sidecar_range r0[] = { { 0, 9 }, { 20, 29 } }, r1[] = { { 7, 7 } };
+	struct manifest_file files[] = {
+		{ "t+0+0+h\"1.txt", 100, 20, "", "t", 0, { r0, 2, 2 },
+		    1000, 2000, 1 },
+		{ "t+1+7+h\"1.txt", 0, 0, SHA, "t", 1, { r1, 1, 1 },
+		    MANIFEST_NO_TIME, MANIFEST_NO_TIME, 3 },
+	};
+	struct manifest_partition parts[] = {
+		{ "t", 0, { r0, 2, 2 }, 20 },
+		{ "t", 1, { r1, 1, 1 }, 0 },
+	};
+	struct manifest m = {
+		"a\\b", "20261129", "23", 3, "h\"1\t\x01\xc3\xa9",
+		"2026-11-30T00:05:00Z", 0, 20, 100, 0, 0,
+		1000, 2000, files, 2, parts, 2,
+	}, back;
+	struct buf once = { 0 }, twice = { 0 };
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(manifest_format(&m, &once), 0);
+	assert_int_equal(once.data[once.len - 1], '\n');
+	assert_null(memchr(once.data, '\n', once.len - 1));
+	assert_non_null(strstr(once.data, "\"host\":\"h\\\"1\\t\\u0001\xc3\xa9\""));
+	assert_non_null(strstr(once.data, "\"sha256\":\"\""));
+	assert_non_null(strstr(once.data,
+	    "\"min_event_us\":null,\"max_event_us\":null"));
+	if (manifest_parse(once.data, once.len, &back, err, sizeof(err)) != 0)
+		fail_msg("%s: %.*s", err, (int)once.len, once.data);
+	assert_string_equal(back.host, m.host);
+	assert_string_equal(back.table, m.table);
+	assert_int_equal(back.files[1].min_event_us, MANIFEST_NO_TIME);
+	assert_int_equal(manifest_format(&back, &twice), 0);
+	assert_int_equal(once.len, twice.len);
+	assert_memory_equal(once.data, twice.data, once.len);
+	manifest_free(&back);
+	manifest_free(&back); /* a freed manifest is a zeroed one */
+	buf_free(&once);
+	buf_free(&twice);
+}
+
+/* The example with the first `from` replaced by `to`. */
+static char *
+example_with(const char *from, const char *to)
+{
+	const char *at = strstr(example, from);
+	size_t head, len;
+	char *s;
+
+	if (at == NULL)
+		fail_msg("\"%s\" is not in the example", from);
+	head = (size_t)(at - example);
+	len = strlen(example) - strlen(from) + strlen(to);
+	assert_non_null(s = malloc(len + 1));
+	memcpy(s, example, head);
+	strcpy(s + head, to);
+	strcat(s, at + strlen(from));
+	return s;
+}
+
+static void
+test_malformed(void **state)
+{
+	static const struct {
+		const char *from, *to, *want;
+	} cases[] = {
+		/* keys: unknown, missing, repeated; top level and nested */
+		{ "\"rejects\":3,", "\"rejects\":3,\"colour\":1,",
+		    "unknown key \"colour\" at column 195" },
+		{ "\"rejects\":3,", "",
+		    "no \"rejects\" in the object at column 1" },
+		{ "\"rejects\":3,", "\"rejects\":3,\"rejects\":3,",
+		    "\"rejects\": key repeated at column 196" },
+		{ "\"bytes\":56789,\"rows\"", "\"size\":56789,\"rows\"",
+		    "\"files\"[0]: unknown key \"size\" at column" },
+		{ "\"sha256\":\"" SHA "\",", "",
+		    "\"files\"[0]: no \"sha256\" in the object at column 275" },
+		{ "\"rows\":1234}]}", "\"rows\":1234,\"rows\":1}]}",
+		    "\"partitions\"[0]: \"rows\": key repeated at column" },
+		{ "\"partition\":0,\"offsets\":[[120000,120180]],\"rows\"",
+		    "\"offsets\":[[120000,120180]],\"rows\"",
+		    "\"partitions\"[0]: no \"partition\" in the object" },
+		{ "\"files\":[{", "\"files\":[{},{",
+		    "\"files\"[0]: no \"name\" in the object" },
+		/* ranges, checked as the sidecar's are */
+		{ "[[120000,120180]]", "[[5,9],[1,2]]", "\"files\"[0]: "
+		    "\"offsets\": range [1,2] is out of order or overlaps the "
+		    "one before at column" },
+		{ "[[120000,120180]]", "[[9,5]]",
+		    "\"offsets\": range [9,5] ends before it starts" },
+		{ "[[120000,120180]]", "[[-1,5]]",
+		    "\"offsets\": negative offset in [-1,5]" },
+		{ "[[120000,120180]]", "[120000,120180]",
+		    "\"offsets\": expected '['" },
+		/* values */
+		{ "\"kedge\":1", "\"kedge\":2",
+		    "\"kedge\": version 2, this kedge reads 1 at column" },
+		{ "\"20260801\"", "\"2026081\"",
+		    "\"dt\": not of the form YYYYMMDD" },
+		{ "\"hr\":\"21\"", "\"hr\":\"24\"", "\"hr\": no hour 24" },
+		{ "\"hr\":\"21\"", "\"hr\":21", "\"hr\": expected '\"'" },
+		{ "15:00:00Z", "15:00:00+00:00",
+		    "\"written\": not of the form YYYY-MM-DDTHH:MM:SSZ" },
+		{ SHA, "ABCDEF",
+		    "\"sha256\": neither empty nor 64 lowercase hex digits" },
+		{ "\"rows\":1234,\"bytes\"", "\"rows\":-1,\"bytes\"",
+		    "\"rows\": negative at column" },
+		{ "\"rows\":1234,\"bytes\"", "\"rows\":1.5,\"bytes\"",
+		    "\"rows\": not an integer" },
+		{ "\"rows\":1234,\"bytes\"", "\"rows\":\"1234\",\"bytes\"",
+		    "\"rows\": expected an integer" },
+		{ "\"revision\":2", "\"revision\":0",
+		    "\"revision\": revisions start at 1" },
+		{ "\"partition\":0,", "\"partition\":2147483648,",
+		    "\"files\"[0]: \"partition\": partition out of range" },
+		{ "\"name\":\"web+", "\"name\":\".web+",
+		    "\"name\": not a part file's name" },
+		{ "\"table\":\"access\"", "\"table\":\"a/b\"",
+		    "\"table\": empty, or holds '/'" },
+		{ "\"host\":\"edge01\"", "\"host\":\"\"",
+		    "\"host\": empty, or holds '/'" },
+		{ "\"watermark_us\":1785621600000000", "\"watermark_us\":null",
+		    "\"watermark_us\": expected an integer" },
+		/* rules between fields */
+		{ "\"min_event_us\":1785610800000000,\"max_event_us\":"
+		    "1785614399000000,\"files\"",
+		    "\"min_event_us\":null,\"max_event_us\":1,\"files\"",
+		    "\"min_event_us\" and \"max_event_us\" are not both null or "
+		    "an interval" },
+		{ "\"min_event_us\":1785610800000000,\"max_event_us\":"
+		    "1785614399000000,\"revision\":1",
+		    "\"min_event_us\":2,\"max_event_us\":1,\"revision\":1",
+		    "\"files\"[0]: \"min_event_us\" and \"max_event_us\" are not "
+		    "both null or an interval" },
+		{ "\"revision\":1}", "\"revision\":3}",
+		    "\"files\"[0]: revision 3 after the manifest's 2" },
+		/* the text around */
+		{ "}]}\n", "}]}\n{}", "text after the object at column" },
+		{ "}]}\n", "}]", "expected '}', the text ends" },
+		{ "\"table\":\"access\"", "\"table\":\"acc\x01ss\"",
+		    "\"table\": control character in a string" },
+	};
+	struct manifest m;
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = example_with(cases[i].from, cases[i].to);
+		int r;
+
+		err[0] = '\0';
+		r = manifest_parse(text, strlen(text), &m, err, sizeof(err));
+		manifest_free(&m);
+		if (r != -EINVAL || strstr(err, cases[i].want) == NULL)
+			fail_msg("case %zu: %d \"%s\", want -EINVAL \"%s\"", i, r,
+			    err, cases[i].want);
+		free(text);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -16,13 +16,16 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "manifest.h"
+#include "mfcheck.h"
 #include "rejects.h"
 #include "sidecar.h"
 
 /* Part files can be 128 MiB: they are read and decoded in chunks. */
 #define CHUNK (128 * 1024)
 /* Far above what the ranges of a 128 MiB file take; keeps a stray hidden
- * file from being read into memory whole. */
+ * file from being read into memory whole.  Also the bound of a manifest,
+ * which holds the ranges of an hour's files. */
 #define SIDECAR_MAX (64 * 1024 * 1024)
 
 /* What a directory holds, from DIR down: tables, days, hours. */
@@ -50,6 +53,12 @@ struct claim {
 	size_t file;
 };
 
+/* An hour directory with a manifest or a _SUCCESS. */
+struct vhour {
+	char *dir;        /* <table>/dt=../hr=.., relative to DIR */
+	int has_manifest, has_success;
+};
+
 struct lines {
 	uint64_t n;
 	int open; /* the last byte seen was not a line end */
@@ -69,6 +78,9 @@ struct verify {
 	unsigned char *in, *out;
 	ZSTD_DStream *zds; /* made at the first zstd file, kept for the rest */
 	uint64_t rows;
+	struct vhour *hours;
+	size_t nhours, caphours;
+	size_t manifests;  /* checked */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -189,6 +201,35 @@ file_add(struct verify *v, const char *rel, const char *name, size_t len,
 	return 0;
 }
 
+/* Notes a _MANIFEST.json or _SUCCESS in the hour directory rel. */
+static int
+hour_mark(struct verify *v, const char *rel, const char *name)
+{
+	struct vhour *h;
+	int manifest = strcmp(name, MANIFEST_NAME) == 0;
+
+	if (!manifest && strcmp(name, MANIFEST_SUCCESS) != 0)
+		return 0;
+	/* readdir() gives one directory's entries together */
+	if (v->nhours == 0 || strcmp(v->hours[v->nhours - 1].dir, rel) != 0) {
+		if ((h = grow(v->hours, &v->caphours, v->nhours,
+		    sizeof(*h))) == NULL)
+			return nomem(v);
+		v->hours = h;
+		h = &v->hours[v->nhours];
+		memset(h, 0, sizeof(*h));
+		if ((h->dir = strdup(rel)) == NULL)
+			return nomem(v);
+		v->nhours++;
+	}
+	h = &v->hours[v->nhours - 1];
+	if (manifest)
+		h->has_manifest = 1;
+	else
+		h->has_success = 1;
+	return 0;
+}
+
 static int
 hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
 {
@@ -196,7 +237,7 @@ hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
 	struct stat st;
 
 	if (name[0] == '_')
-		return 0;
+		return hour_mark(v, rel, name);
 	if (name[0] == '.') {
 		/* .<name>.json is a sidecar; any other hidden name (a copy's
 		 * .<name>.tmp) is not a landed file */
@@ -313,41 +354,54 @@ files_merge(struct verify *v)
 	v->nfiles = w;
 }
 
+/* Reads path, a sidecar or manifest (what), into *text (the caller frees
+ * it) and its length into *len.  Returns 0, 1 after writing a violation, or
+ * a negative errno. */
+static int
+text_load(struct verify *v, const char *path, const char *what, char **text,
+    size_t *len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, r = 0;
+
+	*text = NULL;
+	if ((fd = openat(v->rootfd, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return failure(v, -errno, "%s: cannot open", path);
+	if (fstat(fd, &st) < 0)
+		r = failure(v, -errno, "%s: cannot stat", path);
+	else if (!S_ISREG(st.st_mode) || st.st_size > SIDECAR_MAX)
+		r = violation(v, "%s: not a %s (a regular file up to %d MiB)",
+		    path, what, SIDECAR_MAX >> 20);
+	else if ((*text = malloc((size_t)st.st_size + 1)) == NULL)
+		r = nomem(v);
+	else if ((n = read_some(fd, *text, (size_t)st.st_size)) < 0)
+		r = failure(v, (int)n, "%s: cannot read", path);
+	else
+		*len = (size_t)n;
+	close(fd);
+	if (r != 0) {
+		free(*text);
+		*text = NULL;
+	}
+	return r;
+}
+
 static int
 sidecar_load(struct verify *v, struct vfile *f, const char *scpath)
 {
-	char err[512], *text = NULL;
-	struct stat st;
-	ssize_t n;
-	int fd, r;
+	char err[512], *text;
+	size_t len = 0;
+	int r;
 
-	if ((fd = openat(v->rootfd, scpath, O_RDONLY | O_CLOEXEC)) < 0)
-		return failure(v, -errno, "%s: cannot open", scpath);
-	if (fstat(fd, &st) < 0) {
-		r = failure(v, -errno, "%s: cannot stat", scpath);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > SIDECAR_MAX) {
-		r = violation(v, "%s: not a sidecar (a regular file up to "
-		    "%d MiB)", scpath, SIDECAR_MAX >> 20);
-		goto out;
-	}
-	if ((text = malloc((size_t)st.st_size + 1)) == NULL) {
-		r = nomem(v);
-		goto out;
-	}
-	if ((n = read_some(fd, text, (size_t)st.st_size)) < 0) {
-		r = failure(v, (int)n, "%s: cannot read", scpath);
-		goto out;
-	}
-	r = sidecar_parse(text, (size_t)n, &f->sc, err, sizeof(err));
+	if ((r = text_load(v, scpath, "sidecar", &text, &len)) != 0)
+		return r;
+	r = sidecar_parse(text, len, &f->sc, err, sizeof(err));
 	if (r == -ENOMEM)
 		r = nomem(v);
 	else if (r != 0)
 		r = violation(v, "%s: malformed sidecar: %s", scpath, err);
-out:
 	free(text);
-	close(fd);
 	return r;
 }
 
@@ -710,6 +764,100 @@ tables_count(struct verify *v)
 	return n;
 }
 
+/* Checks the manifest m at path against the part files of its hour. */
+static int
+check_manifest_files(struct verify *v, const char *path,
+    const struct manifest *m, const char *dir)
+{
+	char key[PATH_MAX], why[1024];
+	struct mfcheck_file *hf;
+	size_t lo = 0, hi = v->nfiles, mid, n, kl;
+	int r;
+
+	/* the files are sorted by path, so those under dir are together */
+	kl = (size_t)snprintf(key, sizeof(key), "%s/", dir);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(v->files[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < v->nfiles &&
+	    strncmp(v->files[lo + n].path, key, kl) == 0; n++)
+		;
+	if ((hf = calloc(n + 1, sizeof(*hf))) == NULL)
+		return nomem(v);
+	for (size_t i = 0; i < n; i++) {
+		hf[i].name = v->files[lo + i].path + kl;
+		hf[i].sc = &v->files[lo + i].sc;
+	}
+	r = mfcheck_hour(m, hf, n, why, sizeof(why));
+	free(hf);
+	if (r < 0)
+		return nomem(v);
+	return r == 0 ? 0 : violation(v, "%s: %s", path, why);
+}
+
+/* Hour h's manifest: it parses, belongs there, has its _SUCCESS beside it
+ * and agrees with the part files there. */
+static int
+check_manifest(struct verify *v, const struct vhour *h)
+{
+	char path[PATH_MAX], want[PATH_MAX], err[512], *text;
+	struct manifest m;
+	size_t len = 0;
+	int r;
+
+	if (!h->has_manifest)
+		return violation(v, "%s: " MANIFEST_SUCCESS " without "
+		    MANIFEST_NAME, h->dir);
+	if ((size_t)snprintf(path, sizeof(path), "%s/" MANIFEST_NAME,
+	    h->dir) >= sizeof(path))
+		return failure(v, -ENAMETOOLONG, "%s", h->dir);
+	if ((r = text_load(v, path, "manifest", &text, &len)) != 0)
+		return r;
+	r = manifest_parse(text, len, &m, err, sizeof(err));
+	free(text);
+	if (r == -ENOMEM)
+		r = nomem(v);
+	else if (r != 0)
+		r = violation(v, "%s: malformed manifest: %s", path, err);
+	else if (snprintf(want, sizeof(want), "%s/dt=%s/hr=%s", m.table, m.dt,
+	    m.hr) < 0 || strcmp(want, h->dir) != 0)
+		r = violation(v, "%s: says it is the manifest of %s", path,
+		    want);
+	else if (!h->has_success)
+		r = violation(v, "%s: no " MANIFEST_SUCCESS " beside it", path);
+	else
+		r = check_manifest_files(v, path, &m, h->dir);
+	manifest_free(&m);
+	if (r == 0)
+		v->manifests++;
+	return r;
+}
+
+static int
+cmp_hour(const void *a, const void *b)
+{
+	return strcmp(((const struct vhour *)a)->dir,
+	    ((const struct vhour *)b)->dir);
+}
+
+/* Every hour with a manifest or a _SUCCESS, in the order of their paths. */
+static int
+check_manifests(struct verify *v)
+{
+	int r;
+
+	if (v->nhours > 1)
+		qsort(v->hours, v->nhours, sizeof(*v->hours), cmp_hour);
+	for (size_t i = 0; i < v->nhours; i++)
+		if ((r = check_manifest(v, &v->hours[i])) != 0)
+			return r;
+	return 0;
+}
+
 static void
 verify_free(struct verify *v)
 {
@@ -722,6 +870,9 @@ verify_free(struct verify *v)
 		free(v->tables[i]);
 	free(v->tables);
 	free(v->claims);
+	for (size_t i = 0; i < v->nhours; i++)
+		free(v->hours[i].dir);
+	free(v->hours);
 	free(v->in);
 	free(v->out);
 	ZSTD_freeDStream(v->zds);
@@ -764,9 +915,11 @@ verify_check(const char *dir, char *msg, size_t msglen)
 			goto out;
 		partitions++;
 	}
+	if ((r = check_manifests(&v)) != 0)
+		goto out;
 	snprintf(msg, msglen, "verify OK: %zu files, %" PRIu64 " rows, %zu "
-	    "partitions in %zu tables", v.nfiles, v.rows, partitions,
-	    tables_count(&v));
+	    "partitions in %zu tables, %zu manifests", v.nfiles, v.rows,
+	    partitions, tables_count(&v), v.manifests);
 out:
 	verify_free(&v);
 	return r;

@@ -15,13 +15,19 @@
  *    table's files and the "rejected" ranges of the rejects files for that
  *    table never overlap (a duplicate) and leave no hole between the
  *    smallest and the largest offset (a gap), and every "spill" range lies
- *    inside them.
+ *    inside them;
+ *  - every hour directory with a `_MANIFEST.json` (manifest.h) has a
+ *    `_SUCCESS` beside it, and the manifest parses, names that hour, and
+ *    says what the part files there hold (mfcheck.h); a `_SUCCESS`
+ *    without a manifest is a violation.  An hour with neither is not
+ *    complete yet, which is no violation.
  *
  * Hidden names that are not sidecars (`.<name>.tmp` of a copy) and names
  * starting with '_' in an hour (`_SUCCESS`, `_MANIFEST.json`) are not part
  * files.  Files are checked in the order of their paths, then the
- * partitions in the order of (table, topic, partition), so the violation
- * reported is always the same one.
+ * partitions in the order of (table, topic, partition), then the hours'
+ * manifests in the order of their paths, so the violation reported is
+ * always the same one.
  */
 #ifndef KEDGE_VERIFY_H
 #define KEDGE_VERIFY_H
@@ -30,10 +36,11 @@
 
 /* Checks the target directory dir.  Returns 0 when the invariant holds,
  * with "verify OK: <files> files, <rows> rows, <n> partitions in <tables>
- * tables" in msg (rows of every part file, rejects included; partitions
- * are the (table, topic, partition) triples; tables are DIR's table
- * directories other than _rejects, and tables only the rejects name);
- * 1 at the first violation, with "verify: <path or partition>: <what is
+ * tables, <m> manifests" in msg (rows of every part file, rejects
+ * included; partitions are the (table, topic, partition) triples; tables
+ * are DIR's table directories other than _rejects, and tables only the
+ * rejects name; manifests are the hours' _MANIFEST.json); 1 at the first
+ * violation, with "verify: <path or partition>: <what is
  * wrong>" in msg, paths relative to dir; or a negative errno when dir or a
  * file in it cannot be read, or memory runs out, with the sentence in msg. */
 int verify_check(const char *dir, char *msg, size_t msglen);

@@ -6,7 +6,9 @@
  * (a duplicate, a gap, a truncated or corrupt stream, rows or bytes that
  * disagree, a lone part file or sidecar, a reject over a data file, an
  * uncovered spill, a malformed sidecar, a name or table that disagrees)
- * fails with the one line that names it.
+ * fails with the one line that names it.  An hour's manifest that agrees
+ * with its part files passes; one that does not, or a _SUCCESS without
+ * one, fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +31,7 @@
 #include "buf.h"
 #include "codec.h"
 #include "fsutil.h"
+#include "manifest.h"
 #include "sidecar.h"
 #include "testlib.h"
 #include "verify.h"
@@ -72,7 +75,8 @@ static const struct part good[NGOOD] = {
 	[P_WEB] = { "web", H23, "t", 3, 100, "h", CODEC_ZSTD, 101, 2,
 	    "[[100,119],[121,201]]", NULL, NULL, NULL, 1, 0, 0 },
 };
-#define GOOD_OK "verify OK: 6 files, 234 rows, 3 partitions in 2 tables"
+#define GOOD_OK "verify OK: 6 files, 234 rows, 3 partitions in 2 tables, " \
+	"0 manifests"
 
 struct fixture {
 	char root[64];          /* the mkdtemp directory, removed at the end */
@@ -251,8 +255,7 @@ put_good(struct fixture *f)
 {
 	for (int i = 0; i < NGOOD; i++)
 		put_part(f, &good[i], f->rel[i], sizeof(f->rel[i]));
-	put_text(f, "access/" H23 "/_SUCCESS", "");
-	put_text(f, "access/" H23 "/_MANIFEST.json", "{\"not\":\"a part\"}");
+	put_text(f, "access/" H23 "/_logs", "not a part\n");
 	put_text(f, "access/" H23 "/.t+3+999+h.txt.gz.tmp", "half a copy");
 	put_text(f, "access/" H23 "/.t+3+999+h.txt.gz.json.tmp", "{");
 	put_text(f, ".trash/" H23 "/x.txt", "junk\n");
@@ -315,7 +318,8 @@ test_empty_dir(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_ok(f, "verify OK: 0 files, 0 rows, 0 partitions in 0 tables");
+	assert_ok(f, "verify OK: 0 files, 0 rows, 0 partitions in 0 tables, "
+	    "0 manifests");
 }
 
 static void
@@ -663,7 +667,122 @@ test_big_files(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(st.st_size > 3 * 128 * 1024);
 	put_part(f, &zst, rel, sizeof(rel));
-	assert_ok(f, "verify OK: 2 files, 80000 rows, 1 partitions in 1 tables");
+	assert_ok(f, "verify OK: 2 files, 80000 rows, 1 partitions in 1 tables, "
+	    "0 manifests");
+}
+
+/* The manifest of access/H23 that agrees with the good tree, and what it
+ * points into. */
+struct hour_manifest {
+	struct sidecar sc[2];
+	struct manifest_file files[2];
+	struct manifest_partition parts[2];
+	struct manifest m;
+};
+
+#define H23_DIR "access/" H23
+#define H23_MANIFEST H23_DIR "/" MANIFEST_NAME
+
+static void
+read_sidecar(const struct fixture *f, int which, struct sidecar *sc)
+{
+	char side[512], path[512], text[4096], err[256];
+	size_t len;
+	FILE *fp;
+
+	sidecar_rel(f->rel[which], side, sizeof(side));
+	path_in(f, side, path, sizeof(path));
+	assert_non_null(fp = fopen(path, "r"));
+	len = fread(text, 1, sizeof(text), fp);
+	fclose(fp);
+	memset(sc, 0, sizeof(*sc));
+	assert_int_equal(sidecar_parse(text, len, sc, err, sizeof(err)), 0);
+}
+
+/* Fills h from the sidecars of the hour's two part files; the second
+ * came late, in revision 2. */
+static void
+good_manifest(const struct fixture *f, struct hour_manifest *h)
+{
+	static const int which[2] = { P_T4A, P_ZST };
+	uint64_t rows = 0, bytes = 0;
+
+	for (int i = 0; i < 2; i++) {
+		struct sidecar *sc = &h->sc[i];
+		read_sidecar(f, which[i], sc);
+		h->files[i] = (struct manifest_file){
+		    strrchr(f->rel[which[i]], '/') + 1, (uint64_t)sc->bytes,
+		    (uint64_t)sc->rows, "", sc->topic, (int32_t)sc->partition,
+		    sc->offsets, MANIFEST_NO_TIME, MANIFEST_NO_TIME,
+		    (uint64_t)i + 1 };
+		h->parts[i] = (struct manifest_partition){ sc->topic,
+		    (int32_t)sc->partition, sc->offsets, (uint64_t)sc->rows };
+		rows += (uint64_t)sc->rows;
+		bytes += (uint64_t)sc->bytes;
+	}
+	h->m = (struct manifest){ "access", "20261129", "23", 2, "h",
+	    "2026-11-29T16:05:00Z", 1795968000000000, rows, bytes, 0,
+	    h->files[1].rows, MANIFEST_NO_TIME, MANIFEST_NO_TIME, h->files, 2,
+	    h->parts, 2 };
+}
+
+static void
+put_manifest(const struct fixture *f, const struct manifest *m)
+{
+	struct buf out = { 0 };
+
+	assert_int_equal(manifest_format(m, &out), 0);
+	put_file(f, H23_MANIFEST, out.data, out.len);
+	buf_free(&out);
+}
+
+static void
+test_manifests(void **state)
+{
+	struct fixture *f = *state;
+	struct hour_manifest h;
+
+	put_good(f);
+	good_manifest(f, &h);
+	put_manifest(f, &h.m);
+	assert_verify(f, 1, "verify: " H23_MANIFEST ": no _SUCCESS beside it");
+	put_text(f, H23_DIR "/_SUCCESS", "");
+	assert_ok(f, "verify OK: 6 files, 234 rows, 3 partitions in 2 tables, "
+	    "1 manifests");
+
+	h.m.rows++;
+	put_manifest(f, &h.m);
+	assert_verify(f, 1, "verify: " H23_MANIFEST ": says 60 rows, its files "
+	    "hold 59");
+	h.m.rows--;
+	h.files[0].rows++;
+	put_manifest(f, &h.m);
+	assert_verify(f, 1, "verify: " H23_MANIFEST ": t+4+0+h.txt: says 11 "
+	    "rows, its sidecar 10");
+	h.files[0].rows--;
+	h.m.nfiles = 1;
+	put_manifest(f, &h.m);
+	assert_verify(f, 1, "verify: " H23_MANIFEST ": does not list "
+	    "t+3+150+h.txt.zst");
+	h.m.nfiles = 2;
+	h.files[1].name = "t+3+149+h.txt.zst";
+	put_manifest(f, &h.m);
+	assert_verify(f, 1, "verify: " H23_MANIFEST ": lists t+3+149+h.txt.zst, "
+	    "which is not there");
+	h.files[1].name = strrchr(f->rel[P_ZST], '/') + 1;
+	memcpy(h.m.hr, "22", 3);
+	put_manifest(f, &h.m);
+	assert_verify(f, 1, "verify: " H23_MANIFEST ": says it is the manifest "
+	    "of access/" H22);
+	memcpy(h.m.hr, "23", 3);
+	put_text(f, H23_MANIFEST, "{}\n");
+	assert_verify(f, 1, "verify: " H23_MANIFEST ": malformed manifest: no "
+	    "\"kedge\" in the object at column 1");
+	remove_rel(f, H23_MANIFEST);
+	assert_verify(f, 1, "verify: " H23_DIR ": _SUCCESS without "
+	    "_MANIFEST.json");
+	for (int i = 0; i < 2; i++)
+		sidecar_free(&h.sc[i]);
 }
 
 static void
@@ -723,6 +842,7 @@ main(void)
 		T(test_name_and_table),
 		T(test_malformed_sidecars),
 		T(test_big_files),
+		T(test_manifests),
 		cmocka_unit_test(test_sidecar_parse_example),
 	};
 

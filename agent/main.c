@@ -1,7 +1,7 @@
 /*
  * kedge: Kafka -> UDTFs -> hourly Hive partitions, exactly once.
- * The command line: subcommands run, check-config, verify, checkpoint show,
- * status, bench udtf, config-reference.
+ * The command line: subcommands run, check-config, verify, report,
+ * checkpoint show, status, bench udtf, config-reference.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "config.h"
 #include "log.h"
+#include "report.h"
 #include "run.h"
 #include "status.h"
 #include "twopc.h"
@@ -24,6 +25,8 @@ usage(FILE *out)
 	    "usage: kedge run [-c FILE] [--exit-at-end]\n"
 	    "       kedge check-config [-c FILE] [--online]\n"
 	    "       kedge verify DIR\n"
+	    "       kedge report [-c FILE] --from YYYYMMDDHH --to YYYYMMDDHH\n"
+	    "                  [--table NAME]\n"
 	    "       kedge checkpoint show [-c FILE]\n"
 	    "       kedge status [-c FILE]\n"
 	    "       kedge bench udtf [-c FILE] --table NAME --input FILE\n"
@@ -37,8 +40,14 @@ usage(FILE *out)
 	    "                  error; exit 0 or 1.  --online also logs in and\n"
 	    "                  asks the brokers for the topics\n"
 	    "  verify DIR      check that the part files landed in DIR (output.local_dir)\n"
-	    "                  hold every offset exactly once; print \"verify OK: ...\"\n"
-	    "                  or the first violation; exit 0 or 1 (2: DIR unreadable)\n"
+	    "                  hold every offset exactly once and agree with their\n"
+	    "                  hours' manifests; print \"verify OK: ...\" or the first\n"
+	    "                  violation; exit 0 or 1 (2: DIR unreadable)\n"
+	    "  report          print as TSV, per table and hour from --from to --to\n"
+	    "                  (dt and hr, inclusive), what the hour's manifest says\n"
+	    "                  or, for an hour not complete yet, its files and rows,\n"
+	    "                  read from output.target; exit 0, or 1 when a manifest\n"
+	    "                  or sidecar does not parse\n"
 	    "  checkpoint show print the last checkpoint record in the store\n"
 	    "  status          print what the daemon last reported: records, rows,\n"
 	    "                  rejects and UDTF ns/record per table, the slowest\n"
@@ -175,6 +184,81 @@ cmd_verify(int argc, char **argv)
 	return r;
 }
 
+/* "YYYYMMDDHH" with an hour 00..23: the dt and hr of a partition. */
+static int
+parse_hour(const char *s)
+{
+	if (strlen(s) != 10 || strspn(s, "0123456789") != 10 ||
+	    strcmp(s + 8, "23") > 0)
+		return -EINVAL;
+	return 0;
+}
+
+static int
+cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "table", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_opts o = { NULL, NULL, NULL };
+	const char *path = CONF_DEFAULT_PATH;
+	char err[1024];
+	struct conf *c;
+	int ch, r;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'f':
+		case 't':
+			if (parse_hour(optarg) < 0) {
+				fprintf(stderr, "kedge report: --%s %s: give the "
+				    "hour as YYYYMMDDHH\n", ch == 'f' ? "from" :
+				    "to", optarg);
+				return 2;
+			}
+			*(ch == 'f' ? &o.from : &o.to) = optarg;
+			break;
+		case 'T':
+			o.table = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc || o.from == NULL || o.to == NULL)
+		goto bad;
+	if (strcmp(o.from, o.to) > 0) {
+		fprintf(stderr, "kedge report: --from %s is after --to %s\n",
+		    o.from, o.to);
+		return 2;
+	}
+	if ((c = load(path)) == NULL)
+		return 1;
+	r = report_print(c, &o, stdout, err, sizeof(err));
+	conf_free(c);
+	if (r < 0) {
+		fflush(stdout);
+		fprintf(stderr, "kedge report: %s\n", err);
+		return 1;
+	}
+	return 0;
+bad:
+	usage(stderr);
+	return 2;
+}
+
 static int
 cmd_checkpoint(int argc, char **argv)
 {
@@ -309,6 +393,8 @@ main(int argc, char **argv)
 		return cmd_check_config(argc - 1, argv + 1);
 	if (strcmp(cmd, "verify") == 0)
 		return cmd_verify(argc - 1, argv + 1);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(cmd, "checkpoint") == 0)
 		return cmd_checkpoint(argc - 1, argv + 1);
 	if (strcmp(cmd, "status") == 0)

@@ -26,6 +26,8 @@ struct journal {
 	int fd;
 	struct journal_range *pending;   /* noted since the last seal */
 	size_t npending, cap;
+	int events;                      /* rows since the last seal: */
+	int64_t min_event, max_event;    /* their event times */
 };
 
 struct journal *
@@ -88,6 +90,25 @@ journal_add(struct journal *j, enum journal_kind kind, const char *table,
 	return 0;
 }
 
+/* Widens the range [*min, *max], empty while *have is 0, to take in
+ * [lo, hi]. */
+static void
+journal_widen(int *have, int64_t *min, int64_t *max, int64_t lo, int64_t hi)
+{
+	if (!*have || lo < *min)
+		*min = lo;
+	if (!*have || hi > *max)
+		*max = hi;
+	*have = 1;
+}
+
+void
+journal_add_event(struct journal *j, int64_t event_us)
+{
+	journal_widen(&j->events, &j->min_event, &j->max_event, event_us,
+	    event_us);
+}
+
 int
 journal_dirty(const struct journal *j)
 {
@@ -109,6 +130,11 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 		    p->table ? p->table : "", p->a, p->b);
 		r = buf_append(&b, line, (size_t)n);
 	}
+	if (r == 0 && j->events) {
+		int n = snprintf(line, sizeof(line), "t %" PRId64 " %" PRId64
+		    "\n", j->min_event, j->max_event);
+		r = buf_append(&b, line, (size_t)n);
+	}
 	if (r == 0) {
 		int n = snprintf(line, sizeof(line), "m %" PRIu64 " %" PRIu64 " %"
 		    PRIu64 "\n", id, len, rows);
@@ -123,6 +149,7 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 		return r;
 	}
 	j->npending = 0;
+	j->events = 0;
 	return 0;
 }
 
@@ -267,6 +294,8 @@ struct journal_sidecar {
 		struct journal_ranges ranges;
 	} rejected[JOURNAL_TABLES_MAX];
 	size_t ntables;
+	int events;                   /* a t line was read: */
+	int64_t min_event, max_event; /* the range of them all */
 };
 
 static struct journal_ranges *
@@ -294,6 +323,11 @@ journal_collect(const char *line, size_t end, void *arg)
 	char c;
 
 	(void)end;
+	if (sscanf(line, "t %" SCNd64 " %" SCNd64, &a, &b) == 2) {
+		journal_widen(&sc->events, &sc->min_event, &sc->max_event, a,
+		    b);
+		return 0;
+	}
 	if (sscanf(line, "r %63s %" SCNd64 " %" SCNd64, table, &a, &b) == 3) {
 		if ((jr = journal_rejected_for(sc, table)) == NULL)
 			return -E2BIG;
@@ -320,6 +354,26 @@ journal_json_ranges(struct buf *out, const char *name,
 	    (r = buf_append(out, jr->json.data, jr->json.len)) < 0)
 		return r;
 	return buf_append(out, "]", 1);
+}
+
+/* Appends the event range of the rows, null for no row; nothing when the
+ * journal has no t line though rows were written (an earlier kedge's). */
+static int
+journal_json_events(struct buf *out, uint64_t rows,
+    const struct journal_sidecar *sc)
+{
+	char item[96];
+	int n;
+
+	if (rows == 0)
+		n = snprintf(item, sizeof(item), ",\"min_event_us\":null,"
+		    "\"max_event_us\":null");
+	else if (sc->events)
+		n = snprintf(item, sizeof(item), ",\"min_event_us\":%" PRId64
+		    ",\"max_event_us\":%" PRId64, sc->min_event, sc->max_event);
+	else
+		return 0;
+	return buf_append(out, item, (size_t)n);
 }
 
 int
@@ -349,11 +403,13 @@ journal_write_sidecar(const struct journal_state *st,
 		goto nomem;
 	r = snprintf(tmp, sizeof(tmp), "{\"kedge\":1,\"table\":\"%s\",\"topic\":"
 	    "\"%s\",\"partition\":%" PRId32 ",\"host\":\"%s\",\"first_offset\":%"
-	    PRId64 ",\"rows\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"format\":\"%s\","
-	    "\"codec\":\"%s\"", info->table, info->topic, info->partition,
-	    info->host, info->first_offset, st->rows, st->len, info->format,
+	    PRId64 ",\"rows\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
+	    "\"sha256\":\"%s\",\"format\":\"%s\",\"codec\":\"%s\"",
+	    info->table, info->topic, info->partition, info->host,
+	    info->first_offset, st->rows, st->len, info->sha256, info->format,
 	    info->codec);
-	if ((r = buf_append(&out, tmp, (size_t)r)) < 0)
+	if ((r = buf_append(&out, tmp, (size_t)r)) < 0 ||
+	    (r = journal_json_events(&out, st->rows, sc)) < 0)
 		goto nomem;
 	for (size_t k = 0; k < JOURNAL_KINDS; k++)
 		if ((r = buf_append(&out, ",", 1)) < 0 ||

@@ -7,12 +7,16 @@
  *   e A B           records A..B produced no row; attributed here
  *   s A B           records A..B have further rows here, their first elsewhere
  *   r TABLE A B     records A..B, meant for TABLE, are rejected here
+ *   t MIN MAX       the rows written since the previous mark have event
+ *                   times MIN..MAX (microseconds since the epoch)
  *   m ID LEN ROWS   checkpoint ID sealed the file at LEN bytes and ROWS rows;
- *                   the o/e/s lines above belong to it
+ *                   the o/e/s/r/t lines above belong to it
  *
  * Ranges are kept in memory until the next seal, merged as they grow, then
  * appended with the mark and fsynced.  A line cut by a crash after the last
- * mark is ignored, as is everything after the mark a recovery keeps.
+ * mark is ignored, as is everything after the mark a recovery keeps; so the
+ * t lines up to that mark give the event range of exactly the rows kept.
+ * (A journal of an earlier kedge has no t line.)
  *
  * The same journal, read back, becomes the file's sidecar ".<name>.json"
  * (the format is in docs/output.md) when the file is released.
@@ -45,6 +49,10 @@ void journal_close(struct journal *j); /* accepts NULL; writes nothing */
 int journal_add(struct journal *j, enum journal_kind kind, const char *table,
     int64_t offset);
 
+/* Notes the event time of a row written to the file, microseconds since
+ * the epoch. */
+void journal_add_event(struct journal *j, int64_t event_us);
+
 /* Appends what was noted since the last seal and the mark "m id len rows",
  * then fsyncs.  Returns 0 or -errno with a sentence in err. */
 int journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
@@ -70,8 +78,11 @@ int journal_read(const char *path, uint64_t upto, struct journal_state *st,
 void journal_state_free(struct journal_state *st);
 
 /* Writes the sidecar of a part file from its journal as journal_read() left
- * it in st: sidecar_path gets the JSON, written atomically.  The descriptive fields are given by the caller.
- * Returns 0 or -errno with a sentence in err. */
+ * it in st: sidecar_path gets the JSON, written atomically.  The descriptive
+ * fields, and the digest of the file as it is kept, are given by the caller.
+ * The event range is null for a file of no row, and left out when the
+ * journal has none (an earlier kedge wrote it).  Returns 0 or -errno with a
+ * sentence in err. */
 struct journal_file_info {
 	const char *table;
 	const char *topic;
@@ -80,6 +91,7 @@ struct journal_file_info {
 	int64_t first_offset;
 	const char *format;
 	const char *codec;
+	const char *sha256;     /* lowercase hex */
 };
 int journal_write_sidecar(const struct journal_state *st,
     const struct journal_file_info *info, const char *sidecar_path,

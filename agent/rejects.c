@@ -75,13 +75,14 @@ rejects_add(struct rejects *rj, const char *table,
 {
 	struct udtf_value vals[REJECTS_NCOLS];
 	struct writer_origin o = { rec->topic, rec->partition, rec->offset, 1,
-	    table };
+	    table, 0 };
 	struct tz_hour hour;
 	struct timespec now;
 	int64_t now_us;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	now_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+	o.event_us = now_us;    /* rejects are filed by their arrival */
 	if (tz_hour_of(rj->tz, now_us, &hour) < 0) {
 		snprintf(err, errlen, "rejects: the clock is out of range");
 		return -ERANGE;

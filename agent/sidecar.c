@@ -102,33 +102,67 @@ jr_rejected(struct jr *j, struct sidecar *sc)
 	return jr_expect(j, '}');
 }
 
-enum field_kind { F_INT, F_NAME, F_FORMAT, F_CODEC, F_RANGES, F_REJECTED };
+/* Reads 64 lowercase hex digits into out. */
+static int
+jr_sha256(struct jr *j, char *out)
+{
+	char *s;
+	int r;
+
+	if ((r = jr_string(j, &s)) != 0)
+		return r;
+	if (strlen(s) != SIDECAR_SHA256_HEX ||
+	    strspn(s, "0123456789abcdef") != SIDECAR_SHA256_HEX) {
+		free(s);
+		return jr_fail(j, "not %d lowercase hex digits",
+		    SIDECAR_SHA256_HEX);
+	}
+	memcpy(out, s, SIDECAR_SHA256_HEX + 1);
+	free(s);
+	return 0;
+}
+
+enum field_kind {
+	F_INT, F_NAME, F_FORMAT, F_CODEC, F_RANGES, F_REJECTED, F_SHA256,
+	F_EVENT
+};
 
 static const struct field {
 	const char *key;
 	enum field_kind kind;
 	size_t off;
+	int optional;    /* absent from sidecars of earlier versions */
 } fields[] = {
-	{ "kedge", F_INT, offsetof(struct sidecar, version) },
-	{ "table", F_NAME, offsetof(struct sidecar, table) },
-	{ "topic", F_NAME, offsetof(struct sidecar, topic) },
-	{ "partition", F_INT, offsetof(struct sidecar, partition) },
-	{ "host", F_NAME, offsetof(struct sidecar, host) },
-	{ "first_offset", F_INT, offsetof(struct sidecar, first_offset) },
-	{ "rows", F_INT, offsetof(struct sidecar, rows) },
-	{ "bytes", F_INT, offsetof(struct sidecar, bytes) },
-	{ "format", F_FORMAT, offsetof(struct sidecar, format) },
-	{ "codec", F_CODEC, offsetof(struct sidecar, codec) },
-	{ "offsets", F_RANGES, offsetof(struct sidecar, offsets) },
-	{ "empty", F_RANGES, offsetof(struct sidecar, empty) },
-	{ "spill", F_RANGES, offsetof(struct sidecar, spill) },
-	{ "rejected", F_REJECTED, 0 },
+	{ "kedge", F_INT, offsetof(struct sidecar, version), 0 },
+	{ "table", F_NAME, offsetof(struct sidecar, table), 0 },
+	{ "topic", F_NAME, offsetof(struct sidecar, topic), 0 },
+	{ "partition", F_INT, offsetof(struct sidecar, partition), 0 },
+	{ "host", F_NAME, offsetof(struct sidecar, host), 0 },
+	{ "first_offset", F_INT, offsetof(struct sidecar, first_offset), 0 },
+	{ "rows", F_INT, offsetof(struct sidecar, rows), 0 },
+	{ "bytes", F_INT, offsetof(struct sidecar, bytes), 0 },
+	{ "sha256", F_SHA256, offsetof(struct sidecar, sha256), 1 },
+	{ "format", F_FORMAT, offsetof(struct sidecar, format), 0 },
+	{ "codec", F_CODEC, offsetof(struct sidecar, codec), 0 },
+	{ "min_event_us", F_EVENT, offsetof(struct sidecar, min_event_us), 1 },
+	{ "max_event_us", F_EVENT, offsetof(struct sidecar, max_event_us), 1 },
+	{ "offsets", F_RANGES, offsetof(struct sidecar, offsets), 0 },
+	{ "empty", F_RANGES, offsetof(struct sidecar, empty), 0 },
+	{ "spill", F_RANGES, offsetof(struct sidecar, spill), 0 },
+	{ "rejected", F_REJECTED, 0, 0 },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
+/* The sidecar being parsed, and what its fields alone do not keep. */
+struct sidecar_read {
+	struct sidecar *sc;
+	int event_nulls;    /* event-time keys that were null */
+};
+
 static int
-jr_value(struct jr *j, const struct field *f, struct sidecar *sc)
+jr_value(struct jr *j, const struct field *f, struct sidecar_read *rd)
 {
+	struct sidecar *sc = rd->sc;
 	char *base = (char *)sc + f->off, *s = NULL;
 	int r;
 
@@ -159,8 +193,50 @@ jr_value(struct jr *j, const struct field *f, struct sidecar *sc)
 		    (struct sidecar_ranges *)(void *)base);
 	case F_REJECTED:
 		return jr_rejected(j, sc);
+	case F_SHA256:
+		return jr_sha256(j, base);
+	case F_EVENT:
+		if (jr_null(j)) {
+			rd->event_nulls++;
+			return 0;
+		}
+		return jr_int(j, (int64_t *)(void *)base);
 	}
 	return -EINVAL;
+}
+
+/* The event range: both keys or neither (an earlier version's sidecar),
+ * null exactly when the file holds no row. */
+static int
+sidecar_check_events(struct sidecar *sc, int present, int nulls, char *err,
+    size_t errlen)
+{
+	if (present == 0)
+		return 0;
+	if (present == 1 || nulls == 1) {
+		snprintf(err, errlen, "only one of \"min_event_us\" and "
+		    "\"max_event_us\" is %s", present == 1 ? "given" : "null");
+		return -EINVAL;
+	}
+	if (nulls == 2) {
+		if (sc->rows == 0)
+			return 0;
+		snprintf(err, errlen, "no event times for %" PRId64 " rows",
+		    sc->rows);
+		return -EINVAL;
+	}
+	if (sc->rows == 0) {
+		snprintf(err, errlen, "event times in a file of no row");
+		return -EINVAL;
+	}
+	if (sc->min_event_us > sc->max_event_us) {
+		snprintf(err, errlen, "min_event_us %" PRId64 " is after "
+		    "max_event_us %" PRId64, sc->min_event_us,
+		    sc->max_event_us);
+		return -EINVAL;
+	}
+	sc->has_event_range = 1;
+	return 0;
 }
 
 /* The rules that tie fields together. */
@@ -205,26 +281,31 @@ sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
 {
 	static const char *keys[NFIELDS];
 	struct jr j = JR_INIT(text, len, err, errlen);
+	struct sidecar_read rd = { sc, 0 };
 	uint64_t seen;
 	size_t i;
-	int r;
+	int r, events = 0;
 
 	for (i = 0; i < NFIELDS; i++)
 		keys[i] = fields[i].key;
-	if ((r = jr_object(&j, keys, NFIELDS, sidecar_value, sc, &seen)) != 0 ||
-	    (r = jr_end(&j)) != 0)
+	if ((r = jr_object(&j, keys, NFIELDS, sidecar_value, &rd,
+	    &seen)) != 0 || (r = jr_end(&j)) != 0)
 		return r;
 	for (i = 0; i < NFIELDS; i++) {
-		if (seen & (uint64_t)1 << i)
+		if (seen & (uint64_t)1 << i) {
+			events += fields[i].kind == F_EVENT;
 			continue;
+		}
 		/* only a rejects file must have "rejected" */
-		if (fields[i].kind != F_REJECTED ||
-		    strcmp(sc->table, REJECTS_TABLE) == 0) {
+		if (!fields[i].optional && (fields[i].kind != F_REJECTED ||
+		    strcmp(sc->table, REJECTS_TABLE) == 0)) {
 			snprintf(err, errlen, "no \"%s\"", fields[i].key);
 			return -EINVAL;
 		}
 	}
-	return sidecar_check(sc, err, errlen);
+	if ((r = sidecar_check(sc, err, errlen)) != 0)
+		return r;
+	return sidecar_check_events(sc, events, rd.event_nulls, err, errlen);
 }
 
 void

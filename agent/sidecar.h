@@ -5,12 +5,21 @@
  *
  *   {"kedge":1,"table":"access","topic":"nginx-access","partition":3,
  *    "host":"edge01","first_offset":120000,"rows":1234,"bytes":56789,
- *    "format":"hive-text","codec":"gzip","offsets":[[120000,120180]],
- *    "empty":[],"spill":[]}
+ *    "sha256":"8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2",
+ *    "format":"hive-text","codec":"gzip",
+ *    "min_event_us":1795946400123000,"max_event_us":1795949998870000,
+ *    "offsets":[[120000,120180]],"empty":[],"spill":[]}
  *
  * Ranges are inclusive [first,last] record offsets.  A file of the rejects
  * table has empty "offsets", "empty" and "spill" and instead "rejected":
  * {"<table>":[ranges], ...}, the records it rejects for each table.
+ *
+ * "sha256" is the SHA-256 of the file's bytes as landed, in lowercase hex;
+ * "min_event_us" and "max_event_us" are the earliest and latest event time
+ * of its rows (the time that chose their hour: for rejects, the arrival),
+ * in microseconds since the epoch, both null when it holds no row.  Files
+ * landed by kedge before these keys existed have none of the three, so
+ * they are optional; every other key is required.
  *
  * The parser is strict on purpose: an unknown or repeated key, a missing
  * one, a fraction, ranges out of order are all errors, because verify must
@@ -28,6 +37,7 @@
 struct jr;
 
 #define SIDECAR_VERSION 1
+#define SIDECAR_SHA256_HEX 64 /* digits of "sha256" */
 
 struct sidecar_range {
 	int64_t first, last; /* inclusive */
@@ -49,6 +59,9 @@ struct sidecar {
 	char *table, *topic, *host;
 	int64_t partition;          /* 0..INT32_MAX */
 	int64_t first_offset, rows, bytes;
+	char sha256[SIDECAR_SHA256_HEX + 1]; /* "" when absent */
+	int has_event_range;        /* min/max_event_us are given (not null) */
+	int64_t min_event_us, max_event_us;
 	enum format_kind format;
 	enum codec_kind codec;
 	struct sidecar_ranges offsets, empty, spill;

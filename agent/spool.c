@@ -12,6 +12,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "fsutil.h"
 #include "journal.h"
 
@@ -89,12 +91,50 @@ out:
 	return r;
 }
 
+/* Writes the SHA-256 of the file at path, as 64 lowercase hex digits and a
+ * NUL, to hex. */
+static int
+spool_sha256(const char *path, char *hex, char *err, size_t errlen)
+{
+	unsigned char chunk[65536], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx;
+	ssize_t n = 0;
+	int fd, r = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot read %s: %s", path,
+		    strerror(errno));
+		return r;
+	}
+	if ((ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		r = -ENOMEM;
+	while (r == 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
+		if (EVP_DigestUpdate(ctx, chunk, (size_t)n) != 1)
+			r = -ENOMEM;
+	if (r == 0 && n < 0)
+		r = -errno;
+	if (r == 0 && EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
+		r = -ENOMEM;
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot hash %s: %s", path, strerror(-r));
+		return r;
+	}
+	for (unsigned int i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
 int
 spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
     char *err, size_t errlen)
 {
 	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX];
-	char ready[PATH_MAX], ready_sidecar[PATH_MAX], table[256];
+	char ready[PATH_MAX], ready_sidecar[PATH_MAX], table[256], sha256[65];
 	const char *name = strrchr(rel, '/'), *slash = strchr(rel, '/');
 	int dirlen = name ? (int)(name - rel) : 0;
 	struct journal_file_info info;
@@ -135,8 +175,9 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		goto out;
 	}
 	info = (struct journal_file_info){ table, sn.topic, sn.partition,
-	    sn.host, sn.first_offset, sn.format, sn.codec };
+	    sn.host, sn.first_offset, sn.format, sn.codec, sha256 };
 	if ((r = spool_cut(data, st.len, err, errlen)) < 0 ||
+	    (r = spool_sha256(data, sha256, err, errlen)) < 0 ||
 	    (r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
 		goto out;
 	if ((r = fs_rename_durable(sidecar, ready_sidecar)) < 0 ||

@@ -9,8 +9,9 @@
  *
  * <name> is <topic>+<partition>+<first offset>+<host>.<txt|jsonl>[.gz|.zst].
  * Finalizing a file cuts it back to a checkpoint, writes its sidecar from
- * its journal and moves both to ready/ (sidecar first, so the file never
- * goes without it); a file holding nothing decided is deleted.
+ * its journal and the SHA-256 of what is left, and moves both to ready/
+ * (sidecar first, so the file never goes without it); a file holding
+ * nothing decided is deleted.
  */
 #ifndef KEDGE_SPOOL_H
 #define KEDGE_SPOOL_H

@@ -131,12 +131,18 @@ table_chain(struct table *t)
 	return t->chain;
 }
 
-/* Finds the hour of each of the nrows rows by its event time, before any
- * row is written, so that a record is either written whole or rejected
- * whole.  Returns 0, or -EINVAL with the reason. */
+/* Where a row goes: the hour of its event time. */
+struct table_when {
+	int64_t event_us;
+	struct tz_hour hour;
+};
+
+/* Finds the event time and hour of each of the nrows rows, before any row
+ * is written, so that a record is either written whole or rejected whole.
+ * Returns 0, or -EINVAL with the reason. */
 static int
 table_route(struct table *t, const struct udtf_record *rec,
-    const struct udtf_value *rows, size_t nrows, struct tz_hour *hours,
+    const struct udtf_value *rows, size_t nrows, struct table_when *when,
     char *reason, size_t reasonlen)
 {
 	for (size_t i = 0; i < nrows; i++) {
@@ -159,7 +165,8 @@ table_route(struct table *t, const struct udtf_record *rec,
 			}
 			ts_us = v->u.ts_us;
 		}
-		if (tz_hour_of(t->tz, ts_us, &hours[i]) < 0) {
+		when[i].event_us = ts_us;
+		if (tz_hour_of(t->tz, ts_us, &when[i].hour) < 0) {
 			snprintf(reason, reasonlen, "event time %s is out of range",
 			    t->event_col < 0 ? TABLE_KAFKA_TIMESTAMP :
 			    t->cols[t->event_col].name);
@@ -201,7 +208,7 @@ table_process(struct table *t, const struct udtf_record *rec,
     struct rejects *rj, char *err, size_t errlen)
 {
 	char reason[512];
-	struct tz_hour one_hour, *hours = &one_hour;
+	struct table_when one, *when = &one;
 	const struct udtf_value *rows;
 	size_t nrows;
 	uint64_t t0, t1;
@@ -217,25 +224,26 @@ table_process(struct table *t, const struct udtf_record *rec,
 	rows = chain_rows(t->chain, &nrows);
 	if (nrows == 0)
 		return table_note_empty(t, rec, err, errlen);
-	if (nrows > 1 && (hours = malloc(nrows * sizeof(*hours))) == NULL) {
+	if (nrows > 1 && (when = malloc(nrows * sizeof(*when))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (table_route(t, rec, rows, nrows, hours, reason, sizeof(reason)) < 0) {
+	if (table_route(t, rec, rows, nrows, when, reason,
+	    sizeof(reason)) < 0) {
 		r = table_reject(t, rj, rec, reason, err, errlen);
 		goto out;
 	}
 	for (size_t i = 0; i < nrows; i++) {
 		struct writer_origin o = { rec->topic, rec->partition,
-		    rec->offset, i == 0, NULL };
-		if ((r = writer_write(t->writer, &hours[i], &o,
+		    rec->offset, i == 0, NULL, when[i].event_us };
+		if ((r = writer_write(t->writer, &when[i].hour, &o,
 		    rows + i * t->ncols, err, errlen)) < 0)
 			goto out;
 		t->stats.rows++;
 	}
 	r = 0;
 out:
-	if (hours != &one_hour)
-		free(hours);
+	if (when != &one)
+		free(when);
 	return r;
 }

@@ -283,10 +283,12 @@ part_find(struct writer *w, int64_t hour_key, const char *topic,
 	return NULL;
 }
 
-/* Notes in the file's journal which record the row belongs to. */
+/* Notes in the file's journal which record the row belongs to, and its
+ * event time. */
 static int
 part_note(struct part *p, const struct writer_origin *o)
 {
+	journal_add_event(p->journal, o->event_us);
 	if (o->rejected_for != NULL)
 		return journal_add(p->journal, JOURNAL_REJECTED, o->rejected_for,
 		    o->offset);

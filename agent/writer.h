@@ -7,7 +7,8 @@
  *   <spool>/open/<table>/dt=YYYYMMDD/hr=HH/<topic>+<partition>+<first offset>+<host>.<ext>
  *
  * ('+' appears in neither Kafka topic names nor host names.)  Beside each
- * file its journal (journal.h) says which records it holds.  A file grows
+ * file its journal (journal.h) says which records it holds and the range of
+ * its rows' event times.  A file grows
  * across checkpoints; writer_seal() ends the current compression member or
  * frame, fsyncs, and marks the journal with the checkpoint, so the file can
  * be cut back to any checkpoint.  A file rolls when it reaches
@@ -75,6 +76,9 @@ struct writer_origin {
 	int first;                /* the record's first row */
 	const char *rejected_for; /* rejects only: the table it was meant for;
 	                           * must outlive the writer */
+	int64_t event_us;         /* the time that chose the row's hour (for
+	                           * rejects, the arrival), microseconds since
+	                           * the epoch */
 };
 
 /* Appends one row to the part file of (hour, topic, partition), opening a

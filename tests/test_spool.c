@@ -1,6 +1,7 @@
 /*
  * Recovery of the spool after a crash: part files cut back to the decided
- * checkpoint by their journals, sidecars written from them, files with
+ * checkpoint by their journals, sidecars written from them (with the
+ * SHA-256 of what is kept and the event times of the rows kept), files with
  * nothing decided removed, and part file names read back.
  */
 #include <stdarg.h>
@@ -16,6 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
+#include "fsutil.h"
+#include "sidecar.h"
 #include "spool.h"
 #include "writer.h"
 
@@ -27,9 +32,11 @@ struct fixture {
 
 static const struct udtf_column cols[] = { { "n", UDTF_INT64 } };
 
-/* 2026-11-29 10:00:00 UTC */
+/* 2026-11-29 10:00:00 UTC, and m minutes later */
 #define T10 INT64_C(1795946400000000)
+#define MIN(m) (T10 + (m) * INT64_C(60000000))
 #define PART "t/dt=20261129/hr=10/top+0+0+h1.txt"
+#define SIDECAR "t/dt=20261129/hr=10/.top+0+0+h1.txt.json"
 
 static int
 setup(void **state)
@@ -63,7 +70,23 @@ teardown(void **state)
 	return 0;
 }
 
-/* Writes rows for records from..to (one row each) of partition 0. */
+/* Writes the row of record offset of partition 0, of event time
+ * event_us in hour 10. */
+static void
+row_at(struct fixture *f, int64_t offset, int64_t event_us)
+{
+	struct writer_origin o = { "top", 0, offset, 1, NULL, event_us };
+	struct udtf_value v = { .type = UDTF_INT64, .u.i64 = offset };
+	struct tz_hour hour;
+	char err[256];
+
+	assert_int_equal(tz_hour_of(f->tz, T10, &hour), 0);
+	assert_int_equal(writer_write(f->w, &hour, &o, &v, err, sizeof(err)),
+	    0);
+}
+
+/* Writes rows for records from..to (one row each) of partition 0, record
+ * i at event time MIN(i). */
 static void
 rows(struct fixture *f, int64_t from, int64_t to, const char *rejected_for)
 {
@@ -72,7 +95,8 @@ rows(struct fixture *f, int64_t from, int64_t to, const char *rejected_for)
 
 	assert_int_equal(tz_hour_of(f->tz, T10, &hour), 0);
 	for (int64_t i = from; i <= to; i++) {
-		struct writer_origin o = { "top", 0, i, 1, rejected_for };
+		struct writer_origin o = { "top", 0, i, 1, rejected_for,
+		    MIN(i) };
 		struct udtf_value v = { .type = UDTF_INT64, .u.i64 = i };
 		assert_int_equal(writer_write(f->w, &hour, &o, &v, err,
 		    sizeof(err)), 0);
@@ -128,6 +152,36 @@ crash_and_recover(struct fixture *f, uint64_t upto, struct spool_recovery *st)
 	    sizeof(err)), 0);
 }
 
+/* The SHA-256 of rel, in lowercase hex. */
+static void
+sha256_of(const struct fixture *f, const char *rel, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len;
+	char *data;
+
+	assert_non_null(data = slurp(f, rel));
+	assert_int_equal(EVP_Digest(data, strlen(data), md, &len, EVP_sha256(),
+	    NULL), 1);
+	assert_int_equal(len, 32);
+	for (unsigned int i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	free(data);
+}
+
+/* Reads the sidecar of PART back with the parser verify uses. */
+static void
+read_sidecar(const struct fixture *f, struct sidecar *sc)
+{
+	char *text, err[256];
+
+	assert_non_null(text = slurp(f, "ready/" SIDECAR));
+	memset(sc, 0, sizeof(*sc));
+	if (sidecar_parse(text, strlen(text), sc, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", text, err);
+	free(text);
+}
+
 static int
 open_is_empty(const struct fixture *f)
 {
@@ -161,6 +215,154 @@ test_cut_back_to_decided(void **state)
 	assert_true(open_is_empty(f));
 	free(data);
 	free(side);
+}
+
+/* The sidecar's sha256 is that of the file as kept, after the cut. */
+static void
+test_sha256_of_what_is_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	struct sidecar sc;
+	char want[65], *side;
+
+	rows(f, 0, 9, NULL);
+	seal(f, 1);
+	rows(f, 10, 19, NULL);          /* cut off */
+	seal(f, 2);
+	crash_and_recover(f, 1, &st);
+	assert_int_equal(st.kept, 1);
+	sha256_of(f, "ready/" PART, want);
+	assert_non_null(side = slurp(f, "ready/" SIDECAR));
+	assert_non_null(strstr(side, "\"sha256\":\""));
+	assert_non_null(strstr(side, want));
+	free(side);
+	read_sidecar(f, &sc);
+	assert_string_equal(sc.sha256, want);
+	/* "0\n".."9\n" */
+	assert_string_equal(sc.sha256, "7427877c40fb0361401248f9c96abe61"
+	    "17396bc6ab16811b5b1706274c02443e");
+	sidecar_free(&sc);
+}
+
+/* Each seal journals the event range of its rows; recovery combines those
+ * up to the mark it keeps, so the range is that of the rows kept. */
+static void
+test_event_range_of_what_is_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	struct sidecar sc;
+	char *side;
+
+	row_at(f, 0, MIN(30));
+	row_at(f, 1, MIN(20));
+	row_at(f, 2, MIN(25));
+	seal(f, 1);
+	row_at(f, 3, MIN(40));
+	seal(f, 2);
+	row_at(f, 4, MIN(5));           /* seal 3: wider on both sides */
+	row_at(f, 5, MIN(59));
+	seal(f, 3);
+	row_at(f, 6, MIN(1));           /* never sealed */
+	crash_and_recover(f, 2, &st);
+	assert_int_equal(st.kept, 1);
+	read_sidecar(f, &sc);
+	assert_int_equal(sc.rows, 4);
+	assert_true(sc.has_event_range);
+	assert_int_equal(sc.min_event_us, MIN(20));
+	assert_int_equal(sc.max_event_us, MIN(40));
+	sidecar_free(&sc);
+	assert_non_null(side = slurp(f, "ready/" SIDECAR));
+	assert_non_null(strstr(side, "\"min_event_us\":1795947600000000,"
+	    "\"max_event_us\":1795948800000000,"));
+	free(side);
+}
+
+static void
+test_event_range_at_first_checkpoint(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	struct sidecar sc;
+
+	row_at(f, 0, MIN(30));
+	row_at(f, 1, MIN(20));
+	seal(f, 1);
+	row_at(f, 2, MIN(5));
+	row_at(f, 3, MIN(59));
+	seal(f, 2);
+	crash_and_recover(f, 1, &st);
+	read_sidecar(f, &sc);
+	assert_int_equal(sc.rows, 2);
+	assert_int_equal(sc.min_event_us, MIN(20));
+	assert_int_equal(sc.max_event_us, MIN(30));
+	sidecar_free(&sc);
+}
+
+/* A file that holds only records that gave no row has a null range. */
+static void
+test_no_row_null_range(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	struct tz_hour hour;
+	struct sidecar sc;
+	char err[256], want[65], *side;
+
+	assert_int_equal(tz_hour_of(f->tz, T10, &hour), 0);
+	assert_int_equal(writer_note_empty(f->w, &hour, "top", 0, 0, err,
+	    sizeof(err)), 0);
+	seal(f, 1);
+	crash_and_recover(f, 1, &st);
+	assert_int_equal(st.kept, 1);
+	assert_non_null(side = slurp(f, "ready/" SIDECAR));
+	assert_non_null(strstr(side, "\"rows\":0,\"bytes\":0,"));
+	assert_non_null(strstr(side, "\"min_event_us\":null,"
+	    "\"max_event_us\":null,"));
+	assert_non_null(strstr(side, "\"empty\":[[0,0]]"));
+	free(side);
+	read_sidecar(f, &sc);
+	assert_false(sc.has_event_range);
+	sha256_of(f, "ready/" PART, want);
+	assert_string_equal(sc.sha256, want);
+	sidecar_free(&sc);
+}
+
+/* A file left by a kedge whose journal had no event times: its sidecar
+ * says nothing of them, rather than something false. */
+static void
+test_journal_of_earlier_version(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	struct sidecar sc;
+	char path[256], *side;
+	FILE *fp;
+
+	writer_free(f->w);
+	f->w = NULL;
+	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=10", f->dir);
+	assert_int_equal(fs_mkdirs(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/open/" PART, f->dir);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("0\n1\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=10/"
+	    ".top+0+0+h1.txt.journal", f->dir);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("o 0 1\nm 1 4 2\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	crash_and_recover(f, 1, &st);
+	assert_int_equal(st.kept, 1);
+	assert_non_null(side = slurp(f, "ready/" SIDECAR));
+	assert_null(strstr(side, "_event_us"));
+	free(side);
+	read_sidecar(f, &sc);
+	assert_int_equal(sc.rows, 2);
+	assert_false(sc.has_event_range);
+	assert_int_equal(strlen(sc.sha256), 64);
+	sidecar_free(&sc);
 }
 
 static void
@@ -237,6 +439,8 @@ test_rejects_sidecar(void **state)
 	crash_and_recover(f, 1, &st);
 	assert_non_null(side = slurp(f, "ready/t/dt=20261129/hr=10/"
 	    ".top+0+3+h1.txt.json"));
+	assert_non_null(strstr(side, "\"min_event_us\":1795946580000000,"
+	    "\"max_event_us\":1795946880000000,"));
 	assert_non_null(strstr(side, "\"offsets\":[],"));
 	assert_non_null(strstr(side, "\"rejected\":{\"access\":[[3,4],[8,8]]}"));
 	free(side);
@@ -274,6 +478,16 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cut_back_to_decided, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_of_what_is_kept,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_event_range_of_what_is_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_event_range_at_first_checkpoint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_row_null_range, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_journal_of_earlier_version,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decided_later_keeps_more,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_decided_is_removed,

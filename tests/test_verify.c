@@ -2,13 +2,14 @@
  * verify: small target trees, written here with zlib and libzstd and
  * sidecars by hand, checked whole.  A good tree (several tables, codecs,
  * members and frames, a reject filling a gap, a spill, hidden and '_'
- * files beside the part files) passes with its counts; each planted fault
- * (a duplicate, a gap, a truncated or corrupt stream, rows or bytes that
- * disagree, a lone part file or sidecar, a reject over a data file, an
- * uncovered spill, a malformed sidecar, a name or table that disagrees)
- * fails with the one line that names it.  An hour's manifest that agrees
- * with its part files passes; one that does not, or a _SUCCESS without
- * one, fails.
+ * files beside the part files) passes with its counts, and so does one
+ * whose sidecars are of an earlier version (no sha256, no event times);
+ * each planted fault (a duplicate, a gap, a truncated or corrupt stream,
+ * rows or bytes that disagree, a lone part file or sidecar, a reject over
+ * a data file, an uncovered spill, a malformed sidecar, a name or table
+ * that disagrees) fails with the one line that names it.  An hour's
+ * manifest that agrees with its part files passes; one that does not, or
+ * a _SUCCESS without one, fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include <openssl/evp.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -52,6 +54,8 @@ struct part {
 	const char *rejected;     /* JSON object, rejects files only */
 	int jsonl;
 	int rows_lie, bytes_lie;  /* added to the true counts in the sidecar */
+	int legacy;               /* a sidecar of an earlier version: no
+	                           * sha256, no event times */
 };
 
 enum { P_GZ, P_ZST, P_REJ, P_T4A, P_T4B, P_WEB, NGOOD };
@@ -62,18 +66,18 @@ enum { P_GZ, P_ZST, P_REJ, P_T4A, P_T4B, P_WEB, NGOOD };
  * rejected.  The one rejects file holds both rejects. */
 static const struct part good[NGOOD] = {
 	[P_GZ] = { "access", H22, "t", 3, 100, "h", CODEC_GZIP, 60, 3,
-	    "[[100,149]]", NULL, NULL, NULL, 0, 0, 0 },
+	    "[[100,149]]", NULL, NULL, NULL, 0, 0, 0, 0 },
 	[P_ZST] = { "access", H23, "t", 3, 150, "h", CODEC_ZSTD, 49, 2,
-	    "[[150,169],[171,199]]", "[[200,201]]", NULL, NULL, 0, 0, 0 },
+	    "[[150,169],[171,199]]", "[[200,201]]", NULL, NULL, 0, 0, 0, 0 },
 	[P_REJ] = { "_rejects", H23, "t", 3, 120, "h", CODEC_NONE, 2, 0,
 	    NULL, NULL, NULL, "{\"access\":[[170,170]],\"web\":[[120,120]]}",
-	    0, 0, 0 },
+	    0, 0, 0, 0 },
 	[P_T4A] = { "access", H23, "t", 4, 0, "h", CODEC_NONE, 10, 0,
-	    "[[0,9]]", NULL, NULL, NULL, 0, 0, 0 },
+	    "[[0,9]]", NULL, NULL, NULL, 0, 0, 0, 0 },
 	[P_T4B] = { "access", H22, "t", 4, 9, "h", CODEC_GZIP, 12, 0,
-	    "[[10,19]]", NULL, "[[9,9]]", NULL, 0, 0, 0 },
+	    "[[10,19]]", NULL, "[[9,9]]", NULL, 0, 0, 0, 0 },
 	[P_WEB] = { "web", H23, "t", 3, 100, "h", CODEC_ZSTD, 101, 2,
-	    "[[100,119],[121,201]]", NULL, NULL, NULL, 1, 0, 0 },
+	    "[[100,119],[121,201]]", NULL, NULL, NULL, 1, 0, 0, 0 },
 };
 #define GOOD_OK "verify OK: 6 files, 234 rows, 3 partitions in 2 tables, " \
 	"0 manifests"
@@ -195,6 +199,41 @@ zstd_frame(struct buf *out, const char *in, size_t len)
 	out->len += n;
 }
 
+/* The SHA-256 of data[0..len), in lowercase hex. */
+static void
+sha256_hex(const void *data, size_t len, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n;
+
+	assert_int_equal(EVP_Digest(data, len, md, &n, EVP_sha256(), NULL), 1);
+	assert_int_equal(n, 32);
+	for (unsigned int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* The sidecar keys of an earlier version lacks: the digest of data and an
+ * event range for the rows (event times are not checked by verify). */
+static void
+sidecar_extras(const struct part *p, const struct buf *data, char *sha,
+    size_t shalen, char *events, size_t eventslen)
+{
+	char hex[65];
+
+	sha[0] = events[0] = '\0';
+	if (p->legacy)
+		return;
+	sha256_hex(data->data, data->len, hex);
+	snprintf(sha, shalen, ",\"sha256\":\"%s\"", hex);
+	if (p->rows == 0)
+		snprintf(events, eventslen, ",\"min_event_us\":null,"
+		    "\"max_event_us\":null");
+	else
+		snprintf(events, eventslen, ",\"min_event_us\":%lld,"
+		    "\"max_event_us\":%lld", 1795946400000000LL + p->first,
+		    1795946400000000LL + p->first + p->rows);
+}
+
 /* Lands p under the fixture's root with a sidecar that tells the truth
  * (but for rows_lie and bytes_lie); its path relative to root goes to
  * rel.  Rows carry random hex so that big files stay big compressed. */
@@ -205,7 +244,7 @@ put_part(const struct fixture *f, const struct part *p, char *rel,
 	struct buf text = { 0 }, data = { 0 };
 	uint64_t seed = (uint64_t)p->first * 131 + (uint64_t)p->partition;
 	int members = p->members > 0 ? p->members : 1;
-	char line[128], side[512], json[2048];
+	char line[128], side[512], json[2048], sha[96], events[96];
 
 	for (int i = 0; i < p->rows; i++) {
 		int n = snprintf(line, sizeof(line), "%s\001%lld\001%016llx\n",
@@ -229,15 +268,16 @@ put_part(const struct fixture *f, const struct part *p, char *rel,
 	    p->table, p->hour, p->topic, p->partition, p->first, p->host,
 	    p->jsonl ? "jsonl" : "txt", codec_kind_ext(p->codec)) < rellen);
 	put_file(f, rel, data.data, data.len);
+	sidecar_extras(p, &data, sha, sizeof(sha), events, sizeof(events));
 	snprintf(json, sizeof(json), "{\"kedge\":1,\"table\":\"%s\","
 	    "\"topic\":\"%s\",\"partition\":%d,\"host\":\"%s\","
-	    "\"first_offset\":%lld,\"rows\":%d,\"bytes\":%zu,"
-	    "\"format\":\"%s\",\"codec\":\"%s\",\"offsets\":%s,\"empty\":%s,"
+	    "\"first_offset\":%lld,\"rows\":%d,\"bytes\":%zu%s,"
+	    "\"format\":\"%s\",\"codec\":\"%s\"%s,\"offsets\":%s,\"empty\":%s,"
 	    "\"spill\":%s%s%s}\n", p->table, p->topic, p->partition, p->host,
 	    p->first, p->rows + p->rows_lie, data.len + (size_t)p->bytes_lie,
-	    p->jsonl ? "jsonl" : "hive-text",
+	    sha, p->jsonl ? "jsonl" : "hive-text",
 	    p->codec == CODEC_GZIP ? "gzip" : p->codec == CODEC_ZSTD ?
-	    "zstd" : "none", p->offsets ? p->offsets : "[]",
+	    "zstd" : "none", events, p->offsets ? p->offsets : "[]",
 	    p->empty ? p->empty : "[]", p->spill ? p->spill : "[]",
 	    p->rejected ? ",\"rejected\":" : "",
 	    p->rejected ? p->rejected : "");
@@ -456,6 +496,21 @@ test_corrupt_streams(void **state)
 	assert_bad_file(f, f->rel[P_WEB], "corrupt zstd stream");
 }
 
+/* Sidecars written before sha256 and the event times existed. */
+static void
+test_legacy_sidecars(void **state)
+{
+	struct fixture *f = *state;
+
+	for (int i = 0; i < NGOOD; i++) {
+		struct part p = good[i];
+
+		p.legacy = 1;
+		put_part(f, &p, f->rel[i], sizeof(f->rel[i]));
+	}
+	assert_ok(f, GOOD_OK);
+}
+
 static void
 test_no_line_end(void **state)
 {
@@ -587,6 +642,10 @@ mangle(char *out, size_t outlen, const char *from, const char *to)
 	    at + strlen(from));
 }
 
+/* The SHA-256 of no byte. */
+#define SHA_EMPTY \
+	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
 static void
 test_malformed_sidecars(void **state)
 {
@@ -622,6 +681,32 @@ test_malformed_sidecars(void **state)
 		    "\"rejected\" in a file of table access" },
 		{ "\"partition\":4", "\"partition\":2147483648",
 		    "partition 2147483648 out of range" },
+		{ "\"bytes\":1,", "\"bytes\":1,\"sha256\":\"e3b0c442\",",
+		    "\"sha256\": not 64 lowercase hex digits" },
+		{ "\"bytes\":1,", "\"bytes\":1,\"sha256\":\"E3B0C44298FC1C14"
+		    "9AFBF4C8996FB92427AE41E4649B934CA495991B7852B855\",",
+		    "\"sha256\": not 64 lowercase hex digits" },
+		{ "\"bytes\":1,", "\"bytes\":1,\"sha256\":null,",
+		    "\"sha256\": expected '\"'" },
+		{ "\"bytes\":1,", "\"bytes\":1,\"sha256\":\"" SHA_EMPTY "\","
+		    "\"sha256\":\"" SHA_EMPTY "\",",
+		    "\"sha256\": key repeated" },
+		{ "\"codec\":\"none\"", "\"codec\":\"none\",\"min_event_us\":1",
+		    "only one of \"min_event_us\" and \"max_event_us\" is "
+		    "given" },
+		{ "\"codec\":\"none\"", "\"codec\":\"none\",\"min_event_us\":"
+		    "null,\"max_event_us\":5", "\"max_event_us\" is null" },
+		{ "\"codec\":\"none\"", "\"codec\":\"none\",\"min_event_us\":"
+		    "null,\"max_event_us\":null",
+		    "no event times for 10 rows" },
+		{ "\"codec\":\"none\"", "\"codec\":\"none\",\"min_event_us\":"
+		    "5,\"max_event_us\":4",
+		    "min_event_us 5 is after max_event_us 4" },
+		{ "\"codec\":\"none\"", "\"codec\":\"none\",\"min_event_us\":"
+		    "\"5\",\"max_event_us\":5", "\"min_event_us\": expected an "
+		    "integer" },
+		{ "\"rows\":10,", "\"rows\":0,\"min_event_us\":4,"
+		    "\"max_event_us\":5,", "event times in a file of no row" },
 	};
 	struct fixture *f = *state;
 	char side[512], json[1024], want[1024], msg[4096];
@@ -654,9 +739,9 @@ test_big_files(void **state)
 {
 	struct fixture *f = *state;
 	struct part gz = { "big", H22, "t", 0, 0, "h", CODEC_GZIP, 40000, 7,
-	    "[[0,39999]]", NULL, NULL, NULL, 0, 0, 0 };
+	    "[[0,39999]]", NULL, NULL, NULL, 0, 0, 0, 0 };
 	struct part zst = { "big", H23, "t", 0, 40000, "h", CODEC_ZSTD, 40000,
-	    5, "[[40000,79999]]", NULL, NULL, NULL, 1, 0, 0 };
+	    5, "[[40000,79999]]", NULL, NULL, NULL, 1, 0, 0, 0 };
 	char rel[256];
 	struct stat st;
 	char path[512];
@@ -807,12 +892,52 @@ test_sidecar_parse_example(void **state)
 	assert_int_equal(sc.first_offset, 120000);
 	assert_int_equal(sc.format, FORMAT_JSONL);
 	assert_int_equal(sc.codec, CODEC_ZSTD);
+	assert_string_equal(sc.sha256, "");  /* written before "sha256" */
+	assert_false(sc.has_event_range);
 	assert_int_equal(sc.nrejected, 1);
 	assert_string_equal(sc.rejected[0].table, "access");
 	assert_int_equal(sc.rejected[0].ranges.n, 2);
 	assert_int_equal(sc.rejected[0].ranges.v[1].first, 120050);
 	assert_int_equal(sidecar_ranges_count(&sc.rejected[0].ranges), 3);
 	sidecar_free(&sc);
+	sidecar_free(&sc);
+}
+
+/* The keys earlier versions lack: "sha256" and the event range, negative
+ * for a time before 1970, null for a file of no row. */
+static void
+test_sidecar_parse_digest_and_events(void **state)
+{
+	static const char rows[] = "{\"kedge\":1,\"table\":\"access\","
+	    "\"topic\":\"t\",\"partition\":0,\"host\":\"h\","
+	    "\"first_offset\":7,\"rows\":2,\"bytes\":4,"
+	    "\"sha256\":\"" SHA_EMPTY "\",\"format\":\"hive-text\","
+	    "\"codec\":\"none\",\"min_event_us\":-1000,"
+	    "\"max_event_us\":1795946400000000,\"offsets\":[[7,8]],"
+	    "\"empty\":[],\"spill\":[]}\n";
+	static const char none[] = "{\"kedge\":1,\"table\":\"access\","
+	    "\"topic\":\"t\",\"partition\":0,\"host\":\"h\","
+	    "\"first_offset\":7,\"rows\":0,\"bytes\":0,"
+	    "\"sha256\":\"" SHA_EMPTY "\",\"format\":\"hive-text\","
+	    "\"codec\":\"none\",\"min_event_us\":null,"
+	    "\"max_event_us\":null,\"offsets\":[],\"empty\":[[7,7]],"
+	    "\"spill\":[]}\n";
+	struct sidecar sc;
+	char err[256];
+
+	(void)state;
+	memset(&sc, 0, sizeof(sc));
+	if (sidecar_parse(rows, strlen(rows), &sc, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_string_equal(sc.sha256, SHA_EMPTY);
+	assert_true(sc.has_event_range);
+	assert_int_equal(sc.min_event_us, -1000);
+	assert_int_equal(sc.max_event_us, 1795946400000000);
+	sidecar_free(&sc);
+	if (sidecar_parse(none, strlen(none), &sc, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_string_equal(sc.sha256, SHA_EMPTY);
+	assert_false(sc.has_event_range);
 	sidecar_free(&sc);
 }
 
@@ -832,6 +957,7 @@ main(void)
 		T(test_truncated_gzip),
 		T(test_truncated_zstd),
 		T(test_corrupt_streams),
+		T(test_legacy_sidecars),
 		T(test_no_line_end),
 		T(test_rows_mismatch),
 		T(test_bytes_mismatch),
@@ -844,6 +970,7 @@ main(void)
 		T(test_big_files),
 		T(test_manifests),
 		cmocka_unit_test(test_sidecar_parse_example),
+		cmocka_unit_test(test_sidecar_parse_digest_and_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

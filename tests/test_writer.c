@@ -1,6 +1,7 @@
 /*
  * The writer: the roll policy, one Kafka partition and one hour per part
- * file, file names, valid files at every flush, and the move to ready/.
+ * file, file names, valid files at every flush, and the move to ready/
+ * with a sidecar that has the file's SHA-256 and its rows' event times.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,7 +89,7 @@ write_row(struct fixture *f, int64_t ts_us, const char *topic, int32_t part,
 		{ .type = UDTF_STRING, .u.s = { msg, strlen(msg) } },
 		{ .type = UDTF_INT64, .u.i64 = offset },
 	};
-	struct writer_origin o = { topic, part, offset, 1, NULL };
+	struct writer_origin o = { topic, part, offset, 1, NULL, ts_us };
 	struct tz_hour hour;
 	char err[256];
 
@@ -154,7 +155,9 @@ test_roll_then_release(void **state)
 	struct stat sb;
 	time_t now = time(NULL);
 
-	write_row(f, T10, "top", 0, 1, "x");
+	write_row(f, T10 + 7, "top", 0, 1, "x");
+	write_row(f, T10 + 9, "top", 0, 2, "w");
+	write_row(f, T10 + 3, "top", 0, 3, "v");
 	write_row(f, T10, "top", 1, 1, "y");
 	/* nothing rolls yet */
 	assert_int_equal(writer_tick(f->w, now, err, sizeof(err)), 0);
@@ -171,13 +174,18 @@ test_roll_then_release(void **state)
 	assert_int_equal(writer_seal(f->w, 7, err, sizeof(err)), 0);
 	assert_int_equal(writer_release(f->w, err, sizeof(err)), 2);
 	assert_int_equal(stat(path, &sb), 0);
-	assert_int_equal(sb.st_size, 4);
-	/* with its sidecar, and nothing left in open/ */
+	assert_int_equal(sb.st_size, 12);
+	/* with its sidecar (the SHA-256 is sha256sum's of
+	 * "x\0011\nw\0012\nv\0013\n"), and nothing left in open/ */
 	snprintf(path, sizeof(path),
 	    "%s/ready/t/dt=20261129/hr=10/.top+0+1+h1.txt.json", f->dir);
 	s = slurp(path);
-	assert_non_null(strstr(s, "\"rows\":1,\"bytes\":4,"));
-	assert_non_null(strstr(s, "\"offsets\":[[1,1]]"));
+	assert_non_null(strstr(s, "\"rows\":3,\"bytes\":12,\"sha256\":\""
+	    "52c6f77428c0686a7ee1b4b2da2f87d92e4637b38b731f52f51bd4723cee72cf"
+	    "\","));
+	assert_non_null(strstr(s, "\"min_event_us\":1795946400000003,"
+	    "\"max_event_us\":1795946400000009,"));
+	assert_non_null(strstr(s, "\"offsets\":[[1,3]]"));
 	free(s);
 	snprintf(path, sizeof(path),
 	    "%s/open/t/dt=20261129/hr=10/.top+0+1+h1.txt.journal", f->dir);
@@ -235,7 +243,7 @@ test_gzip_members_valid_at_every_flush(void **state)
 		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300 },
 	};
 	char path[256], err[256], line[64], want[64];
-	struct writer_origin origin = { "top", 0, 0, 1, NULL };
+	struct writer_origin origin = { "top", 0, 0, 1, NULL, 0 };
 	struct udtf_value v[2];
 	struct tz_hour hour;
 	gzFile gz;

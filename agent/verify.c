@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -77,6 +78,8 @@ struct verify {
 	size_t nclaims, capclaims;
 	unsigned char *in, *out;
 	ZSTD_DStream *zds; /* made at the first zstd file, kept for the rest */
+	EVP_MD_CTX *md;    /* made at the first sidecar with a sha256 */
+	int hashing;       /* md takes the SHA-256 of the file being read */
 	uint64_t rows;
 	struct vhour *hours;
 	size_t nhours, caphours;
@@ -440,6 +443,19 @@ lines_count(struct lines *l, const unsigned char *p, size_t len)
 	}
 }
 
+/* Reads the next chunk of the part file fd into v->in, adding it to the
+ * file's SHA-256 when that is being taken.  Returns the count or -errno. */
+static ssize_t
+read_part(struct verify *v, int fd)
+{
+	ssize_t n = read_some(fd, v->in, CHUNK);
+
+	if (n > 0 && v->hashing &&
+	    EVP_DigestUpdate(v->md, v->in, (size_t)n) != 1)
+		return -ENOMEM;
+	return n;
+}
+
 /* The decoders count the lines and the bytes of the open file fd and
  * return 0, 1 after writing a violation, or a negative errno. */
 static int
@@ -448,7 +464,7 @@ decode_none(struct verify *v, int fd, const char *path, struct lines *l,
 {
 	ssize_t n;
 
-	while ((n = read_some(fd, v->in, CHUNK)) > 0) {
+	while ((n = read_part(v, fd)) > 0) {
 		*bytes += (uint64_t)n;
 		lines_count(l, v->in, (size_t)n);
 	}
@@ -467,7 +483,7 @@ decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
 	/* 15 + 32: a 32 KiB window, gzip header detected */
 	if (inflateInit2(&zs, 15 + 32) != Z_OK)
 		return nomem(v);
-	while (r == 0 && (n = read_some(fd, v->in, CHUNK)) > 0) {
+	while (r == 0 && (n = read_part(v, fd)) > 0) {
 		*bytes += (uint64_t)n;
 		zs.next_in = v->in;
 		zs.avail_in = (uInt)n;
@@ -518,7 +534,7 @@ decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
 		return nomem(v);
 	if (ZSTD_isError(ZSTD_initDStream(v->zds)))
 		return nomem(v);
-	while (r == 0 && (n = read_some(fd, v->in, CHUNK)) > 0) {
+	while (r == 0 && (n = read_part(v, fd)) > 0) {
 		*bytes += (uint64_t)n;
 		ib.src = v->in;
 		ib.size = (size_t)n;
@@ -571,6 +587,41 @@ rows_needed(const struct sidecar *sc, int *exact)
 	return add_sat(n, sidecar_ranges_count(&sc->spill));
 }
 
+/* Starts taking the SHA-256 of f's bytes as they are read, when its
+ * sidecar has one (sidecars of earlier versions do not). */
+static int
+sha256_begin(struct verify *v, const struct vfile *f)
+{
+	v->hashing = f->sc.sha256[0] != '\0';
+	if (!v->hashing)
+		return 0;
+	if ((v->md == NULL && (v->md = EVP_MD_CTX_new()) == NULL) ||
+	    EVP_DigestInit_ex(v->md, EVP_sha256(), NULL) != 1)
+		return nomem(v);
+	return 0;
+}
+
+/* Compares the SHA-256 of what was read of f with its sidecar's. */
+static int
+check_sha256(struct verify *v, const struct vfile *f)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	char hex[2 * EVP_MAX_MD_SIZE + 1];
+	unsigned int len = 0;
+
+	if (!v->hashing)
+		return 0;
+	v->hashing = 0;
+	if (EVP_DigestFinal_ex(v->md, md, &len) != 1)
+		return nomem(v);
+	for (unsigned int i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	if (strcmp(hex, f->sc.sha256) != 0)
+		return violation(v, "sha256 of %s is %s, its sidecar says %s",
+		    f->path, hex, f->sc.sha256);
+	return 0;
+}
+
 static int
 check_content(struct verify *v, struct vfile *f)
 {
@@ -579,6 +630,8 @@ check_content(struct verify *v, struct vfile *f)
 	uint64_t bytes = 0, need;
 	int fd, r = 0, exact;
 
+	if ((r = sha256_begin(v, f)) != 0)
+		return r;
 	if ((fd = openat(v->rootfd, f->path, O_RDONLY | O_CLOEXEC)) < 0)
 		return failure(v, -errno, "%s: cannot open", f->path);
 	switch (sc->codec) {
@@ -604,6 +657,9 @@ check_content(struct verify *v, struct vfile *f)
 	if (bytes != (uint64_t)sc->bytes)
 		return violation(v, "%s: %" PRIu64 " bytes, its sidecar says %"
 		    PRId64, f->path, bytes, sc->bytes);
+	/* after the checks that say what is wrong: it catches the rest */
+	if ((r = check_sha256(v, f)) != 0)
+		return r;
 	need = rows_needed(sc, &exact);
 	if (exact && l.n != need)
 		return violation(v, "%s: %" PRIu64 " rows for %" PRIu64
@@ -876,6 +932,7 @@ verify_free(struct verify *v)
 	free(v->in);
 	free(v->out);
 	ZSTD_freeDStream(v->zds);
+	EVP_MD_CTX_free(v->md);
 	if (v->rootfd >= 0)
 		close(v->rootfd);
 }

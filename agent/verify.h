@@ -10,7 +10,8 @@
  *  - the file decodes whole (every gzip member, every zstd frame), ends
  *    with a line end, holds "rows" lines and "bytes" bytes, and at least one
  *    row for each record it claims or spills (a rejects file: exactly one
- *    row per rejected record);
+ *    row per rejected record); its bytes have the SHA-256 "sha256" when the
+ *    sidecar has one (those of earlier versions do not);
  *  - per (table, topic, partition), the "offsets" and "empty" ranges of the
  *    table's files and the "rejected" ranges of the rejects files for that
  *    table never overlap (a duplicate) and leave no hole between the
@@ -40,8 +41,9 @@
  * included; partitions are the (table, topic, partition) triples; tables
  * are DIR's table directories other than _rejects, and tables only the
  * rejects name; manifests are the hours' _MANIFEST.json); 1 at the first
- * violation, with "verify: <path or partition>: <what is
- * wrong>" in msg, paths relative to dir; or a negative errno when dir or a
+ * violation, with "verify: <path or partition>: <what is wrong>" (or
+ * "verify: sha256 of <path> is <hex>, its sidecar says <hex>") in msg,
+ * paths relative to dir; or a negative errno when dir or a
  * file in it cannot be read, or memory runs out, with the sentence in msg. */
 int verify_check(const char *dir, char *msg, size_t msglen);
 

@@ -5,11 +5,11 @@
  * files beside the part files) passes with its counts, and so does one
  * whose sidecars are of an earlier version (no sha256, no event times);
  * each planted fault (a duplicate, a gap, a truncated or corrupt stream,
- * rows or bytes that disagree, a lone part file or sidecar, a reject over
- * a data file, an uncovered spill, a malformed sidecar, a name or table
- * that disagrees) fails with the one line that names it.  An hour's
- * manifest that agrees with its part files passes; one that does not, or
- * a _SUCCESS without one, fails.
+ * rows or bytes that disagree, a byte changed in place, a lone part file or
+ * sidecar, a reject over a data file, an uncovered spill, a malformed
+ * sidecar, a name or table that disagrees) fails with the one line that
+ * names it.  An hour's manifest that agrees with its part files passes;
+ * one that does not, or a _SUCCESS without one, fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -496,6 +496,49 @@ test_corrupt_streams(void **state)
 	assert_bad_file(f, f->rel[P_WEB], "corrupt zstd stream");
 }
 
+/* Changes the byte at off of the small file rel in place; its SHA-256
+ * before goes to was, after to now. */
+static void
+poke_rel(const struct fixture *f, const char *rel, off_t off, char c,
+    char was[65], char now[65])
+{
+	char path[512], data[65536];
+	ssize_t n;
+	int fd;
+
+	path_in(f, rel, path, sizeof(path));
+	assert_true((fd = open(path, O_RDWR)) >= 0);
+	assert_true((n = pread(fd, data, sizeof(data), 0)) > off);
+	assert_true((size_t)n < sizeof(data));
+	sha256_hex(data, (size_t)n, was);
+	data[off] = c;
+	sha256_hex(data, (size_t)n, now);
+	assert_int_equal(pwrite(fd, &c, 1, off), 1);
+	assert_int_equal(close(fd), 0);
+}
+
+/* One byte changed after landing, the length and the rows unchanged: only
+ * the sidecar's sha256 tells. */
+static void
+test_byte_changed_in_place(void **state)
+{
+	struct fixture *f = *state;
+	struct part legacy = good[P_T4A];
+	char was[65], now[65], want[1024];
+
+	put_good(f);
+	/* "t\0010\001..." becomes "u\0010\001..." */
+	poke_rel(f, f->rel[P_T4A], 0, 'u', was, now);
+	snprintf(want, sizeof(want), "verify: sha256 of %s is %s, its sidecar "
+	    "says %s", f->rel[P_T4A], now, was);
+	assert_verify(f, 1, want);
+	/* a sidecar of an earlier version has no sha256 to tell */
+	legacy.legacy = 1;
+	put_part(f, &legacy, f->rel[P_T4A], sizeof(f->rel[P_T4A]));
+	poke_rel(f, f->rel[P_T4A], 0, 'u', was, now);
+	assert_ok(f, GOOD_OK);
+}
+
 /* Sidecars written before sha256 and the event times existed. */
 static void
 test_legacy_sidecars(void **state)
@@ -957,6 +1000,7 @@ main(void)
 		T(test_truncated_gzip),
 		T(test_truncated_zstd),
 		T(test_corrupt_streams),
+		T(test_byte_changed_in_place),
 		T(test_legacy_sidecars),
 		T(test_no_line_end),
 		T(test_rows_mismatch),

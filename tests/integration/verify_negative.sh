@@ -2,8 +2,9 @@
 # kedge verify over a target tree made by hand (gzip and zstd from their
 # command-line tools, sidecars by printf), no daemon: the good tree passes
 # with its counts; a duplicate from another host, a gap left by a lost
-# reject and a truncated .gz each exit 1 with the one line that names them;
-# no DIR, or one that does not exist, exits 2.
+# reject, a byte changed in place (only the sidecar's sha256 tells) and a
+# truncated .gz each exit 1 with the one line that names them; no DIR, or
+# one that does not exist, exits 2.
 set -eu
 . tests/lib.sh
 
@@ -21,17 +22,23 @@ rows() {
 		awk '{ printf "10.0.0.%d\001GET /item/%d\001200\n", $1 % 256, $1 }'
 }
 
+# sha256 FILE: the SHA-256 of FILE in lowercase hex.
+sha256() {
+	sha256sum "$1" | cut -d' ' -f1
+}
+
 # sidecar FILE TABLE HOST FIRST CODEC OFFSETS [REJECTED]: writes FILE's
-# sidecar, with its rows and bytes counted from FILE itself.
+# sidecar, with its rows, bytes and sha256 taken from FILE itself (and no
+# event times: verify does not check them).
 sidecar() {
 	_rejected=
 	[ $# -lt 7 ] || _rejected=",\"rejected\":$7"
 	{
 		printf '{"kedge":1,"table":"%s","topic":"nginx-access",' "$2"
 		printf '"partition":3,"host":"%s","first_offset":%s,' "$3" "$4"
-		printf '"rows":%s,"bytes":%s,"format":"hive-text",' \
+		printf '"rows":%s,"bytes":%s,"sha256":"%s","format":"hive-text",' \
 			"$(decompress "$1" | wc -l | tr -d ' ')" \
-			"$(wc -c <"$1" | tr -d ' ')"
+			"$(wc -c <"$1" | tr -d ' ')" "$(sha256 "$1")"
 		printf '"codec":"%s","offsets":%s,"empty":[],"spill":[]%s}\n' \
 			"$5" "$6" "$_rejected"
 	} >"$(dirname "$1")/.$(basename "$1").json"
@@ -82,6 +89,16 @@ mv "$W/$REJ" "$W/$R23/.nginx-access+3+170+edge01.txt.json" "$T/"
 expect_violation "verify: access nginx-access[3]: offsets 170..170 are missing (a gap)"
 mv "$T/nginx-access+3+170+edge01.txt" "$W/$R23/"
 mv "$T/.nginx-access+3+170+edge01.txt.json" "$W/$R23/"
+expect_ok "$GOOD"
+
+# One byte of the reject changes in place: "GET /" becomes "GEX /", the
+# length and the rows stay.
+cp "$W/$REJ" "$T/rej"
+WAS=$(sha256 "$W/$REJ")
+sed 's|GET /|GEX /|' "$T/rej" >"$W/$REJ"
+cmp -s "$T/rej" "$W/$REJ" && die "sed changed nothing"
+expect_violation "verify: sha256 of $REJ is $(sha256 "$W/$REJ"), its sidecar says $WAS"
+cat "$T/rej" >"$W/$REJ"
 expect_ok "$GOOD"
 
 # The .gz loses its last 10 bytes, inside its second member.

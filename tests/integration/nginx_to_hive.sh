@@ -83,4 +83,17 @@ grep -q 'table access: 30000 records' "$T/kedge.log" ||
 grep -Eq 'fetcher woken [1-9][0-9]* times' "$T/kedge.log" ||
 	die "the fetcher never parked: $(grep consumed "$T/kedge.log")"
 $KEDGE verify "$T/warehouse" || die "kedge verify failed"
+
+# Every sidecar's event range lies in its file's hour (for the rejects, the
+# hour of arrival), and is null only for a file of no row.
+for s in $(find "$T/warehouse" -type f -name '.*.json'); do
+	hour=$(dirname "$s" | sed -E \
+		's|.*/dt=([0-9]{4})([0-9]{2})([0-9]{2})/hr=([0-9]{2})$|\1-\2-\3 \4:00|')
+	lo=$(TZ=Asia/Shanghai date -d "$hour" +%s)000000
+	jq -e --argjson lo "$lo" 'if .rows == 0 then
+		.min_event_us == null and .max_event_us == null else
+		$lo <= .min_event_us and .min_event_us <= .max_event_us and
+		.max_event_us < $lo + 3600000000 end' "$s" >/dev/null ||
+		die "$s: event range outside $hour: $(cat "$s")"
+done
 echo "ok: $(wc -l <"$T/got") rows, $(wc -l <"$T/got-rejects") rejects, $n files"

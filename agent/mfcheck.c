@@ -111,6 +111,14 @@ check_listed(const struct manifest_file *mf, const struct mfcheck_file *f,
 	    sc->offsets.n))
 		return differs(why, whylen, "%s: says other offsets than its "
 		    "sidecar", f->name);
+	if (mf->sha256[0] != '\0' && sc->sha256[0] != '\0' &&
+	    strcmp(mf->sha256, sc->sha256) != 0)
+		return differs(why, whylen, "%s: says sha256 %s, its sidecar %s",
+		    f->name, mf->sha256, sc->sha256);
+	if (sc->has_event_range && (mf->min_event_us != sc->min_event_us ||
+	    mf->max_event_us != sc->max_event_us))
+		return differs(why, whylen, "%s: says other event times than its "
+		    "sidecar", f->name);
 	return 0;
 }
 

@@ -121,6 +121,12 @@ struct conf {
 	} checkpoint;
 
 	struct {
+		int allowed_lateness;     /* seconds */
+		int idle_timeout;         /* seconds */
+		int rescan;               /* seconds */
+	} completion;
+
+	struct {
 		char *level;
 	} log;
 };

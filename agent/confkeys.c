@@ -471,6 +471,22 @@ static const struct conf_key conf_keys[] = {
 	  .default_text = "30", .offset = AT(checkpoint.interval),
 	  .min = 1, .max = 3600,
 	  .description = "Seconds between checkpoints." },
+	{ .path = "completion.allowed_lateness", .type = CONF_INT,
+	  .default_text = "300", .offset = AT(completion.allowed_lateness),
+	  .min = 0, .max = 604800,
+	  .description = "Seconds of event time an hour waits, after the "
+	  "partitions have moved past it, before it is declared complete; "
+	  "rows that come later are late rows in a new manifest revision." },
+	{ .path = "completion.idle_timeout", .type = CONF_INT,
+	  .default_text = "600", .offset = AT(completion.idle_timeout),
+	  .min = 1, .max = 604800,
+	  .description = "A partition without a record for this many seconds "
+	  "no longer holds hours back (nor does one read to its end)." },
+	{ .path = "completion.rescan", .type = CONF_INT,
+	  .default_text = "600", .offset = AT(completion.rescan),
+	  .min = 10, .max = 86400,
+	  .description = "Seconds between full scans of the target for hours "
+	  "that other hosts' files changed." },
 	{ .path = "log.level", .type = CONF_ENUM, .default_text = "\"info\"",
 	  .offset = AT(log.level), .values = "err|warning|notice|info|debug",
 	  .description = "The most verbose level logged." },

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
+
 int
 fs_mkdirs(const char *path, mode_t mode)
 {
@@ -47,6 +49,24 @@ fs_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int
+fs_read_all(const char *path, struct buf *b)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd, r = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		if ((r = buf_append(b, chunk, (size_t)n)) < 0)
+			break;
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 int

@@ -11,6 +11,9 @@
 int fs_mkdirs(const char *path, mode_t mode);
 /* Writes all of buf, retrying short writes and EINTR.  Returns 0 or -errno. */
 int fs_write_all(int fd, const void *buf, size_t len);
+/* Appends the whole file at path to b.  Returns 0 or -errno. */
+struct buf;
+int fs_read_all(const char *path, struct buf *b);
 /* fsyncs the directory that holds path (its parent).  Returns 0 or -errno. */
 int fs_fsync_parent(const char *path);
 /* Replaces the file at path with data[0..len) so that a crash leaves the

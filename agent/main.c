@@ -4,6 +4,7 @@
  * checkpoint show, status, bench udtf, config-reference.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "status.h"
 #include "twopc.h"
 #include "verify.h"
+#include "webhdfs.h"
 
 static void
 usage(FILE *out)
@@ -24,7 +26,7 @@ usage(FILE *out)
 	fprintf(out,
 	    "usage: kedge run [-c FILE] [--exit-at-end]\n"
 	    "       kedge check-config [-c FILE] [--online]\n"
-	    "       kedge verify DIR\n"
+	    "       kedge verify DIR | URL [--user NAME]\n"
 	    "       kedge report [-c FILE] --from YYYYMMDDHH --to YYYYMMDDHH\n"
 	    "                  [--table NAME]\n"
 	    "       kedge checkpoint show [-c FILE]\n"
@@ -42,7 +44,10 @@ usage(FILE *out)
 	    "  verify DIR      check that the part files landed in DIR (output.local_dir)\n"
 	    "                  hold every offset exactly once and agree with their\n"
 	    "                  hours' manifests; print \"verify OK: ...\" or the first\n"
-	    "                  violation; exit 0 or 1 (2: DIR unreadable)\n"
+	    "                  violation; exit 0 or 1 (2: DIR unreadable).  A\n"
+	    "                  WebHDFS or HttpFS URL (https://namenode:9871/dir)\n"
+	    "                  is copied to $TMPDIR first, with SPNEGO from the\n"
+	    "                  default credential cache or as --user NAME\n"
 	    "  report          print as TSV, per table and hour from --from to --to\n"
 	    "                  (dt and hr, inclusive), what the hour's manifest says\n"
 	    "                  or, for an hour not complete yet, its files and rows,\n"
@@ -158,24 +163,105 @@ cmd_run(int argc, char **argv)
 	return r;
 }
 
+static int
+verify_remove_one(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Removes the copy verify_fetch() made. */
+static void
+verify_remove(const char *dir)
+{
+	nftw(dir, verify_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Copies the tree at a WebHDFS URL ("http[s]://host:port/dir") into a new
+ * directory under $TMPDIR, authenticated by SPNEGO with the default
+ * credential cache, or as user (simple) when user is not NULL.  Returns
+ * the directory (the caller removes it and frees it), or NULL with the
+ * sentence in err. */
+static char *
+verify_fetch(const char *url, const char *user, char *err, size_t errlen)
+{
+	const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
+	struct webhdfs_opts o = { NULL, slash ? slash : "/", user, NULL, 10,
+	    600 };
+	const char *tmp = getenv("TMPDIR");
+	struct webhdfs *w = NULL;
+	char *root = NULL, *dir = NULL;
+	char why[1024];
+
+	if ((root = strndup(url, slash ? (size_t)(slash - url) :
+	    strlen(url))) == NULL ||
+	    asprintf(&dir, "%s/kedge-verify-XXXXXX", tmp ? tmp : "/tmp") < 0) {
+		dir = NULL;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	o.url = root;
+	if (mkdtemp(dir) == NULL) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (webhdfs_global_init() < 0 ||
+	    (w = webhdfs_open(&o, why, sizeof(why))) == NULL ||
+	    webhdfs_mirror(w, dir, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "%s: %s", url, why);
+		verify_remove(dir);
+		goto fail;
+	}
+	webhdfs_close(w);
+	free(root);
+	return dir;
+fail:
+	webhdfs_close(w);
+	free(root);
+	free(dir);
+	return NULL;
+}
+
 /* The result line goes to stdout, violation or not: it is the answer the
  * caller asked for; only a check that could not run goes to stderr. */
 static int
 cmd_verify(int argc, char **argv)
 {
-	char msg[4096];
+	const char *where = NULL, *user = NULL;
+	char msg[4096], *dir = NULL;
 	int r;
 
-	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--help") == 0)) {
-		usage(stdout);
-		return 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--user") == 0 && i + 1 < argc)
+			user = argv[++i];
+		else if (argv[i][0] != '-' && where == NULL)
+			where = argv[i];
+		else
+			where = NULL, i = argc;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
+	if (where == NULL) {
 		usage(stderr);
 		return 2;
 	}
-	r = verify_check(argv[1], msg, sizeof(msg));
+	if (strncmp(where, "http://", 7) == 0 ||
+	    strncmp(where, "https://", 8) == 0) {
+		if ((dir = verify_fetch(where, user, msg, sizeof(msg))) == NULL) {
+			fprintf(stderr, "%s\n", msg);
+			return 2;
+		}
+		where = dir;
+	}
+	r = verify_check(where, msg, sizeof(msg));
+	if (dir != NULL) {
+		verify_remove(dir);
+		free(dir);
+	}
 	if (r < 0) {
 		fprintf(stderr, "%s\n", msg);
 		return 2;

@@ -12,9 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "complete.h"
 #include "crash.h"
 #include "fsutil.h"
 #include "log.h"
+#include "sidecar.h"
 #include "target.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
@@ -30,6 +33,11 @@ struct publisher {
 	uint64_t served;      /* requests seen by a finished pass */
 	size_t left;          /* files the last pass could not publish */
 	struct publish_stats stats;
+	struct completer *cp; /* only this thread uses it */
+	struct complete_view view;  /* handed over, not taken yet */
+	int has_view;
+	uint64_t view_kick;   /* the request that came with it */
+	unsigned seed;        /* of the retries' jitter */
 };
 
 /* Puts one spool file into the target at rel, then removes it from the
@@ -55,6 +63,20 @@ publish_one(struct publisher *p, const char *src, const char *rel,
 	return unlink(src) < 0 ? -errno : 0;
 }
 
+/* Reads the sidecar at path into sc; one that cannot be read leaves sc
+ * empty: it only costs the completion the file's event times. */
+static void
+publish_read_sidecar(const char *path, struct sidecar *sc)
+{
+	struct buf b = { 0 };
+	char why[256];
+
+	if (fs_read_all(path, &b) < 0 ||
+	    sidecar_parse(b.data, b.len, sc, why, sizeof(why)) < 0)
+		sidecar_free(sc);
+	buf_free(&b);
+}
+
 /* Moves one ready part file into the target, its sidecar first, so that a
  * part file in the target always has its sidecar.  Returns 0 or -errno. */
 static int
@@ -63,6 +85,7 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 	char side_src[PATH_MAX], side_rel[PATH_MAX];
 	const char *name = strrchr(rel, '/');
 	int dirlen = name ? (int)(name - rel) + 1 : 0;
+	struct sidecar sc = { 0 };
 	off_t size;
 	int r;
 
@@ -73,18 +96,23 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 	    side_rel) >= sizeof(side_src))
 		return -ENAMETOOLONG;
 	/* gone when a run before this one moved it and then stopped */
-	if (access(side_src, F_OK) == 0 &&
-	    (r = publish_one(p, side_src, side_rel, &size)) < 0)
-		return r;
+	if (access(side_src, F_OK) == 0) {
+		publish_read_sidecar(side_src, &sc);
+		if ((r = publish_one(p, side_src, side_rel, &size)) < 0)
+			goto out;
+	}
 	crash_point("publish-mid");
 	if ((r = publish_one(p, src, rel, &size)) < 0)
-		return r;
+		goto out;
+	completer_published(p->cp, rel, &sc);
 	pthread_mutex_lock(&p->lock);
 	p->stats.files++;
 	p->stats.bytes += (uint64_t)size;
 	pthread_mutex_unlock(&p->lock);
 	log_debug("publish: %s", rel);
-	return 0;
+out:
+	sidecar_free(&sc);
+	return r;
 }
 
 /* Publishes every file under ready_dir/rel; returns the number that failed.
@@ -129,6 +157,21 @@ publish_walk(struct publisher *p, const char *rel)
 	return failed;
 }
 
+/* Writes the progress files and completes the hours it can. */
+static void
+publish_complete(struct publisher *p)
+{
+	char err[1024];
+	int n;
+
+	if ((n = completer_run(p->cp, p->target, time(NULL), err,
+	    sizeof(err))) < 0)
+		log_warnx("complete: %s; trying again after the next checkpoint",
+		    err);
+	else if (n > 0)
+		log_info("complete: %d hour(s) got a new manifest", n);
+}
+
 static void *
 publish_main(void *arg)
 {
@@ -141,16 +184,33 @@ publish_main(void *arg)
 		struct timespec until;
 		size_t left;
 
+		int complete = 0;
+
 		pthread_mutex_unlock(&p->lock);
 		left = publish_walk(p, "");
 		pthread_mutex_lock(&p->lock);
 		p->left = left;
 		p->served = kicks;
 		pthread_cond_broadcast(&p->cond);
+		/* everything the view's checkpoint released is in the target */
+		if (left == 0 && p->has_view && kicks >= p->view_kick) {
+			completer_set_view(p->cp, &p->view);
+			p->has_view = 0;
+			complete = 1;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (complete)
+			publish_complete(p);
+		pthread_mutex_lock(&p->lock);
 		backoff = left ? (backoff * 2 > PUBLISH_BACKOFF_MAX ?
 		    PUBLISH_BACKOFF_MAX : backoff * 2) : 1;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += backoff;
+		if (left) /* up to a quarter more, so hosts do not retry in step */
+			until.tv_nsec += (long)(rand_r(&p->seed) % 250) * backoff *
+			    1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
 		while (!p->stop && p->kicks == kicks &&
 		    pthread_cond_timedwait(&p->cond, &p->lock, &until) == 0)
 			;
@@ -163,6 +223,8 @@ static void
 publisher_free(struct publisher *p)
 {
 	target_close(p->target);
+	completer_free(p->cp);
+	complete_view_clear(&p->view);
 	free(p->ready_dir);
 	free(p);
 }
@@ -183,8 +245,10 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 		    strerror(-r));
 		goto fail;
 	}
-	if ((p->target = target_open(c, err, errlen)) == NULL)
+	if ((p->target = target_open(c, err, errlen)) == NULL ||
+	    (p->cp = completer_new(c, err, errlen)) == NULL)
 		goto fail;
+	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	if ((r = pthread_create(&p->thread, NULL, publish_main, p)) != 0) {
@@ -198,6 +262,19 @@ fail:
 	if (p != NULL)
 		publisher_free(p);
 	return NULL;
+}
+
+void
+publisher_set_view(struct publisher *p, struct complete_view *v)
+{
+	pthread_mutex_lock(&p->lock);
+	complete_view_clear(&p->view);
+	p->view = *v;
+	memset(v, 0, sizeof(*v));
+	p->has_view = 1;
+	p->view_kick = ++p->kicks;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 }
 
 void

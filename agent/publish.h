@@ -30,6 +30,11 @@ struct publish_stats {
  * too.  Returns NULL with a sentence in err. */
 struct publisher *publisher_start(const struct conf *c, char *err,
     size_t errlen);
+/* Hands over what the run loop knows after a decided checkpoint (taking
+ * what v holds); once everything released by then is published, the
+ * thread writes the progress files and completes hours (complete.h). */
+struct complete_view;
+void publisher_set_view(struct publisher *p, struct complete_view *v);
 /* Tells the thread that new files are ready. */
 void publisher_kick(struct publisher *p);
 /* Waits until a pass that started after this call leaves the ready spool

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "complete.h"
 #include "crash.h"
 #include "log.h"
 #include "publish.h"
@@ -51,6 +52,7 @@ struct agent {
 	time_t started;
 	time_t status_at;          /* when the status was last written */
 	struct spool_usage spool;  /* measured each second */
+	int32_t *topic_partitions; /* of kafka.topics; <= 0: not known yet */
 	uint64_t status_records;   /* records by then */
 };
 
@@ -116,13 +118,63 @@ agent_roll_one(struct writer *w, void *arg, char *err, size_t errlen)
 	return writer_roll(w, ra->topic, ra->partition, err, errlen);
 }
 
+static void
+agent_view_part(const char *topic, int32_t partition, int at_end,
+    time_t last_record, void *arg)
+{
+	struct complete_view *v = arg;
+	struct complete_part *p;
+
+	if ((p = realloc(v->parts, (v->nparts + 1) * sizeof(*p))) == NULL)
+		return; /* short of memory: that partition holds hours back */
+	v->parts = p;
+	p = &v->parts[v->nparts];
+	if ((p->topic = strdup(topic)) == NULL)
+		return;
+	p->partition = partition;
+	p->at_end = at_end;
+	p->last_record = last_record;
+	v->nparts++;
+}
+
+/* Hands the publisher what completing hours needs: the partitions read
+ * here, and how many each topic has (asked once, and again while the
+ * brokers do not say). */
+static void
+agent_hand_view(struct agent *a)
+{
+	const struct conf_strv *topics = &a->conf->kafka.topics;
+	struct complete_view v = { 0 };
+
+	if (a->topic_partitions == NULL && (a->topic_partitions = calloc(
+	    topics->n, sizeof(*a->topic_partitions))) == NULL)
+		return;
+	if ((v.topics = calloc(topics->n, sizeof(*v.topics))) == NULL)
+		return;
+	for (size_t i = 0; i < topics->n; i++) {
+		if (a->topic_partitions[i] <= 0)
+			a->topic_partitions[i] = source_partition_count(a->src,
+			    topics->v[i], 2000);
+		if ((v.topics[i].topic = strdup(topics->v[i])) == NULL)
+			break;
+		v.topics[i].partitions = a->topic_partitions[i];
+		v.ntopics++;
+	}
+	source_each_part(a->src, agent_view_part, &v);
+	publisher_set_view(a->pub, &v);
+	complete_view_clear(&v);
+}
+
 /* A checkpoint; a failure to make rows durable stops consumption, and what
- * was not decided is read again on the next start. */
+ * was not decided is read again on the next start.  Once all that was read
+ * is decided, the publisher learns where the partitions stand. */
 static void
 agent_checkpoint(struct agent *a, const char *why)
 {
 	if (!a->failed && twopc_checkpoint(a->twopc, a->src, a->pub, why) < 0)
 		a->failed = 1;
+	if (!a->failed && !twopc_undecided(a->twopc) && a->pub != NULL)
+		agent_hand_view(a);
 }
 
 static void
@@ -209,6 +261,7 @@ agent_free(struct agent *a)
 	free(a->tables);
 	rejects_free(a->rejects);
 	tz_close(a->tz);
+	free(a->topic_partitions);
 }
 
 static struct krb_opts

@@ -17,6 +17,7 @@ struct source_part {
 	int32_t partition;
 	int64_t next;        /* offset to commit; -1 before the first record */
 	int at_end;
+	time_t last_at;      /* when its last record was read; 0: none */
 };
 
 struct source {
@@ -110,6 +111,7 @@ source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
 		 * decided: it belongs in the next checkpoint as it is */
 		p->next = list->elems[i].offset >= 0 ? list->elems[i].offset : -1;
 		p->at_end = 0;
+		p->last_at = 0;
 		s->nparts++;
 	}
 	return 0;
@@ -617,6 +619,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 {
 	ssize_t n;
 	size_t kept = 0;
+	time_t now;
 
 	if (rd_kafka_queue_length(s->queue) >= s->park_mark)
 		s->parked = 1;
@@ -624,6 +627,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 	    msgs, max);
 	if (n == 0 && s->parked && !s->held)
 		source_unpark(s);
+	now = n > 0 ? time(NULL) : 0;
 	for (ssize_t i = 0; i < n; i++) {
 		rd_kafka_message_t *m = msgs[i];
 		struct source_part *p;
@@ -634,6 +638,8 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 			p = source_find(s, rd_kafka_topic_name(m->rkt), m->partition);
 			if (p != NULL)
 				p->at_end = m->err != RD_KAFKA_RESP_ERR_NO_ERROR;
+			if (p != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR)
+				p->last_at = now;
 			if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
 				msgs[kept++] = m;
 				continue;
@@ -772,6 +778,37 @@ unsigned
 source_held(const struct source *s)
 {
 	return s->held;
+}
+
+void
+source_each_part(const struct source *s, source_part_fn *fn, void *arg)
+{
+	for (size_t i = 0; i < s->nparts; i++) {
+		const struct source_part *p = &s->parts[i];
+
+		fn(p->topic, p->partition, p->at_end, p->last_at, arg);
+	}
+}
+
+int32_t
+source_partition_count(struct source *s, const char *topic, int timeout_ms)
+{
+	const struct rd_kafka_metadata *md;
+	rd_kafka_topic_t *rkt;
+	rd_kafka_resp_err_t e;
+	int32_t n = -1;
+
+	if ((rkt = rd_kafka_topic_new(s->rk, topic, NULL)) == NULL)
+		return -1;
+	e = rd_kafka_metadata(s->rk, 0, rkt, &md, timeout_ms);
+	if (e == RD_KAFKA_RESP_ERR_NO_ERROR) {
+		if (md->topic_cnt == 1 && md->topics[0].err ==
+		    RD_KAFKA_RESP_ERR_NO_ERROR)
+			n = md->topics[0].partition_cnt;
+		rd_kafka_metadata_destroy(md);
+	}
+	rd_kafka_topic_destroy(rkt);
+	return n;
 }
 
 int

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <librdkafka/rdkafka.h>
 
@@ -111,6 +112,17 @@ uint64_t source_wakeups(const struct source *s);
 void source_hold(struct source *s, unsigned reason, int on);
 /* The reasons set, 0 when consuming. */
 unsigned source_held(const struct source *s);
+
+/* Calls fn for every partition this consumer has: whether it was read to
+ * its end, and when its last record was read (0: none yet). */
+typedef void (source_part_fn)(const char *topic, int32_t partition,
+    int at_end, time_t last_record, void *arg);
+void source_each_part(const struct source *s, source_part_fn *fn, void *arg);
+
+/* Asks the brokers how many partitions topic has, within timeout_ms.
+ * Returns the count, or -1 when they do not say. */
+int32_t source_partition_count(struct source *s, const char *topic,
+    int timeout_ms);
 
 /* Returns 1 when partitions are assigned and every one is at its end. */
 int source_at_end(const struct source *s);

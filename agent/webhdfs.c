@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "fsutil.h"
 
 #define WH_ANSWER_MAX (64 * 1024 * 1024) /* a listing or a file read */
 #define WH_PREFIX "/webhdfs/v1"
@@ -28,6 +29,7 @@ struct webhdfs {
 	char *body;                /* the answer, NUL-terminated */
 	size_t body_len, body_cap;
 	size_t body_max;           /* of this request's answer */
+	int sink;                  /* >= 0: the answer goes to this fd */
 	char location[4096];
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -53,6 +55,8 @@ wh_on_body(char *p, size_t size, size_t n, void *arg)
 	size_t len = size * n, cap = w->body_cap;
 	char *body;
 
+	if (w->sink >= 0)
+		return fs_write_all(w->sink, p, len) == 0 ? len : 0;
 	if (w->body_len + len > w->body_max)
 		return 0; /* curl fails the request: CURLE_WRITE_ERROR */
 	while (w->body_len + len + 1 > cap)
@@ -505,6 +509,34 @@ webhdfs_read(struct webhdfs *w, const char *rel, size_t max, char **data,
 	return 1;
 }
 
+int
+webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
+    size_t errlen)
+{
+	char path[4096], url[8192], what[4200];
+	long st;
+
+	wh_path(w, rel, path, sizeof(path));
+	snprintf(what, sizeof(what), "OPEN %s", path);
+	if (wh_url(w, path, "OPEN", NULL, url, sizeof(url), err, errlen) < 0)
+		return -ENAMETOOLONG;
+	/* HttpFS answers with the bytes, WebHDFS sends the reader to a
+	 * datanode: either way only a 200's body is the file */
+	w->sink = fd;
+	st = wh_do(w, "GET", url, NULL, what, err, errlen);
+	if (st == 307 && w->location[0] != '\0') {
+		snprintf(url, sizeof(url), "%s", w->location);
+		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+			st = -errno;
+		else
+			st = wh_do(w, "GET", url, NULL, what, err, errlen);
+	}
+	w->sink = -1;
+	if (st < 0)
+		return (int)st;
+	return st == 200 ? 0 : wh_refused(w, st, what, err, errlen);
+}
+
 /* The end of the JSON object that starts at p ('{'), strings skipped;
  * NULL when it does not end. */
 static const char *
@@ -585,6 +617,60 @@ webhdfs_remove(struct webhdfs *w, const char *rel, char *err, size_t errlen)
 	return r < 0 ? r : 0;
 }
 
+struct wh_mirror {
+	struct webhdfs *w;
+	const char *rel;
+	const char *dir;
+	char *err;
+	size_t errlen;
+};
+
+static int wh_mirror_dir(struct webhdfs *w, const char *rel, const char *dir,
+    char *err, size_t errlen);
+
+static int
+wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct wh_mirror *m = arg;
+	char rel[4096], path[4096];
+	int fd, r;
+
+	(void)len;
+	snprintf(rel, sizeof(rel), "%s%s%s", m->rel, m->rel[0] ? "/" : "",
+	    name);
+	snprintf(path, sizeof(path), "%s/%s", m->dir, name);
+	if (is_dir) {
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			snprintf(m->err, m->errlen, "%s: %s", path, strerror(errno));
+			return -errno;
+		}
+		return wh_mirror_dir(m->w, rel, path, m->err, m->errlen);
+	}
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
+		snprintf(m->err, m->errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	r = webhdfs_fetch(m->w, rel, fd, m->err, m->errlen);
+	close(fd);
+	return r;
+}
+
+static int
+wh_mirror_dir(struct webhdfs *w, const char *rel, const char *dir, char *err,
+    size_t errlen)
+{
+	struct wh_mirror m = { w, rel, dir, err, errlen };
+
+	return webhdfs_list(w, rel, wh_mirror_entry, &m, err, errlen);
+}
+
+int
+webhdfs_mirror(struct webhdfs *w, const char *dir, char *err, size_t errlen)
+{
+	return wh_mirror_dir(w, "", dir, err, errlen);
+}
+
 struct webhdfs *
 webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 {
@@ -618,6 +704,7 @@ webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 	w->timeout = o->timeout;
 	w->body_cap = 4096;
 	w->body_max = WH_ANSWER_MAX;
+	w->sink = -1;
 	return w;
 }
 

@@ -307,7 +307,7 @@ test_unknown_keys(void **state)
 	(void)state;
 	expect_err(KAFKA TABLE "\nsecurity = { keytab = \"/k\"; };\n", 4,
 	    "security: unknown key; the keys here are kafka, tables, output, "
-	    "kerberos, spool, checkpoint, log");
+	    "kerberos, spool, checkpoint, completion, log");
 	expect_err(KAFKA TABLE "kerberos = {\n renew_at = 1.5; };\n", 4,
 	    "kerberos.renew_at: 1.5 is out of range 0.50..0.95");
 	expect_err(KAFKA TABLE "kerberos = {\n use_ticket_cache = 1; };\n", 4,

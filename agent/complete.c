@@ -1,0 +1,842 @@
+#include "complete.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "jsonread.h"
+#include "manifest.h"
+#include "rejects.h"
+#include "tz.h"
+
+#define PROGRESS_DIR "_kedge/progress"
+#define SIDECAR_MAX (16 * 1024 * 1024)
+#define US_PER_S INT64_C(1000000)
+
+/* The latest published event time of one partition for one table. */
+struct complete_max {
+	char *table, *topic;
+	int32_t partition;
+	int64_t max_event_us;     /* MANIFEST_NO_TIME: none yet */
+	int seeded;               /* the progress file's value is in */
+};
+
+/* An hour of a table this host has seen in the target. */
+struct complete_hour {
+	char *table;
+	char dt[9], hr[3];
+	int dirty;                /* files landed since it was looked at */
+	int done;                 /* its manifest lists what is there */
+};
+
+struct completer {
+	const struct conf *c;
+	struct tz *tz;
+	struct complete_max *maxes;
+	size_t nmaxes;
+	struct complete_hour *hours;
+	size_t nhours;
+	time_t scanned;           /* the last full scan of the target */
+	struct complete_view view;
+	int have_view;
+};
+
+/* One partition's progress, as some host wrote it. */
+struct complete_progress {
+	char *host;
+	int64_t max_event_us;
+	int64_t at_end;
+	int64_t last_record;
+	int64_t written;
+};
+
+static void
+complete_parts_free(struct complete_part *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i].topic);
+	free(p);
+}
+
+void
+complete_view_clear(struct complete_view *v)
+{
+	complete_parts_free(v->parts, v->nparts);
+	for (size_t i = 0; i < v->ntopics; i++)
+		free(v->topics[i].topic);
+	free(v->topics);
+	memset(v, 0, sizeof(*v));
+}
+
+struct completer *
+completer_new(const struct conf *c, char *err, size_t errlen)
+{
+	struct completer *cp;
+	char why[256];
+
+	if ((cp = calloc(1, sizeof(*cp))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	cp->c = c;
+	if ((cp->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
+		snprintf(err, errlen, "%s", why);
+		free(cp);
+		return NULL;
+	}
+	return cp;
+}
+
+void
+completer_free(struct completer *cp)
+{
+	if (cp == NULL)
+		return;
+	for (size_t i = 0; i < cp->nmaxes; i++) {
+		free(cp->maxes[i].table);
+		free(cp->maxes[i].topic);
+	}
+	free(cp->maxes);
+	for (size_t i = 0; i < cp->nhours; i++)
+		free(cp->hours[i].table);
+	free(cp->hours);
+	complete_view_clear(&cp->view);
+	tz_close(cp->tz);
+	free(cp);
+}
+
+void
+completer_set_view(struct completer *cp, struct complete_view *v)
+{
+	complete_view_clear(&cp->view);
+	cp->view = *v;
+	cp->have_view = 1;
+	memset(v, 0, sizeof(*v));
+}
+
+/* The hour (table, dt, hr), added when new; NULL when short of memory. */
+static struct complete_hour *
+complete_hour(struct completer *cp, const char *table, const char *dt,
+    const char *hr)
+{
+	struct complete_hour *h;
+
+	for (size_t i = 0; i < cp->nhours; i++) {
+		h = &cp->hours[i];
+		if (strcmp(h->dt, dt) == 0 && strcmp(h->hr, hr) == 0 &&
+		    strcmp(h->table, table) == 0)
+			return h;
+	}
+	if ((h = realloc(cp->hours, (cp->nhours + 1) * sizeof(*h))) == NULL)
+		return NULL;
+	cp->hours = h;
+	h = &cp->hours[cp->nhours];
+	memset(h, 0, sizeof(*h));
+	if ((h->table = strdup(table)) == NULL)
+		return NULL;
+	snprintf(h->dt, sizeof(h->dt), "%s", dt);
+	snprintf(h->hr, sizeof(h->hr), "%s", hr);
+	cp->nhours++;
+	return h;
+}
+
+/* The running maximum of (table, topic, partition); NULL when short of
+ * memory. */
+static struct complete_max *
+complete_max(struct completer *cp, const char *table, const char *topic,
+    int32_t partition)
+{
+	struct complete_max *m;
+
+	for (size_t i = 0; i < cp->nmaxes; i++) {
+		m = &cp->maxes[i];
+		if (m->partition == partition && strcmp(m->topic, topic) == 0 &&
+		    strcmp(m->table, table) == 0)
+			return m;
+	}
+	if ((m = realloc(cp->maxes, (cp->nmaxes + 1) * sizeof(*m))) == NULL)
+		return NULL;
+	cp->maxes = m;
+	m = &cp->maxes[cp->nmaxes];
+	memset(m, 0, sizeof(*m));
+	m->max_event_us = MANIFEST_NO_TIME;
+	if ((m->table = strdup(table)) == NULL ||
+	    (m->topic = strdup(topic)) == NULL) {
+		free(m->table);
+		return NULL;
+	}
+	m->partition = partition;
+	cp->nmaxes++;
+	return m;
+}
+
+/* Splits "<table>/dt=YYYYMMDD/hr=HH/<name>"; 0 or -EINVAL. */
+static int
+complete_split(const char *rel, char *table, size_t tlen, char *dt, char *hr)
+{
+	const char *p = strchr(rel, '/');
+
+	if (p == NULL || (size_t)(p - rel) >= tlen ||
+	    strncmp(p, "/dt=", 4) != 0 || strlen(p) < 4 + 8 + 4 + 2 ||
+	    strncmp(p + 12, "/hr=", 4) != 0)
+		return -EINVAL;
+	snprintf(table, tlen, "%.*s", (int)(p - rel), rel);
+	snprintf(dt, 9, "%.8s", p + 4);
+	snprintf(hr, 3, "%.2s", p + 16);
+	return 0;
+}
+
+void
+completer_published(struct completer *cp, const char *rel,
+    const struct sidecar *sc)
+{
+	char table[256], dt[9], hr[3];
+	struct complete_hour *h;
+	struct complete_max *m;
+
+	if (complete_split(rel, table, sizeof(table), dt, hr) < 0 ||
+	    strcmp(table, REJECTS_TABLE) == 0)
+		return;
+	if ((h = complete_hour(cp, table, dt, hr)) != NULL)
+		h->dirty = 1;
+	if (sc->has_event_range && (m = complete_max(cp, table, sc->topic,
+	    (int32_t)sc->partition)) != NULL && sc->max_event_us >
+	    m->max_event_us)
+		m->max_event_us = sc->max_event_us;
+}
+
+/* The UTC instant (us) at which local hour dt/hr ends: the first instant
+ * after it whose local hour is a later one (a repeated hour at the end of
+ * summer time ends with its second pass). */
+static int64_t
+complete_hour_end(struct completer *cp, const char *dt, const char *hr)
+{
+	struct tm tm = { 0 };
+	struct tz_hour h;
+	int64_t key, guess, start;
+
+	if (sscanf(dt, "%4d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3 ||
+	    sscanf(hr, "%2d", &tm.tm_hour) != 1)
+		return INT64_MAX;
+	key = (int64_t)tm.tm_year * 1000000 + tm.tm_mon * 10000 +
+	    tm.tm_mday * 100 + tm.tm_hour;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	guess = (int64_t)timegm(&tm);
+	start = guess;
+	for (int i = 0; i < 2; i++)
+		if (tz_hour_of(cp->tz, start * US_PER_S, &h) == 0)
+			start = guess - h.utc_offset_s;
+	for (int64_t end = start + 3600;; end += 3600)
+		if (tz_hour_of(cp->tz, end * US_PER_S, &h) < 0 || h.key > key ||
+		    end > start + 3 * 3600)
+			return end * US_PER_S;
+}
+
+/* --- progress files --- */
+
+static const char *const progress_keys[] = { "host", "max_event_us",
+    "at_end", "last_record", "written" };
+#define PROGRESS_NKEYS (sizeof(progress_keys) / sizeof(progress_keys[0]))
+
+static int
+progress_value(struct jr *j, size_t i, void *arg)
+{
+	struct complete_progress *p = arg;
+
+	switch (i) {
+	case 0:
+		return jr_string(j, &p->host);
+	case 1:
+		if (jr_null(j)) {
+			p->max_event_us = MANIFEST_NO_TIME;
+			return 0;
+		}
+		return jr_int(j, &p->max_event_us);
+	case 2:
+		return jr_int(j, &p->at_end);
+	case 3:
+		return jr_int(j, &p->last_record);
+	default:
+		return jr_int(j, &p->written);
+	}
+}
+
+/* Reads the progress of (table, topic, partition).  Returns 1, 0 when
+ * there is none, or a negative errno with the sentence in err. */
+static int
+progress_read(struct target *t, const char *table, const char *topic,
+    int32_t partition, struct complete_progress *p, char *err, size_t errlen)
+{
+	char rel[1024], why[512], *text;
+	struct jr j;
+	uint64_t seen;
+	size_t len;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(rel, sizeof(rel), PROGRESS_DIR "/%s/%s+%" PRId32 ".json",
+	    table, topic, partition);
+	if ((r = target_read(t, rel, 4096, &text, &len, err, errlen)) <= 0)
+		return r;
+	j = (struct jr)JR_INIT(text, len, why, sizeof(why));
+	r = jr_object(&j, progress_keys, PROGRESS_NKEYS, progress_value, p,
+	    &seen);
+	if (r == 0 && seen != ((uint64_t)1 << PROGRESS_NKEYS) - 1)
+		r = jr_fail(&j, "a key is missing");
+	free(text);
+	if (r < 0) {
+		free(p->host);
+		p->host = NULL;
+		snprintf(err, errlen, "%s in %s: %s", r == -ENOMEM ?
+		    "out of memory" : "unreadable progress", rel, why);
+		return r;
+	}
+	return 1;
+}
+
+static int
+complete_reads(const struct conf_table *ct, const char *topic)
+{
+	for (size_t i = 0; i < ct->topics.n; i++)
+		if (strcmp(ct->topics.v[i], topic) == 0)
+			return 1;
+	return 0;
+}
+
+/* Writes this host's progress for every partition it consumes, per table
+ * that reads the partition's topic. */
+static int
+progress_write_all(struct completer *cp, struct target *t, char *err,
+    size_t errlen)
+{
+	const struct conf *c = cp->c;
+	char rel[1024], text[512], ev[32];
+
+	for (size_t i = 0; i < c->n_tables; i++) {
+		const struct conf_table *ct = &c->tables[i];
+
+		for (size_t k = 0; k < cp->view.nparts; k++) {
+			const struct complete_part *part = &cp->view.parts[k];
+			struct complete_progress old;
+			struct complete_max *m;
+			int r, n;
+
+			if (!complete_reads(ct, part->topic))
+				continue;
+			if ((m = complete_max(cp, ct->name, part->topic,
+			    part->partition)) == NULL)
+				return -ENOMEM;
+			if (!m->seeded) {
+				/* a host before this one may have got further */
+				if ((r = progress_read(t, ct->name, part->topic,
+				    part->partition, &old, err, errlen)) < 0)
+					return r;
+				if (r == 1 && old.max_event_us > m->max_event_us)
+					m->max_event_us = old.max_event_us;
+				free(old.host);
+				m->seeded = 1;
+			}
+			if (m->max_event_us == MANIFEST_NO_TIME)
+				snprintf(ev, sizeof(ev), "null");
+			else
+				snprintf(ev, sizeof(ev), "%" PRId64, m->max_event_us);
+			n = snprintf(text, sizeof(text), "{\"host\":\"%s\","
+			    "\"max_event_us\":%s,\"at_end\":%d,\"last_record\":"
+			    "%lld,\"written\":%lld}\n", c->output.host, ev,
+			    part->at_end, (long long)part->last_record,
+			    (long long)time(NULL));
+			snprintf(rel, sizeof(rel), PROGRESS_DIR "/%s/%s+%" PRId32
+			    ".json", ct->name, part->topic, part->partition);
+			if ((r = target_write(t, rel, text, (size_t)n, err,
+			    errlen)) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* --- the watermark --- */
+
+static int32_t
+complete_partitions(const struct completer *cp, const char *topic)
+{
+	for (size_t i = 0; i < cp->view.ntopics; i++)
+		if (strcmp(cp->view.topics[i].topic, topic) == 0)
+			return cp->view.topics[i].partitions;
+	return -1;
+}
+
+/* Whether this host completes table ct: it consumes partition 0 of the
+ * table's first topic. */
+static int
+complete_owner(const struct completer *cp, const struct conf_table *ct)
+{
+	for (size_t i = 0; i < cp->view.nparts; i++)
+		if (cp->view.parts[i].partition == 0 &&
+		    strcmp(cp->view.parts[i].topic, ct->topics.v[0]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The watermark of table ct (us), or INT64_MIN while a partition has no
+ * progress. */
+static int
+complete_watermark(struct completer *cp, struct target *t,
+    const struct conf_table *ct, time_t now, int64_t *wm, char *err,
+    size_t errlen)
+{
+	const int64_t present = (int64_t)now * US_PER_S;
+	int64_t low = INT64_MAX;
+
+	for (size_t i = 0; i < ct->topics.n; i++) {
+		int32_t n = complete_partitions(cp, ct->topics.v[i]);
+
+		if (n <= 0) {
+			*wm = INT64_MIN;
+			return 0;
+		}
+		for (int32_t p = 0; p < n; p++) {
+			struct complete_progress pr;
+			int64_t at;
+			int r;
+
+			if ((r = progress_read(t, ct->name, ct->topics.v[i], p,
+			    &pr, err, errlen)) < 0)
+				return r;
+			free(pr.host);
+			if (r == 0) {
+				*wm = INT64_MIN;
+				return 0;
+			}
+			at = pr.at_end || (pr.last_record > 0 && now -
+			    pr.last_record >= cp->c->completion.idle_timeout) ?
+			    present : pr.max_event_us;
+			if (at < low)
+				low = at;
+		}
+	}
+	*wm = low == MANIFEST_NO_TIME ? INT64_MIN : low -
+	    (int64_t)cp->c->completion.allowed_lateness * US_PER_S;
+	return 0;
+}
+
+/* --- scanning the target --- */
+
+struct complete_scan {
+	struct completer *cp;
+	struct target *t;
+	const char *table;
+	char dt[9];
+	char *err;
+	size_t errlen;
+};
+
+static int
+complete_scan_hr(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_scan *s = arg;
+
+	(void)len;
+	if (!is_dir || strncmp(name, "hr=", 3) != 0 || strlen(name) != 5)
+		return 0;
+	return complete_hour(s->cp, s->table, s->dt, name + 3) != NULL ? 0 :
+	    -ENOMEM;
+}
+
+static int
+complete_scan_dt(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_scan *s = arg;
+	char rel[1024];
+
+	(void)len;
+	if (!is_dir || strncmp(name, "dt=", 3) != 0 || strlen(name) != 11)
+		return 0;
+	snprintf(s->dt, sizeof(s->dt), "%s", name + 3);
+	snprintf(rel, sizeof(rel), "%s/%s", s->table, name);
+	return target_list(s->t, rel, complete_scan_hr, s, s->err, s->errlen);
+}
+
+/* Learns every hour of table ct that is in the target. */
+static int
+complete_scan(struct completer *cp, struct target *t, const char *table,
+    char *err, size_t errlen)
+{
+	struct complete_scan s = { cp, t, table, "", err, errlen };
+
+	return target_list(t, table, complete_scan_dt, &s, err, errlen);
+}
+
+/* --- one hour's manifest --- */
+
+struct complete_listing {
+	char **names;             /* part files */
+	size_t n;
+	int has_manifest;
+};
+
+static int
+complete_list_entry(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_listing *l = arg;
+	char **v;
+
+	(void)len;
+	if (is_dir || name[0] == '.' || name[0] == '_') {
+		if (strcmp(name, MANIFEST_NAME) == 0)
+			l->has_manifest = 1;
+		return 0;
+	}
+	if ((v = realloc(l->names, (l->n + 1) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	l->names = v;
+	if ((v[l->n] = strdup(name)) == NULL)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void
+complete_listing_free(struct complete_listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+}
+
+static int
+complete_cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Reads and parses the sidecar of part file name in directory dir. */
+static int
+complete_sidecar(struct target *t, const char *dir, const char *name,
+    struct sidecar *sc, char *err, size_t errlen)
+{
+	char rel[2048], why[512], *text;
+	size_t len;
+	int r;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(rel, sizeof(rel), "%s/.%s.json", dir, name);
+	if ((r = target_read(t, rel, SIDECAR_MAX, &text, &len, err,
+	    errlen)) <= 0) {
+		if (r == 0)
+			snprintf(err, errlen, "%s has no sidecar %s", name, rel);
+		return r < 0 ? r : -ENOENT;
+	}
+	r = sidecar_parse(text, len, sc, why, sizeof(why));
+	free(text);
+	if (r < 0)
+		snprintf(err, errlen, "sidecar %s: %s", rel, why);
+	return r;
+}
+
+/* Adds [first, last] to r, kept ascending; merges it with a neighbour it
+ * touches. */
+static int
+complete_ranges_add(struct sidecar_ranges *r, int64_t first, int64_t last)
+{
+	size_t i = r->n;
+
+	while (i > 0 && r->v[i - 1].first > first)
+		i--;
+	if (i > 0 && r->v[i - 1].last + 1 >= first) {
+		if (last > r->v[i - 1].last)
+			r->v[i - 1].last = last;
+		return 0;
+	}
+	if (i < r->n && last + 1 >= r->v[i].first) {
+		r->v[i].first = first;
+		if (last > r->v[i].last)
+			r->v[i].last = last;
+		return 0;
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 8;
+		struct sidecar_range *v = realloc(r->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	memmove(&r->v[i + 1], &r->v[i], (r->n - i) * sizeof(*r->v));
+	r->v[i].first = first;
+	r->v[i].last = last;
+	r->n++;
+	return 0;
+}
+
+/* Adds ranges to the partition's union in m. */
+static int
+complete_add_part(struct manifest *m, const char *topic, int32_t partition,
+    const struct sidecar_ranges *ranges, uint64_t rows)
+{
+	struct manifest_partition *p = NULL;
+
+	for (size_t i = 0; i < m->nparts && p == NULL; i++)
+		if (m->parts[i].partition == partition &&
+		    strcmp(m->parts[i].topic, topic) == 0)
+			p = &m->parts[i];
+	if (p == NULL) {
+		if ((p = realloc(m->parts, (m->nparts + 1) * sizeof(*p))) == NULL)
+			return -ENOMEM;
+		m->parts = p;
+		p = &m->parts[m->nparts];
+		memset(p, 0, sizeof(*p));
+		if ((p->topic = strdup(topic)) == NULL)
+			return -ENOMEM;
+		p->partition = partition;
+		m->nparts++;
+	}
+	p->rows += rows;
+	for (size_t i = 0; i < ranges->n; i++)
+		if (complete_ranges_add(&p->offsets, ranges->v[i].first,
+		    ranges->v[i].last) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* Fills file f of m from its sidecar; revision is the one that first
+ * lists it. */
+static int
+complete_add_file(struct manifest *m, const char *name,
+    const struct sidecar *sc, uint64_t revision)
+{
+	struct manifest_file *f = &m->files[m->nfiles++];
+
+	memset(f, 0, sizeof(*f));
+	if ((f->name = strdup(name)) == NULL ||
+	    (f->topic = strdup(sc->topic)) == NULL)
+		return -ENOMEM;
+	f->bytes = (uint64_t)sc->bytes;
+	f->rows = (uint64_t)sc->rows;
+	snprintf(f->sha256, sizeof(f->sha256), "%s", sc->sha256);
+	f->partition = (int32_t)sc->partition;
+	f->min_event_us = sc->has_event_range ? sc->min_event_us :
+	    MANIFEST_NO_TIME;
+	f->max_event_us = sc->has_event_range ? sc->max_event_us :
+	    MANIFEST_NO_TIME;
+	f->revision = revision;
+	for (size_t i = 0; i < sc->offsets.n; i++)
+		if (complete_ranges_add(&f->offsets, sc->offsets.v[i].first,
+		    sc->offsets.v[i].last) < 0)
+			return -ENOMEM;
+	m->rows += f->rows;
+	m->bytes += f->bytes;
+	if (revision > 1)
+		m->late_rows += f->rows;
+	if (f->min_event_us != MANIFEST_NO_TIME &&
+	    (m->min_event_us == MANIFEST_NO_TIME || f->min_event_us <
+	    m->min_event_us))
+		m->min_event_us = f->min_event_us;
+	if (f->max_event_us != MANIFEST_NO_TIME &&
+	    (m->max_event_us == MANIFEST_NO_TIME || f->max_event_us >
+	    m->max_event_us))
+		m->max_event_us = f->max_event_us;
+	return complete_add_part(m, sc->topic, (int32_t)sc->partition,
+	    &sc->offsets, f->rows);
+}
+
+struct complete_rejects {
+	struct target *t;
+	const char *dir;
+	const char *table;
+	uint64_t n;
+	char *err;
+	size_t errlen;
+};
+
+static int
+complete_count_rejects(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_rejects *cr = arg;
+	struct sidecar sc;
+	int r;
+
+	(void)len;
+	if (is_dir || name[0] == '.' || name[0] == '_')
+		return 0;
+	if ((r = complete_sidecar(cr->t, cr->dir, name, &sc, cr->err,
+	    cr->errlen)) < 0)
+		return r;
+	for (size_t i = 0; i < sc.nrejected; i++)
+		if (strcmp(sc.rejected[i].table, cr->table) == 0)
+			cr->n += sidecar_ranges_count(&sc.rejected[i].ranges);
+	sidecar_free(&sc);
+	return 0;
+}
+
+/* The revision that first listed name in the old manifest, or 0. */
+static uint64_t
+complete_old_revision(const struct manifest *old, const char *name)
+{
+	for (size_t i = 0; i < old->nfiles; i++)
+		if (strcmp(old->files[i].name, name) == 0)
+			return old->files[i].revision;
+	return 0;
+}
+
+/* Reads the hour's manifest into old (zeroed when there is none). */
+static int
+complete_read_manifest(struct target *t, const char *dir,
+    struct manifest *old, char *err, size_t errlen)
+{
+	char rel[2048], why[512], *text;
+	size_t len;
+	int r;
+
+	memset(old, 0, sizeof(*old));
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_NAME, dir);
+	if ((r = target_read(t, rel, SIDECAR_MAX, &text, &len, err,
+	    errlen)) <= 0)
+		return r;
+	r = manifest_parse(text, len, old, why, sizeof(why));
+	free(text);
+	if (r < 0)
+		snprintf(err, errlen, "%s: %s; it is written anew", rel, why);
+	return r < 0 ? r : 1;
+}
+
+/* Writes the manifest of hour h and _SUCCESS, unless its manifest lists
+ * what is there already.  Returns 1 when written, 0 when not, or a
+ * negative errno. */
+static int
+complete_hour_write(struct completer *cp, struct target *t,
+    struct complete_hour *h, int64_t wm, char *err, size_t errlen)
+{
+	struct complete_listing l = { 0 };
+	struct manifest m = { 0 }, old = { 0 };
+	struct complete_rejects cr = { 0 };
+	char dir[1024], rdir[1024], rel[1100];
+	struct tm tm;
+	struct buf out = { 0 };
+	uint64_t revision;
+	time_t now = time(NULL);
+	int r, same;
+
+	snprintf(dir, sizeof(dir), "%s/dt=%s/hr=%s", h->table, h->dt, h->hr);
+	if ((r = target_list(t, dir, complete_list_entry, &l, err, errlen)) < 0)
+		goto out;
+	qsort(l.names, l.n, sizeof(*l.names), complete_cmp_names);
+	if (complete_read_manifest(t, dir, &old, err, errlen) < 0)
+		manifest_free(&old);
+	same = old.nfiles == l.n;
+	for (size_t i = 0; same && i < l.n; i++)
+		same = complete_old_revision(&old, l.names[i]) != 0;
+	if (same && l.has_manifest) {
+		r = 0;
+		goto out;
+	}
+	revision = old.revision + 1;
+	if ((m.files = calloc(l.n ? l.n : 1, sizeof(*m.files))) == NULL ||
+	    (m.table = strdup(h->table)) == NULL ||
+	    (m.host = strdup(cp->c->output.host)) == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	snprintf(m.dt, sizeof(m.dt), "%s", h->dt);
+	snprintf(m.hr, sizeof(m.hr), "%s", h->hr);
+	m.revision = revision;
+	strftime(m.written, sizeof(m.written), "%Y-%m-%dT%H:%M:%SZ",
+	    gmtime_r(&now, &tm));
+	m.watermark_us = wm;
+	m.min_event_us = m.max_event_us = MANIFEST_NO_TIME;
+	for (size_t i = 0; i < l.n; i++) {
+		struct sidecar sc;
+		uint64_t first = complete_old_revision(&old, l.names[i]);
+
+		if ((r = complete_sidecar(t, dir, l.names[i], &sc, err,
+		    errlen)) < 0)
+			goto out;
+		r = complete_add_file(&m, l.names[i], &sc, first ? first :
+		    revision);
+		sidecar_free(&sc);
+		if (r < 0)
+			goto out;
+	}
+	snprintf(rdir, sizeof(rdir), REJECTS_TABLE "/dt=%s/hr=%s", h->dt, h->hr);
+	cr = (struct complete_rejects){ t, rdir, h->table, 0, err, errlen };
+	if ((r = target_list(t, rdir, complete_count_rejects, &cr, err,
+	    errlen)) < 0)
+		goto out;
+	m.rejects = cr.n;
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_NAME, dir);
+	if ((r = manifest_format(&m, &out)) < 0 ||
+	    (r = target_write(t, rel, out.data, out.len, err, errlen)) < 0)
+		goto out;
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
+	if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
+		goto out;
+	r = 1;
+out:
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	buf_free(&out);
+	manifest_free(&m);
+	manifest_free(&old);
+	complete_listing_free(&l);
+	return r;
+}
+
+/* Completes what hours of table ct it can. */
+static int
+complete_table(struct completer *cp, struct target *t,
+    const struct conf_table *ct, time_t now, int rescan, char *err,
+    size_t errlen)
+{
+	int64_t wm;
+	int r, n = 0;
+
+	if ((r = complete_watermark(cp, t, ct, now, &wm, err, errlen)) < 0)
+		return r;
+	if (wm == INT64_MIN)
+		return 0;
+	if (rescan && (r = complete_scan(cp, t, ct->name, err, errlen)) < 0)
+		return r;
+	for (size_t i = 0; i < cp->nhours; i++) {
+		struct complete_hour *h = &cp->hours[i];
+
+		if (strcmp(h->table, ct->name) != 0 || (h->done && !h->dirty &&
+		    !rescan) || complete_hour_end(cp, h->dt, h->hr) > wm)
+			continue;
+		if ((r = complete_hour_write(cp, t, h, wm, err, errlen)) < 0)
+			return r;
+		h->done = 1;
+		h->dirty = 0;
+		n += r;
+	}
+	return n;
+}
+
+int
+completer_run(struct completer *cp, struct target *t, time_t now, char *err,
+    size_t errlen)
+{
+	const struct conf *c = cp->c;
+	int rescan, r, n = 0;
+
+	if (!cp->have_view)
+		return 0;
+	if ((r = progress_write_all(cp, t, err, errlen)) < 0)
+		return r;
+	rescan = cp->scanned == 0 || now - cp->scanned >= c->completion.rescan;
+	for (size_t i = 0; i < c->n_tables; i++) {
+		if (!complete_owner(cp, &c->tables[i]))
+			continue;
+		if ((r = complete_table(cp, t, &c->tables[i], now, rescan, err,
+		    errlen)) < 0)
+			return r;
+		n += r;
+	}
+	if (rescan)
+		cp->scanned = now;
+	return n;
+}

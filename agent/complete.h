@@ -1,0 +1,82 @@
+/*
+ * complete: which hours of a table are complete, and their manifests
+ * (docs/completion.md).  It runs in the publisher's thread, after a pass
+ * that left nothing unpublished, against the target.
+ *
+ * Each host writes, for every partition it consumes and every table that
+ * reads it, a progress file into the shared target:
+ *
+ *   _kedge/progress/<table>/<topic>+<partition>.json
+ *   {"host":"edge01","max_event_us":1785614399000000,"at_end":false,
+ *    "last_record":1795000000,"written":1795000030}
+ *
+ * max_event_us is the latest event time of the partition's rows that are
+ * published (from the sidecars of the files this host published, and the
+ * file's earlier value); at_end says the partition was read to its end;
+ * last_record is when its last record was read (UNIX seconds).
+ *
+ * One host per table, the one that consumes partition 0 of the table's
+ * first topic, completes its hours: the watermark is the minimum over every
+ * partition of the table's topics of max_event_us, where a partition read
+ * to its end or idle for completion.idle_timeout counts as the present
+ * instead, minus completion.allowed_lateness; a partition with no progress
+ * file holds every hour back.  An hour whose end is at or before the
+ * watermark gets _MANIFEST.json (manifest.h) and then _SUCCESS; when files
+ * land in it later, a new revision of both.
+ */
+#ifndef KEDGE_COMPLETE_H
+#define KEDGE_COMPLETE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "sidecar.h"
+#include "target.h"
+
+struct completer;
+
+/* A partition this host consumes, as the run loop saw it. */
+struct complete_part {
+	char *topic;
+	int32_t partition;
+	int at_end;
+	time_t last_record;       /* 0: none read yet */
+};
+
+/* A topic's partition count, from the brokers' metadata. */
+struct complete_topic {
+	char *topic;
+	int32_t partitions;
+};
+
+/* What the run loop hands over after a decided checkpoint. */
+struct complete_view {
+	struct complete_part *parts;
+	size_t nparts;
+	struct complete_topic *topics;
+	size_t ntopics;
+};
+
+/* Returns a completer, or NULL with the sentence in err. */
+struct completer *completer_new(const struct conf *c, char *err,
+    size_t errlen);
+void completer_free(struct completer *cp); /* accepts NULL */
+
+/* Notes a part file published at rel with its sidecar: its hour is to be
+ * looked at again, and its event times count for its partition. */
+void completer_published(struct completer *cp, const char *rel,
+    const struct sidecar *sc);
+
+/* Replaces the view (taking what v holds; v is left empty). */
+void completer_set_view(struct completer *cp, struct complete_view *v);
+void complete_view_clear(struct complete_view *v);
+
+/* Writes this host's progress files and completes what hours it can, at
+ * now.  Returns the number of manifests written, or a negative errno with
+ * the sentence in err (the next run tries again). */
+int completer_run(struct completer *cp, struct target *t, time_t now,
+    char *err, size_t errlen);
+
+#endif /* KEDGE_COMPLETE_H */

@@ -39,7 +39,7 @@ struct completer {
 	size_t nmaxes;
 	struct complete_hour *hours;
 	size_t nhours;
-	time_t scanned;           /* the last full scan of the target */
+	time_t *scanned;          /* per table, its last full scan */
 	struct complete_view view;
 	int have_view;
 };
@@ -82,8 +82,14 @@ completer_new(const struct conf *c, char *err, size_t errlen)
 		return NULL;
 	}
 	cp->c = c;
+	if ((cp->scanned = calloc(c->n_tables, sizeof(*cp->scanned))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(cp);
+		return NULL;
+	}
 	if ((cp->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
 		snprintf(err, errlen, "%s", why);
+		free(cp->scanned);
 		free(cp);
 		return NULL;
 	}
@@ -105,6 +111,7 @@ completer_free(struct completer *cp)
 	free(cp->hours);
 	complete_view_clear(&cp->view);
 	tz_close(cp->tz);
+	free(cp->scanned);
 	free(cp);
 }
 
@@ -786,12 +793,15 @@ out:
 	return r;
 }
 
-/* Completes what hours of table ct it can. */
+/* Completes what hours of table i it can; lists the whole table first when
+ * completion.rescan has passed since it last did (or never did). */
 static int
-complete_table(struct completer *cp, struct target *t,
-    const struct conf_table *ct, time_t now, int rescan, char *err,
-    size_t errlen)
+complete_table(struct completer *cp, struct target *t, size_t i, time_t now,
+    char *err, size_t errlen)
 {
+	const struct conf_table *ct = &cp->c->tables[i];
+	int rescan = cp->scanned[i] == 0 ||
+	    now - cp->scanned[i] >= cp->c->completion.rescan;
 	int64_t wm;
 	int r, n = 0;
 
@@ -799,10 +809,13 @@ complete_table(struct completer *cp, struct target *t,
 		return r;
 	if (wm == INT64_MIN)
 		return 0;
-	if (rescan && (r = complete_scan(cp, t, ct->name, err, errlen)) < 0)
-		return r;
-	for (size_t i = 0; i < cp->nhours; i++) {
-		struct complete_hour *h = &cp->hours[i];
+	if (rescan) {
+		if ((r = complete_scan(cp, t, ct->name, err, errlen)) < 0)
+			return r;
+		cp->scanned[i] = now;
+	}
+	for (size_t k = 0; k < cp->nhours; k++) {
+		struct complete_hour *h = &cp->hours[k];
 
 		if (strcmp(h->table, ct->name) != 0 || (h->done && !h->dirty &&
 		    !rescan) || complete_hour_end(cp, h->dt, h->hr) > wm)
@@ -821,22 +834,18 @@ completer_run(struct completer *cp, struct target *t, time_t now, char *err,
     size_t errlen)
 {
 	const struct conf *c = cp->c;
-	int rescan, r, n = 0;
+	int r, n = 0;
 
-	if (!cp->have_view)
+	if (!cp->have_view || !c->completion.enabled)
 		return 0;
 	if ((r = progress_write_all(cp, t, err, errlen)) < 0)
 		return r;
-	rescan = cp->scanned == 0 || now - cp->scanned >= c->completion.rescan;
 	for (size_t i = 0; i < c->n_tables; i++) {
 		if (!complete_owner(cp, &c->tables[i]))
 			continue;
-		if ((r = complete_table(cp, t, &c->tables[i], now, rescan, err,
-		    errlen)) < 0)
+		if ((r = complete_table(cp, t, i, now, err, errlen)) < 0)
 			return r;
 		n += r;
 	}
-	if (rescan)
-		cp->scanned = now;
 	return n;
 }

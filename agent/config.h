@@ -121,6 +121,7 @@ struct conf {
 	} checkpoint;
 
 	struct {
+		int enabled;              /* 0: no manifests, no _SUCCESS */
 		int allowed_lateness;     /* seconds */
 		int idle_timeout;         /* seconds */
 		int rescan;               /* seconds */

@@ -471,6 +471,10 @@ static const struct conf_key conf_keys[] = {
 	  .default_text = "30", .offset = AT(checkpoint.interval),
 	  .min = 1, .max = 3600,
 	  .description = "Seconds between checkpoints." },
+	{ .path = "completion.enabled", .type = CONF_BOOL,
+	  .default_text = "true", .offset = AT(completion.enabled),
+	  .description = "false: kedge writes no _MANIFEST.json, no _SUCCESS "
+	  "and no progress files (docs/completion.md)." },
 	{ .path = "completion.allowed_lateness", .type = CONF_INT,
 	  .default_text = "300", .offset = AT(completion.allowed_lateness),
 	  .min = 0, .max = 604800,

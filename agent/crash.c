@@ -5,36 +5,63 @@
 #include <string.h>
 #include <unistd.h>
 
-static char crash_name[64];
-static long crash_at = 1;
-static long crash_hits;
+/* A point named in the environment, and when it acts. */
+struct crash_spec {
+	char name[64];
+	long at;
+	long hits;
+};
 
-void
-crash_init(void)
+static struct crash_spec crash_abort = { "", 1, 0 };
+static struct crash_spec crash_stall = { "", 1, 0 };
+
+/* Reads "<point>[:<n>]" from the environment variable var into s. */
+static void
+crash_parse(const char *var, struct crash_spec *s)
 {
-	const char *v = getenv("KEDGE_CRASH_AT");
+	const char *v = getenv(var);
 	const char *colon;
 
 	if (v == NULL || *v == '\0')
 		return;
 	colon = strchr(v, ':');
-	snprintf(crash_name, sizeof(crash_name), "%.*s",
+	snprintf(s->name, sizeof(s->name), "%.*s",
 	    (int)(colon ? (size_t)(colon - v) : strlen(v)), v);
-	if (colon != NULL && (crash_at = strtol(colon + 1, NULL, 10)) < 1)
-		crash_at = 1;
+	if (colon != NULL && (s->at = strtol(colon + 1, NULL, 10)) < 1)
+		s->at = 1;
+}
+
+void
+crash_init(void)
+{
+	crash_parse("KEDGE_CRASH_AT", &crash_abort);
+	crash_parse("KEDGE_STALL_AT", &crash_stall);
+}
+
+/* Whether s names this point and its count is reached now. */
+static int
+crash_due(struct crash_spec *s, const char *name)
+{
+	return s->name[0] != '\0' && strcmp(s->name, name) == 0 &&
+	    __atomic_add_fetch(&s->hits, 1, __ATOMIC_SEQ_CST) >= s->at;
 }
 
 void
 crash_point(const char *name)
 {
-	static const char msg[] = "<2>KEDGE_CRASH_AT: crashing on purpose\n";
+	static const char crash[] = "<2>KEDGE_CRASH_AT: crashing on purpose\n";
+	static const char stall[] = "<4>KEDGE_STALL_AT: stalling on purpose\n";
 
-	if (crash_name[0] == '\0' || strcmp(crash_name, name) != 0)
-		return;
-	if (__atomic_add_fetch(&crash_hits, 1, __ATOMIC_SEQ_CST) < crash_at)
-		return;
 	/* write(2), not stdio: nothing of this process may be flushed */
-	if (write(2, msg, sizeof(msg) - 1) < 0)
-		_exit(134);
-	abort();
+	if (crash_due(&crash_abort, name)) {
+		if (write(2, crash, sizeof(crash) - 1) < 0)
+			_exit(134);
+		abort();
+	}
+	if (crash_due(&crash_stall, name)) {
+		if (write(2, stall, sizeof(stall) - 1) < 0)
+			_exit(134);
+		for (;;)
+			pause();
+	}
 }

@@ -13,6 +13,7 @@
 #include "complete.h"
 #include "crash.h"
 #include "log.h"
+#include "notify.h"
 #include "publish.h"
 #include "security/krb.h"
 #include "security/tls.h"
@@ -31,6 +32,7 @@
 #define RUN_POLL_MS 100       /* how long a poll waits for records */
 #define RUN_DRAIN_S 30        /* how long shutdown waits for the publisher */
 #define RUN_DECIDE_TRIES 5    /* commits tried at shutdown, 2 s apart */
+#define RUN_READY_RETRY_S 5   /* between checks before READY=1 */
 
 struct agent {
 	const struct conf *conf;
@@ -53,6 +55,10 @@ struct agent {
 	time_t status_at;          /* when the status was last written */
 	struct spool_usage spool;  /* measured each second */
 	int32_t *topic_partitions; /* of kafka.topics; <= 0: not known yet */
+	struct target *target;     /* checked before READY=1 */
+	int ready;                 /* systemd was told READY=1 */
+	time_t ready_try;          /* when to check again */
+	char ready_why[512];       /* what was not ready, last time */
 	uint64_t status_records;   /* records by then */
 };
 
@@ -262,6 +268,7 @@ agent_free(struct agent *a)
 	rejects_free(a->rejects);
 	tz_close(a->tz);
 	free(a->topic_partitions);
+	target_close(a->target);
 }
 
 static struct krb_opts
@@ -553,6 +560,44 @@ agent_summary(struct agent *a)
 	    ru.ru_maxrss);
 }
 
+/* "; ticket N s left", in a static buffer: for the one-line STATUS=. */
+static const char *
+agent_ticket_left(const struct agent *a, time_t now)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "; ticket %ld s left",
+	    (long)(krb_expires(a->krb) - now));
+	return buf;
+}
+
+/* Tells systemd READY=1 once the brokers answered for metadata and the
+ * target answered (the Kerberos login is done before the loop); until
+ * then, asks again every few seconds and says once what it waits for. */
+static void
+agent_ready(struct agent *a, time_t now)
+{
+	const struct conf_strv *topics = &a->conf->kafka.topics;
+	char why[512];
+
+	if (a->ready || now < a->ready_try)
+		return;
+	a->ready_try = now + RUN_READY_RETRY_S;
+	if (source_partition_count(a->src, topics->v[0], 2000) <= 0) {
+		snprintf(why, sizeof(why), "the brokers %s have not answered for "
+		    "topic %s yet", a->conf->kafka.brokers, topics->v[0]);
+	} else if (target_check(a->target, why, sizeof(why)) == 0) {
+		a->ready = 1;
+		notify_send("READY=1\nSTATUS=consuming");
+		log_notice("ready: the brokers and %s answered",
+		    target_where(a->target));
+		return;
+	}
+	if (strcmp(why, a->ready_why) != 0)
+		log_warnx("not ready yet: %s", why);
+	snprintf(a->ready_why, sizeof(a->ready_why), "%s", why);
+}
+
 /* Replaces <spool_dir>/status; a failure is only logged. */
 static void
 agent_status(struct agent *a, time_t now, int stopping)
@@ -581,6 +626,12 @@ agent_status(struct agent *a, time_t now, int stopping)
 		    (double)(now - a->status_at);
 	a->status_at = now;
 	a->status_records = a->records;
+	if (a->ready)
+		notify_send("STATUS=%.0f records/s; spool %" PRIu64 " bytes, %"
+		    PRIu64 " files to publish%s%s%s", s.records_per_s,
+		    a->spool.bytes, a->spool.ready_files, s.paused ?
+		    "; paused: " : "", s.paused ? s.paused : "",
+		    a->krb != NULL ? agent_ticket_left(a, now) : "");
 	if ((r = status_write(a->conf, &s)) < 0)
 		log_warnx("status: cannot write %s/%s: %s", a->conf->output.spool_dir,
 		    STATUS_FILE, strerror(-r));
@@ -597,6 +648,8 @@ agent_loop(struct agent *a, const struct run_opts *o)
 		size_t n = source_poll(a->src, msgs, RUN_BATCH, RUN_POLL_MS);
 		time_t now;
 
+		crash_point("loop");
+		notify_watchdog();
 		for (size_t i = 0; i < n; i++) {
 			if (!a->failed)
 				agent_process(a, msgs[i]);
@@ -611,6 +664,7 @@ agent_loop(struct agent *a, const struct run_opts *o)
 		}
 		if ((now = time(NULL)) != last_tick) {
 			last_tick = now;
+			agent_ready(a, now);
 			agent_renew(a, now);
 			agent_backpressure(a);
 			if (agent_each_writer(a, agent_tick_one, &now, err,
@@ -664,6 +718,9 @@ run_main(const struct conf *c, const struct run_opts *o)
 
 	crash_init();
 	tick_init();
+	if (notify_init() < 0)
+		log_warnx("NOTIFY_SOCKET=%s cannot be used; systemd will not "
+		    "hear from kedge", getenv("NOTIFY_SOCKET"));
 	if (webhdfs_global_init() < 0) {
 		log_errx("cannot initialise libcurl");
 		return 1;
@@ -694,6 +751,10 @@ run_main(const struct conf *c, const struct run_opts *o)
 		log_errx("%s", err);
 		goto out;
 	}
+	if ((a.target = target_open(c, err, sizeof(err))) == NULL) {
+		log_errx("%s", err);
+		goto out;
+	}
 	if (twopc_recover(a.twopc, a.src) < 0)
 		goto out;
 	if ((a.pub = publisher_start(c, err, sizeof(err))) == NULL ||
@@ -705,6 +766,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	    KEDGE_VERSION, a.ntables, c->kafka.brokers, tick_source());
 	a.started = a.status_at = time(NULL);
 	agent_loop(&a, o);
+	notify_send("STOPPING=1\nSTATUS=stopping: the last checkpoint");
 	log_info("stopping: rolling every file and committing");
 	agent_roll(&a, NULL, 0);
 	agent_last_checkpoint(&a);

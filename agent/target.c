@@ -211,6 +211,26 @@ target_remove(struct target *t, const char *rel, char *err, size_t errlen)
 	return 0;
 }
 
+int
+target_check(struct target *t, char *err, size_t errlen)
+{
+	int64_t len;
+	int r;
+
+	if (t->wh == NULL) {
+		if (access(t->dir, W_OK | X_OK) < 0)
+			return target_fail(err, errlen, -errno, "write into",
+			    t->dir);
+		return 0;
+	}
+	if ((r = webhdfs_stat(t->wh, "", &len, err, errlen)) == 1) {
+		snprintf(err, errlen, "%s is a file, not a directory",
+		    webhdfs_where(t->wh));
+		return -ENOTDIR;
+	}
+	return r == 0 || r == -EISDIR ? 0 : r;
+}
+
 const char *
 target_where(const struct target *t)
 {

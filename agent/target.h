@@ -30,6 +30,11 @@ struct webhdfs_opts target_webhdfs_opts(const struct conf *c);
 struct target *target_open(const struct conf *c, char *err, size_t errlen);
 void target_close(struct target *t); /* accepts NULL */
 
+/* Whether the target answers: the local directory is writable, or HDFS
+ * answers for base_dir (which need not exist yet).  Returns 0 or a
+ * negative errno with the sentence in err. */
+int target_check(struct target *t, char *err, size_t errlen);
+
 /* "/srv/kedge" or "https://namenode:9871/warehouse": for messages. */
 const char *target_where(const struct target *t);
 

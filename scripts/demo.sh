@@ -44,9 +44,12 @@ W=$D/warehouse
 echo
 echo "== the partition tree under $W"
 find "$W" -type d -name 'hr=*' | sort | while read -r d; do
-	printf '   %s/  %s file(s), %s bytes\n' "${d#"$W"/}" \
-		"$(find "$d" -type f ! -name '.*' | wc -l)" \
-		"$(find "$d" -type f ! -name '.*' -exec cat {} + | wc -c)"
+	done_mark=
+	[ -e "$d/_SUCCESS" ] && done_mark="  complete: _MANIFEST.json, _SUCCESS"
+	printf '   %s/  %s file(s), %s bytes%s\n' "${d#"$W"/}" \
+		"$(find "$d" -type f ! -name '.*' ! -name '_*' | wc -l)" \
+		"$(find "$d" -type f ! -name '.*' ! -name '_*' -exec cat {} + | wc -c)" \
+		"$done_mark"
 done
 echo
 echo "== rows per hour (table access, dt/hr in Asia/Shanghai)"
@@ -64,6 +67,11 @@ echo
 echo "== what kedge measured (its log at shutdown)"
 grep -E 'table access|consumed|checkpoints|published' "$D/kedge.log" |
 	sed 's/^<[0-9]>/   /'
+echo
+hours=$(find "$W/access" -type d -name 'hr=*' | sed 's|.*/dt=\([0-9]*\)/hr=\([0-9]*\)$|\1\2|' | sort)
+echo "== kedge report (per hour, from the manifests: what to reconcile)"
+$KEDGE report -c examples/demo.conf --from "$(echo "$hours" | head -1)" \
+	--to "$(echo "$hours" | tail -1)" | sed 's/^/   /'
 echo
 echo "== kedge verify $W (every record exactly once, every file whole)"
 $KEDGE verify "$W" | sed 's/^/   /'

@@ -31,7 +31,7 @@ CONF
 timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
 	die "kedge run failed: $(tail -5 "$T/kedge.log")"
 
-for f in $(find "$T/warehouse" -type f ! -name ".*"); do
+for f in $(find "$T/warehouse" -path '*/_kedge' -prune -o -type f ! -name ".*" ! -name '_*' -print); do
 	zstd -qt "$f" || die "$f is not a whole zstd file"
 	zstd -qdc "$f" | jq -e 'type == "object"' >/dev/null ||
 		die "$f holds a line that is not a JSON object"
@@ -48,14 +48,14 @@ same_or_die "$T/want-hours" "$T/got-hours" "rows per hour differ"
 # (NULL for "-") and status.
 cut -f2- "$T/expected" | hive_cut 1 2 5 | sed 's/	\\N	/	NULL	/' |
 	sort >"$T/want-cols"
-find "$T/warehouse/web" -type f ! -name ".*" | while read -r f; do zstd -qdc "$f"; done |
+find "$T/warehouse/web" -type f ! -name ".*" ! -name '_*' | while read -r f; do zstd -qdc "$f"; done |
 	jq -r '[.remote_addr, (.remote_user // "NULL"),
 	        (if (.status | type) == "number" then .status else "BAD" end)] | @tsv' |
 	sort >"$T/got-cols"
 same_or_die "$T/want-cols" "$T/got-cols" "remote_addr, remote_user or status differ"
 
 # Every malformed record is in the rejects, as JSON, with its offset.
-find "$T/warehouse/_rejects" -type f ! -name ".*" | while read -r f; do zstd -qdc "$f"; done |
+find "$T/warehouse/_rejects" -type f ! -name ".*" ! -name '_*' | while read -r f; do zstd -qdc "$f"; done |
 	jq -r '[.partition, .offset, .raw] | @tsv' | sort >"$T/got-rejects"
 sort "$T/expected-rejects" >"$T/want-rejects"
 same_or_die "$T/want-rejects" "$T/got-rejects" "rejects differ"
@@ -74,4 +74,4 @@ grep -Eq "^table web: ns/record: mean [1-9][0-9]* p50 [1-9][0-9]* p90 [0-9]+ p99
 	"$T/status" || die "status has no latency line: $(cat "$T/status")"
 [ "$(grep -c "^table web: slow record web \[[0-2]\] offset [0-9]*: [0-9]* ns$" "$T/status")" -eq 10 ] ||
 	die "status does not list the 10 slowest records: $(cat "$T/status")"
-echo "ok: $(wc -l <"$T/want-cols") rows in $(find "$T/warehouse/web" -type f ! -name ".*" | wc -l) files"
+echo "ok: $(wc -l <"$T/want-cols") rows in $(find "$T/warehouse/web" -type f ! -name ".*" ! -name '_*' | wc -l) files"

@@ -70,7 +70,7 @@ landed_rows "$T/warehouse" _rejects | cut -f2- | hive_cut 1 2 6 | awk -F '\t' '
 # Files: whole gzip, named <topic>+<partition>+<first offset>+<host>, and
 # several of them (roll by size).
 n=0
-for f in $(find "$T/warehouse/access" -type f ! -name ".*"); do
+for f in $(find "$T/warehouse/access" -type f ! -name ".*" ! -name '_*'); do
 	gzip -t "$f" || die "$f is not a whole gzip file"
 	basename "$f" | grep -Eq '^nginx-access\+[0-3]\+[0-9]+\+it-host\.txt\.gz$' ||
 		die "unexpected file name $f"

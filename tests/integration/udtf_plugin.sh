@@ -244,7 +244,7 @@ timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
 # landed_jsonl DIR TABLE JQ: JQ over every row under DIR/TABLE, each output
 # line prefixed by the row's dt=/hr= directory when JQ uses $hour.
 landed_jsonl() {
-	find "$1/$2" -type f ! -name '.*' | sort | while read -r f; do
+	find "$1/$2" -type f ! -name '.*' ! -name '_*' | sort | while read -r f; do
 		jq -r --arg hour "$(dirname "$f" |
 			sed 's|.*/\(dt=[0-9]*/hr=[0-9]*\)$|\1|')" "$3" "$f"
 	done
@@ -276,7 +276,7 @@ done
 
 # The malformed lines, and those without an event time, are rejects with
 # their reasons, whole.
-find "$T/warehouse/_rejects" -type f ! -name '.*' -exec cat {} + |
+find "$T/warehouse/_rejects" -type f ! -name '.*' ! -name '_*' -exec cat {} + |
 	jq -r 'select(.topic == "syslog") | [.table, .partition, .offset,
 		.reason, .raw] | map(tostring) | join("\t")' |
 	LC_ALL=C sort >"$T/got-rejects"
@@ -447,7 +447,7 @@ timeout 120 $KEDGE run -c "$T/abi.conf" --exit-at-end 2>"$T/abi.log" ||
 landed_jsonl "$T/abi-warehouse" good '.line' | sort >"$T/got-good"
 sort "$T/abi-records" >"$T/want-good"
 same_or_die "$T/want-good" "$T/got-good" "the GOOD plugin's rows differ"
-find "$T/abi-warehouse/_rejects" -type f ! -name '.*' -exec cat {} + |
+find "$T/abi-warehouse/_rejects" -type f ! -name '.*' ! -name '_*' -exec cat {} + |
 	jq -r '[.table, .reason, .raw] | join("\t")' | sort >"$T/got-abi-rejects"
 sed 's/^/wrong_count	UDTF bad emitted a row of 1 values for its 2 columns	/' \
 	"$T/abi-records" >"$T/want-abi-rejects"
@@ -457,7 +457,7 @@ sort -o "$T/want-abi-rejects" "$T/want-abi-rejects"
 same_or_die "$T/want-abi-rejects" "$T/got-abi-rejects" \
 	"records of the plugins with wrong values are not all rejected"
 for table in wrong_type wrong_count; do
-	[ -z "$(find "$T/abi-warehouse/$table" -type f ! -name '.*' \
+	[ -z "$(find "$T/abi-warehouse/$table" -type f ! -name '.*' ! -name '_*' \
 		2>/dev/null)" ] || die "$table landed a part file"
 	grep -qF "table $table: 10 records, 0 rows, 10 rejects" "$T/abi.log" ||
 		die "no summary of 10 rejects for $table"

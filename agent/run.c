@@ -56,6 +56,9 @@ struct agent {
 	struct spool_usage spool;  /* measured each second */
 	int32_t *topic_partitions; /* of kafka.topics; <= 0: not known yet */
 	struct target *target;     /* checked before READY=1 */
+	const struct conf *live;   /* the last loaded: its reloadable keys */
+	struct conf **reloaded;    /* every conf loaded by SIGHUP, kept alive */
+	size_t nreloaded;
 	int ready;                 /* systemd was told READY=1 */
 	time_t ready_try;          /* when to check again */
 	char ready_why[512];       /* what was not ready, last time */
@@ -269,6 +272,9 @@ agent_free(struct agent *a)
 	tz_close(a->tz);
 	free(a->topic_partitions);
 	target_close(a->target);
+	for (size_t i = 0; i < a->nreloaded; i++)
+		conf_free(a->reloaded[i]);
+	free(a->reloaded);
 }
 
 static struct krb_opts
@@ -335,14 +341,15 @@ agent_renew(struct agent *a, time_t now)
 static void
 agent_backpressure(struct agent *a)
 {
-	const struct conf *c = a->conf;
+	const struct conf *c = a->conf, *live = a->live;
 	struct spool_usage *u = &a->spool;
 	int full, held = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0;
 
 	if (spool_usage(c->output.spool_dir, u) < 0)
 		return;
-	full = u->bytes > (uint64_t)(held ? c->spool.max_bytes / 10 * 9 :
-	    c->spool.max_bytes) || u->free_bytes < (uint64_t)c->spool.min_free_bytes;
+	full = u->bytes > (uint64_t)(held ? live->spool.max_bytes / 10 * 9 :
+	    live->spool.max_bytes) || u->free_bytes <
+	    (uint64_t)live->spool.min_free_bytes;
 	if (full == held)
 		return;
 	source_hold(a->src, SOURCE_HOLD_SPOOL, full);
@@ -351,8 +358,8 @@ agent_backpressure(struct agent *a)
 		    "not yet published, %" PRIu64 " bytes free (spool.max_bytes %"
 		    PRId64 ", spool.min_free_bytes %" PRId64 "): consumption "
 		    "paused until the publisher catches up", c->output.spool_dir,
-		    u->bytes, u->ready_files, u->free_bytes, c->spool.max_bytes,
-		    c->spool.min_free_bytes);
+		    u->bytes, u->ready_files, u->free_bytes, live->spool.max_bytes,
+		    live->spool.min_free_bytes);
 	else
 		log_notice("spool: %" PRIu64 " bytes; consumption resumed%s",
 		    u->bytes, source_held(a->src) ? " once the Kerberos login "
@@ -400,7 +407,7 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 	char why[512];
 
 	memset(a, 0, sizeof(*a));
-	a->conf = c;
+	a->conf = a->live = c;
 	if ((a->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
 		snprintf(err, errlen, "%s: output.timezone: %s", c->path, why);
 		return -1;
@@ -598,6 +605,141 @@ agent_ready(struct agent *a, time_t now)
 	snprintf(a->ready_why, sizeof(a->ready_why), "%s", why);
 }
 
+/* Stops the publisher (after its pass) and starts it with c. */
+static void
+agent_restart_publisher(struct agent *a, const struct conf *c)
+{
+	char err[1024];
+
+	publisher_stop(a->pub);
+	if ((a->pub = publisher_start(c, err, sizeof(err))) == NULL) {
+		log_errx("reload: the publisher cannot start again: %s; "
+		    "stopping", err);
+		a->failed = 1;
+	}
+}
+
+/* What a reload found changed: the keys applied and those that wait. */
+struct agent_changes {
+	int against_start;         /* this pass compares with the first conf */
+	char applied[1024], restart[1024];
+	int publisher;             /* the publisher must start again */
+	uint64_t tables;           /* tables whose UDTF configuration changed */
+};
+
+/* Appends the key path (of table table, unless -1) to list. */
+static void
+agent_note_change(char *list, size_t size, const char *path, long table)
+{
+	size_t len = strlen(list);
+
+	if (len + 2 >= size)
+		return;
+	if (table >= 0) /* "tables.udtf_config" -> "tables[2].udtf_config" */
+		snprintf(list + len, size - len, "%s%.6s[%ld]%s", len ? ", " : "",
+		    path, table, path + 6);
+	else
+		snprintf(list + len, size - len, "%s%s", len ? ", " : "", path);
+}
+
+/* Sorts one changed key: against the conf in use, what applies now;
+ * against the first one, what waits for a restart. */
+static void
+agent_classify(const char *path, long table, void *arg)
+{
+	static const char *const now[] = { "log.level", "output.roll.",
+	    "checkpoint.interval", "spool.", "tables.udtf_config",
+	    "completion.", "output.webhdfs.connect_timeout",
+	    "output.webhdfs.timeout", "output.webhdfs.ca_file" };
+	struct agent_changes *ch = arg;
+	int reloadable = 0;
+
+	for (size_t i = 0; i < sizeof(now) / sizeof(now[0]); i++)
+		if (strncmp(path, now[i], strlen(now[i])) == 0)
+			reloadable = 1;
+	if (ch->against_start) {
+		if (!reloadable)
+			agent_note_change(ch->restart, sizeof(ch->restart), path,
+			    table);
+		return;
+	}
+	if (!reloadable)
+		return;
+	agent_note_change(ch->applied, sizeof(ch->applied), path, table);
+	if (table >= 0 && table < 64)
+		ch->tables |= (uint64_t)1 << table;
+	if (strncmp(path, "completion.", 11) == 0 ||
+	    strncmp(path, "output.webhdfs.", 15) == 0)
+		ch->publisher = 1;
+}
+
+/* SIGHUP: reads the configuration file again and applies what can change
+ * without a rebalance: log level, roll policy, UDTF configurations that
+ * keep a table's columns, checkpoint interval, spool limits, and (by
+ * starting the publisher again) completion and HDFS timeouts.  The rest is
+ * named in the log and waits for a restart; an invalid file changes
+ * nothing. */
+static void
+agent_reload(struct agent *a)
+{
+	struct agent_changes ch = { 0, "", "", 0, 0 };
+	struct conf *c, **kept;
+	char err[1024];
+	int r;
+
+	notify_send("RELOADING=1");
+	if ((c = conf_load(a->conf->path, err, sizeof(err))) == NULL) {
+		log_errx("reload: %s; the running configuration stays", err);
+		notify_send("READY=1");
+		return;
+	}
+	conf_diff(a->live, c, agent_classify, &ch);
+	ch.against_start = 1;
+	conf_diff(a->conf, c, agent_classify, &ch);
+	if (ch.applied[0] == '\0' && ch.restart[0] == '\0') {
+		log_notice("reload: nothing to change in %s", c->path);
+		conf_free(c);
+		notify_send("READY=1");
+		return;
+	}
+	if ((kept = realloc(a->reloaded, (a->nreloaded + 1) *
+	    sizeof(*kept))) == NULL) {
+		log_errx("reload: out of memory; the running configuration stays");
+		conf_free(c);
+		notify_send("READY=1");
+		return;
+	}
+	a->reloaded = kept;
+	a->reloaded[a->nreloaded++] = c; /* chains and the publisher use it */
+	log_set_level_name(c->log.level);
+	for (size_t i = 0; i < a->ntables && c->n_tables == a->ntables; i++) {
+		if (i >= 64 || !(ch.tables & (uint64_t)1 << i))
+			continue;
+		if ((r = table_reload(a->tables[i], c, i, err, sizeof(err))) < 0)
+			log_errx("reload: table %s keeps its UDTF configuration: "
+			    "%s; restart kedge to apply it", table_name(a->tables[i]),
+			    err);
+		else
+			agent_log_notes(a->tables[i]);
+	}
+	for (size_t i = 0; i < a->nwriters; i++) {
+		struct roll_policy p = { (uint64_t)c->output.roll.max_bytes,
+		    c->output.roll.max_age, c->output.roll.inactive };
+		writer_set_roll(a->writers[i], &p);
+	}
+	if (ch.publisher && ch.restart[0] == '\0')
+		agent_restart_publisher(a, c);
+	else if (ch.publisher)
+		log_warnx("reload: the publisher keeps its settings while other "
+		    "changes wait for a restart");
+	a->live = c;
+	log_notice("reload: applied %s", ch.applied[0] ? ch.applied : "nothing");
+	if (ch.restart[0] != '\0')
+		log_warnx("reload: %s changed; restart kedge to apply %s",
+		    ch.restart, strchr(ch.restart, ',') ? "them" : "it");
+	notify_send("READY=1");
+}
+
 /* Replaces <spool_dir>/status; a failure is only logged. */
 static void
 agent_status(struct agent *a, time_t now, int stopping)
@@ -659,8 +801,7 @@ agent_loop(struct agent *a, const struct run_opts *o)
 			clock_gettime(CLOCK_MONOTONIC, &a->last);
 		if (run_reload) {
 			run_reload = 0;
-			log_warnx("SIGHUP: reloading the configuration is not "
-			    "supported yet; restart kedge to apply changes");
+			agent_reload(a);
 		}
 		if ((now = time(NULL)) != last_tick) {
 			last_tick = now;
@@ -673,7 +814,7 @@ agent_loop(struct agent *a, const struct run_opts *o)
 				a->failed = 1;
 			}
 		}
-		if (now - last_ckpt >= a->conf->checkpoint.interval) {
+		if (now - last_ckpt >= a->live->checkpoint.interval) {
 			last_ckpt = now;
 			agent_checkpoint(a, "interval");
 		}

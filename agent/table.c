@@ -1,6 +1,7 @@
 #include "table.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,37 @@ const struct table_stats *
 table_get_stats(const struct table *t)
 {
 	return &t->stats;
+}
+
+int
+table_reload(struct table *t, const struct conf *c, size_t index, char *err,
+    size_t errlen)
+{
+	const struct udtf_column *cols;
+	struct chain *ch;
+	size_t ncols;
+
+	if ((ch = chain_new(c, index, err, errlen)) == NULL)
+		return -EINVAL;
+	chain_columns(ch, &cols, &ncols);
+	for (size_t i = 0; i < ncols && ncols == t->ncols; i++) {
+		if (strcmp(cols[i].name, t->cols[i].name) != 0 ||
+		    cols[i].type != t->cols[i].type)
+			ncols = SIZE_MAX;
+	}
+	if (ncols != t->ncols) {
+		snprintf(err, errlen, "its columns would change, which files "
+		    "being written cannot follow");
+		chain_free(ch);
+		return -EINVAL;
+	}
+	/* the writer takes the new chain's columns, the same ones */
+	writer_set_columns(t->writer, cols);
+	chain_free(t->chain);
+	t->chain = ch;
+	t->cols = cols;
+	t->conf = &c->tables[index];
+	return 0;
 }
 
 struct chain *

@@ -42,6 +42,11 @@ const char *table_name(const struct table *t);
 int table_reads_topic(const struct table *t, const char *topic);
 struct writer *table_writer(struct table *t);
 struct chain *table_chain(struct table *t);
+/* Replaces the UDTF chain with table index of c (which must outlive t),
+ * when it emits the same columns.  Returns 0, or -EINVAL with the reason in
+ * err (the old chain stays). */
+int table_reload(struct table *t, const struct conf *c, size_t index,
+    char *err, size_t errlen);
 const struct table_stats *table_get_stats(const struct table *t);
 
 /* Turns rec into rows of this table (or one rejects row).  Returns 0, or a

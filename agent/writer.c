@@ -551,6 +551,18 @@ writer_changed(const struct writer *w)
 }
 
 void
+writer_set_roll(struct writer *w, const struct roll_policy *p)
+{
+	w->roll = *p;
+}
+
+void
+writer_set_columns(struct writer *w, const struct udtf_column *cols)
+{
+	w->cols = cols;
+}
+
+void
 writer_get_stats(const struct writer *w, struct writer_stats *out)
 {
 	*out = w->stats;

@@ -125,6 +125,12 @@ int writer_discard(struct writer *w, const char *topic, int32_t partition,
 /* Returns 1 when a row, a roll or a release waits for a checkpoint. */
 int writer_changed(const struct writer *w);
 
+/* A new roll policy, for files open now and later. */
+void writer_set_roll(struct writer *w, const struct roll_policy *p);
+/* The same columns (names and types) from a new chain: cols must outlive
+ * the writer. */
+void writer_set_columns(struct writer *w, const struct udtf_column *cols);
+
 void writer_get_stats(const struct writer *w, struct writer_stats *out);
 
 #endif /* KEDGE_WRITER_H */

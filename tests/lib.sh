@@ -225,3 +225,40 @@ check_exactly_once() {
 	CHECK_REJECTS=$(wc -l <"$_ck.got-rejects")
 	CHECK_VERIFY=$_out
 }
+
+# notify_start DIR: a datagram socket DIR/notify.sock as systemd's
+# $NOTIFY_SOCKET would be, logging each line of each message, prefixed with
+# the time it came, to DIR/notify.log; sets NOTIFY_PID.  notify_got LINE:
+# LINE (a grep pattern, whole line) came; notify_count LINE: how often.
+notify_start() {
+	cat >"$1/notify-listen.py" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a", buffering=1) as out:
+    while True:
+        msg = s.recv(4096).decode()
+        for line in msg.split("\n"):
+            out.write("%.3f %s\n" % (time.time(), line))
+PY
+	/usr/bin/python3 "$1/notify-listen.py" "$1/notify.sock" "$1/notify.log" &
+	NOTIFY_PID=$!
+	NOTIFY_LOG=$1/notify.log
+	wait_for "the notify socket" 10 test -S "$1/notify.sock"
+}
+
+notify_stop() {
+	if [ -n "${NOTIFY_PID:-}" ]; then
+		kill "$NOTIFY_PID" 2>/dev/null
+		wait "$NOTIFY_PID" 2>/dev/null || : # killed: 143
+		NOTIFY_PID=
+	fi
+}
+
+notify_got() {
+	grep -q " $1\$" "$NOTIFY_LOG" 2>/dev/null
+}
+
+notify_count() {
+	grep -c " $1\$" "$NOTIFY_LOG" 2>/dev/null || :
+}

@@ -13,23 +13,9 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-LPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; [ -n "$LPID" ] && kill "$LPID" 2>/dev/null; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; notify_stop; mock_stop; rm -rf "$T"' EXIT
 
-# The socket: every datagram, its lines prefixed with the time it came.
-cat >"$T/listen.py" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], "a", buffering=1) as out:
-    while True:
-        msg = s.recv(4096).decode()
-        for line in msg.split("\n"):
-            out.write("%.3f %s\n" % (time.time(), line))
-PY
-/usr/bin/python3 "$T/listen.py" "$T/notify.sock" "$T/notify.log" &
-LPID=$!
-wait_for "the notify socket" 10 test -S "$T/notify.sock"
+notify_start "$T"
 
 START=$(date -u -d '2026-03-01 00:00:00' +%s)
 $FIX/gen_nginx --records 2000 --partitions 2 --seed 3 --start "$START" \
@@ -44,17 +30,11 @@ kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-notify";
           rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
+output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
+           roll = { max_age = 1; inactive = 1; }; };
 checkpoint = { interval = 1; };
 CONF
 
-# count LINE: how many times LINE came; got LINE: it came.
-count() {
-	grep -c " $1\$" "$T/notify.log" 2>/dev/null || :
-}
-got() {
-	grep -q " $1\$" "$T/notify.log" 2>/dev/null
-}
 landed_all() {
 	[ "$(landed_count "$T/warehouse")" -eq 2000 ]
 }
@@ -65,13 +45,13 @@ NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=1000000 \
 KPID=$!
 wait_for "kedge to say it is not ready" 30 \
 	grep -q "not ready yet: the brokers .* have not answered for topic web yet" "$T/run.log"
-wait_for "a watchdog ping before READY" 10 got WATCHDOG=1
-[ "$(count READY=1)" -eq 0 ] || die "READY=1 while the brokers are down"
+wait_for "a watchdog ping before READY" 10 notify_got WATCHDOG=1
+[ "$(notify_count READY=1)" -eq 0 ] || die "READY=1 while the brokers are down"
 mock_ctl "$T" broker-up -1
-wait_for "READY=1" 30 got READY=1
+wait_for "READY=1" 30 notify_got READY=1
 grep -q "ready: the brokers and $T/warehouse answered" "$T/run.log" ||
 	die "no ready line: $(grep -i ready "$T/run.log")"
-wait_for "a STATUS= line" 20 got 'STATUS=[0-9]* records/s; spool .*'
+wait_for "a STATUS= line" 20 notify_got 'STATUS=[0-9]* records/s; spool .*'
 wait_for "every record landed" 60 landed_all
 
 # SIGTERM: STOPPING=1, the last checkpoint, exit 0.
@@ -80,7 +60,7 @@ rc=0
 wait "$KPID" || rc=$?
 KPID=
 [ "$rc" -eq 0 ] || die "kedge exited $rc on SIGTERM: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
-got STOPPING=1 || die "no STOPPING=1: $(cat "$T/notify.log")"
+notify_got STOPPING=1 || die "no STOPPING=1: $(cat "$T/notify.log")"
 check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T/spool"
 
 # The loop stalls at its 60th turn (about 6 s of an idle loop, after
@@ -89,13 +69,13 @@ check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T
 NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=1000000 KEDGE_STALL_AT=loop:60 \
 	$KEDGE run -c "$T/k.conf" 2>"$T/run2.log" &
 KPID=$!
-wait_for "READY=1 again" 30 got READY=1
+wait_for "READY=1 again" 30 notify_got READY=1
 wait_for "the stall" 60 grep -q "KEDGE_STALL_AT: stalling on purpose" "$T/run2.log"
 sleep 0.6   # a ping already on its way may still arrive
-before=$(count WATCHDOG=1)
+before=$(notify_count WATCHDOG=1)
 # A running loop pings every 0.5 s: three seconds would have brought six.
 sleep 3
-after=$(count WATCHDOG=1)
+after=$(notify_count WATCHDOG=1)
 [ "$after" -eq "$before" ] ||
 	die "$((after - before)) pings from a stalled loop"
 [ "$before" -ge 4 ] || die "only $before pings before the stall"

@@ -153,30 +153,6 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 	return 0;
 }
 
-/* Reads the whole journal into b. */
-static int
-journal_slurp(const char *path, struct buf *b, char *err, size_t errlen)
-{
-	char chunk[65536];
-	ssize_t n;
-	int fd, r = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		r = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		return r;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		if ((r = buf_append(b, chunk, (size_t)n)) < 0)
-			break;
-	if (n < 0)
-		r = -errno;
-	close(fd);
-	if (r < 0)
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-r));
-	return r;
-}
-
 /* Calls fn for each whole line of b[0..len) with its end offset; stops
  * when fn returns non-zero and returns that. */
 static int
@@ -236,7 +212,9 @@ journal_read(const char *path, uint64_t upto, struct journal_state *st,
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	if ((r = journal_slurp(path, &st->text, err, errlen)) == 0)
+	if ((r = fs_read_all(path, &st->text)) < 0)
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-r));
+	else
 		journal_lines(&st->text, st->text.len, journal_find_mark, &jf);
 	return r;
 }

@@ -834,6 +834,7 @@ good_manifest(const struct fixture *f, struct hour_manifest *h)
 {
 	static const int which[2] = { P_T4A, P_ZST };
 	uint64_t rows = 0, bytes = 0;
+	int64_t lo = MANIFEST_NO_TIME, hi = MANIFEST_NO_TIME;
 
 	for (int i = 0; i < 2; i++) {
 		struct sidecar *sc = &h->sc[i];
@@ -841,8 +842,15 @@ good_manifest(const struct fixture *f, struct hour_manifest *h)
 		h->files[i] = (struct manifest_file){
 		    strrchr(f->rel[which[i]], '/') + 1, (uint64_t)sc->bytes,
 		    (uint64_t)sc->rows, "", sc->topic, (int32_t)sc->partition,
-		    sc->offsets, MANIFEST_NO_TIME, MANIFEST_NO_TIME,
-		    (uint64_t)i + 1 };
+		    sc->offsets, sc->has_event_range ? sc->min_event_us :
+		    MANIFEST_NO_TIME, sc->has_event_range ? sc->max_event_us :
+		    MANIFEST_NO_TIME, (uint64_t)i + 1 };
+		if (sc->has_event_range && (lo == MANIFEST_NO_TIME ||
+		    sc->min_event_us < lo))
+			lo = sc->min_event_us;
+		if (sc->has_event_range && (hi == MANIFEST_NO_TIME ||
+		    sc->max_event_us > hi))
+			hi = sc->max_event_us;
 		h->parts[i] = (struct manifest_partition){ sc->topic,
 		    (int32_t)sc->partition, sc->offsets, (uint64_t)sc->rows };
 		rows += (uint64_t)sc->rows;
@@ -850,8 +858,7 @@ good_manifest(const struct fixture *f, struct hour_manifest *h)
 	}
 	h->m = (struct manifest){ "access", "20261129", "23", 2, "h",
 	    "2026-11-29T16:05:00Z", 1795968000000000, rows, bytes, 0,
-	    h->files[1].rows, MANIFEST_NO_TIME, MANIFEST_NO_TIME, h->files, 2,
-	    h->parts, 2 };
+	    h->files[1].rows, lo, hi, h->files, 2, h->parts, 2 };
 }
 
 static void

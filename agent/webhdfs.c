@@ -299,20 +299,31 @@ wh_refused(struct webhdfs *w, long status, const char *what, char *err,
 	}
 }
 
+/* GETs op of rel's HDFS path; what names the request for messages.
+ * Returns the HTTP status, or a negative errno with the sentence in err. */
+static long
+wh_get(struct webhdfs *w, const char *rel, const char *op, char *what,
+    size_t whatlen, char *err, size_t errlen)
+{
+	char path[4096], url[8192];
+
+	wh_path(w, rel, path, sizeof(path));
+	snprintf(what, whatlen, "%s %s", op, path);
+	if (wh_url(w, path, op, NULL, url, sizeof(url), err, errlen) < 0)
+		return -ENAMETOOLONG;
+	return wh_do(w, "GET", url, NULL, what, err, errlen);
+}
+
 int
 webhdfs_stat(struct webhdfs *w, const char *rel, int64_t *len, char *err,
     size_t errlen)
 {
-	char path[4096], url[8192], what[4200];
+	char what[4200];
 	const char *v;
 	long st;
 
-	wh_path(w, rel, path, sizeof(path));
-	snprintf(what, sizeof(what), "GETFILESTATUS %s", path);
-	if (wh_url(w, path, "GETFILESTATUS", NULL, url, sizeof(url), err,
-	    errlen) < 0)
-		return -ENAMETOOLONG;
-	if ((st = wh_do(w, "GET", url, NULL, what, err, errlen)) < 0)
+	if ((st = wh_get(w, rel, "GETFILESTATUS", what, sizeof(what), err,
+	    errlen)) < 0)
 		return (int)st;
 	if (st == 404)
 		return 0;
@@ -475,17 +486,13 @@ int
 webhdfs_read(struct webhdfs *w, const char *rel, size_t max, char **data,
     size_t *len, char *err, size_t errlen)
 {
-	char path[4096], url[8192], what[4200];
+	char url[8192], what[4200];
 	long st;
 
 	*data = NULL;
 	*len = 0;
-	wh_path(w, rel, path, sizeof(path));
-	snprintf(what, sizeof(what), "OPEN %s", path);
-	if (wh_url(w, path, "OPEN", NULL, url, sizeof(url), err, errlen) < 0)
-		return -ENAMETOOLONG;
-	if ((st = wh_do(w, "GET", url, NULL, what, err, errlen)) == 307 &&
-	    w->location[0] != '\0') {
+	if ((st = wh_get(w, rel, "OPEN", what, sizeof(what), err, errlen)) ==
+	    307 && w->location[0] != '\0') {
 		/* WebHDFS sends the reader to a datanode; HttpFS answers itself */
 		snprintf(url, sizeof(url), "%s", w->location);
 		w->body_max = max;
@@ -513,17 +520,13 @@ int
 webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
     size_t errlen)
 {
-	char path[4096], url[8192], what[4200];
+	char url[8192], what[4200];
 	long st;
 
-	wh_path(w, rel, path, sizeof(path));
-	snprintf(what, sizeof(what), "OPEN %s", path);
-	if (wh_url(w, path, "OPEN", NULL, url, sizeof(url), err, errlen) < 0)
-		return -ENAMETOOLONG;
 	/* HttpFS answers with the bytes, WebHDFS sends the reader to a
 	 * datanode: either way only a 200's body is the file */
 	w->sink = fd;
-	st = wh_do(w, "GET", url, NULL, what, err, errlen);
+	st = wh_get(w, rel, "OPEN", what, sizeof(what), err, errlen);
 	if (st == 307 && w->location[0] != '\0') {
 		snprintf(url, sizeof(url), "%s", w->location);
 		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
@@ -566,17 +569,13 @@ webhdfs_list(struct webhdfs *w, const char *rel,
     int (*fn)(const char *name, int is_dir, int64_t len, void *arg),
     void *arg, char *err, size_t errlen)
 {
-	char path[4096], url[8192], what[4200], name[1024], type[32];
+	char what[4200], name[1024], type[32];
 	const char *p, *end, *v;
 	long st;
 	int r = 0;
 
-	wh_path(w, rel, path, sizeof(path));
-	snprintf(what, sizeof(what), "LISTSTATUS %s", path);
-	if (wh_url(w, path, "LISTSTATUS", NULL, url, sizeof(url), err,
-	    errlen) < 0)
-		return -ENAMETOOLONG;
-	if ((st = wh_do(w, "GET", url, NULL, what, err, errlen)) < 0)
+	if ((st = wh_get(w, rel, "LISTSTATUS", what, sizeof(what), err,
+	    errlen)) < 0)
 		return (int)st;
 	if (st == 404)
 		return 0;

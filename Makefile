@@ -6,7 +6,13 @@
 #                   every UDTF against a PCRE2-JIT regex on the same lines
 #   make docs       regenerate docs/config.md from the key table
 #   make install    the binary, <kedge/udtf.h>, the sample plugin, the docs
-#                   (DESTDIR, PREFIX=/usr)
+#                   and the man pages (DESTDIR, PREFIX=/usr)
+#   make install-service
+#                   the systemd unit, sysusers.d and tmpfiles.d entries and
+#                   /etc/kedge/kedge.conf (DESTDIR, UNITDIR, SYSUSERSDIR,
+#                   TMPFILESDIR, SYSCONFDIR)
+#   make deb        kedge_$(VERSION)_amd64.deb (packaging/deb/)
+#   make rpm        kedge-$(VERSION)-1.x86_64.rpm (packaging/rpm/)
 
 VERSION  := 0.1.0
 PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5 openssl libcurl
@@ -31,10 +37,16 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 FIX_SRC  := $(wildcard tests/fixtures/*.c)
 FIX_BIN  := $(FIX_SRC:tests/fixtures/%.c=$(B)/fixtures/%)
 
-PREFIX   ?= /usr
-DESTDIR  ?=
+PREFIX      ?= /usr
+DESTDIR     ?=
+SYSCONFDIR  ?= /etc
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+MAN         := $(B)/man/kedge.8 $(B)/man/kedge.conf.5
 
-.PHONY: all deps test build-test demo bench docs install clean
+.PHONY: all deps test build-test demo bench docs man install install-service \
+	deb rpm clean
 all: $(BIN)
 
 deps:
@@ -48,7 +60,7 @@ $(B)/libkedge.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BIN): $(B)/agent/main.o $(B)/libkedge.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(B)/libkedge.a
 	@mkdir -p $(dir $@)
@@ -85,10 +97,27 @@ bench: deps
 docs: kedge
 	./kedge config-reference > docs/config.md
 
+# kedge(8) as written; kedge.conf(5) with the keys the binary declares.
+man: $(MAN)
+
+$(B)/man/kedge.8: docs/man/kedge.8.in Makefile
+	@mkdir -p $(dir $@)
+	sed 's/@VERSION@/$(VERSION)/' docs/man/kedge.8.in >$@
+
+$(B)/man/kedge.conf.5: docs/man/kedge.conf.5.in docs/man/keys.awk $(BIN)
+	@mkdir -p $(dir $@)
+	$(abspath $(BIN)) config-reference | awk -f docs/man/keys.awk >$@.keys
+	sed -e 's/@VERSION@/$(VERSION)/' -e '/^@KEYS@$$/{r $@.keys' -e 'd;}' \
+		docs/man/kedge.conf.5.in >$@
+	rm -f $@.keys
+
 # The binary, the UDTF header as <kedge/udtf.h>, the sample plugin's
-# source and the docs.
-install: $(BIN)
+# source, the docs and the man pages.
+install: $(BIN) $(MAN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kedge
+	install -D -m 0644 $(B)/man/kedge.8 $(DESTDIR)$(PREFIX)/share/man/man8/kedge.8
+	install -D -m 0644 $(B)/man/kedge.conf.5 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/kedge.conf.5
 	install -D -m 0644 agent/udtf/udtf.h $(DESTDIR)$(PREFIX)/include/kedge/udtf.h
 	install -d $(DESTDIR)$(PREFIX)/share/doc/kedge/examples/udtf-plugin
 	install -m 0644 examples/udtf-plugin/* \
@@ -96,7 +125,30 @@ install: $(BIN)
 	install -m 0644 README.md docs/*.md examples/kedge.conf \
 		$(DESTDIR)$(PREFIX)/share/doc/kedge/
 
+# What a system service needs besides "install": the unit, the user, the
+# directories, and examples/kedge.conf as the configuration (its spool and
+# warehouse are under /var/lib/kedge, which the unit lets kedge write).
+install-service:
+	install -D -m 0644 systemd/kedge.service $(DESTDIR)$(UNITDIR)/kedge.service
+	install -D -m 0644 systemd/kedge.sysusers \
+		$(DESTDIR)$(SYSUSERSDIR)/kedge.conf
+	install -D -m 0644 systemd/kedge.tmpfiles \
+		$(DESTDIR)$(TMPFILESDIR)/kedge.conf
+	install -D -m 0644 examples/kedge.conf $(DESTDIR)$(SYSCONFDIR)/kedge/kedge.conf
+
+deb:
+	packaging/deb/build.sh $(VERSION)
+
+# rpmbuild from this tree (--build-in-place); --nodeps, as Debian has no rpm
+# database to satisfy BuildRequires from.
+rpm:
+	rm -rf build-rpm
+	rpmbuild -bb --build-in-place --nodeps --define '_topdir $(CURDIR)/build-rpm' \
+		--define 'kedge_version $(VERSION)' packaging/rpm/kedge.spec
+	cp build-rpm/RPMS/*/kedge-$(VERSION)-1.*.rpm .
+
 clean:
-	rm -rf build build-asan build-fuzz kedge
+	rm -rf build build-asan build-fuzz build-deb build-rpm kedge \
+		kedge_*.deb kedge-*.rpm
 
 -include fuzz/fuzz.mk

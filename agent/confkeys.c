@@ -370,7 +370,8 @@ static const struct conf_key conf_keys[] = {
 	  .description = "Where finished part files are published: "
 	  "output.local_dir, or HDFS through output.webhdfs." },
 	{ .path = "output.local_dir", .type = CONF_DIR,
-	  .default_text = "\"/srv/kedge\"", .offset = AT(output.local_dir),
+	  .default_text = "\"/var/lib/kedge/warehouse\"",
+	  .offset = AT(output.local_dir),
 	  .description = "The directory the local target publishes into; "
 	  "created if missing." },
 	{ .path = "output.webhdfs.url", .type = CONF_STRING,

@@ -155,8 +155,9 @@ cmd_run(int argc, char **argv)
 
 	if ((r = parse_opts(argc, argv, &path, &o.exit_at_end)) != 0)
 		return r;
+	/* EX_CONFIG: systemd's RestartPreventExitStatus= does not retry it */
 	if ((c = load(path)) == NULL)
-		return 1;
+		return 78;
 	log_set_level_name(c->log.level); /* the config checked the name */
 	r = run_main(c, &o);
 	conf_free(c);

@@ -11,6 +11,7 @@ PACKAGES="
   libsasl2-modules-gssapi-mit
   libcurl4-openssl-dev python3-gssapi curl
   kcat zstd jq bc tzdata procps faketime
+  lintian rpm systemd adduser man-db
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -36,6 +36,17 @@ krb_keytab_path(const char *keytab, char *buf, size_t len)
 		snprintf(buf, len, "%s", keytab);
 }
 
+/* Whether path is in $CREDENTIALS_DIRECTORY. */
+static int
+krb_is_credential(const char *path)
+{
+	const char *dir = getenv("CREDENTIALS_DIRECTORY");
+	size_t n;
+
+	return dir != NULL && (n = strlen(dir)) > 0 &&
+	    strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
 static void
 krb_errmsg(krb5_context ctx, krb5_error_code code, char *buf, size_t len)
 {
@@ -87,7 +98,9 @@ krb_check_file(const char *path, const char *principal, char *err,
 		snprintf(err, errlen, "keytab %s is not a file", path);
 		return -EINVAL;
 	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+	/* systemd's credentials are private to the service whatever their
+	 * mode shows (an ACL makes it 0440 where ramfs is not available) */
+	if ((st.st_mode & (S_IRWXG | S_IRWXO)) && !krb_is_credential(path)) {
 		snprintf(err, errlen, "keytab %s is readable or writable by %s "
 		    "(mode %04o): it holds %s's key; chmod 600 %s", path,
 		    st.st_mode & S_IRWXO ? "others" : "its group",

@@ -254,7 +254,7 @@ test_defaults(void **state)
 	assert_int_equal(t->max_bytes, 67108864);
 	assert_string_equal(c->output.spool_dir, "/var/lib/kedge/spool");
 	assert_string_equal(c->output.target, "local");
-	assert_string_equal(c->output.local_dir, "/srv/kedge");
+	assert_string_equal(c->output.local_dir, "/var/lib/kedge/warehouse");
 	assert_string_equal(c->output.timezone, "UTC");
 	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
 	assert_string_equal(c->output.host, host);
@@ -608,8 +608,8 @@ static void
 test_default_errors_point_at_enclosing_group(void **state)
 {
 	(void)state;
-	expect_err(KAFKA TABLE "output = {\n  spool_dir = \"/srv/kedge\"; };\n",
-	    3, "output.local_dir: /srv/kedge is output.spool_dir too");
+	expect_err(KAFKA TABLE "output = {\n  spool_dir = \"/var/lib/kedge/warehouse\"; };\n",
+	    3, "output.local_dir: /var/lib/kedge/warehouse is output.spool_dir too");
 	expect_err(KAFKA TABLE "\n\noutput = {\n  local_dir = "
 	    "\"/var/lib/kedge/spool\"; };\n", 6,
 	    "output.local_dir: /var/lib/kedge/spool is output.spool_dir too");

@@ -53,6 +53,18 @@ conf "nobody/localhost@KEDGE.TEST" "$KT" >"$T/k.conf"
 refused check-config "keytab $KT holds no key for nobody/localhost@KEDGE.TEST (it holds: $P)"
 conf "$P" "$KT" >"$T/k.conf"
 PATH=$KRB_KINIT_PATH $KEDGE check-config -c "$T/k.conf" >/dev/null || die "check-config refused a good keytab"
+# A relative keytab is a systemd credential: under $CREDENTIALS_DIRECTORY,
+# where the mode may show 0440 (an ACL) and the file is still private.
+mkdir -p "$T/creds"
+cp "$KT" "$T/creds/kedge.keytab"
+chmod 440 "$T/creds/kedge.keytab"
+conf "$P" kedge.keytab >"$T/cred.conf"
+CREDENTIALS_DIRECTORY=$T/creds $KEDGE check-config -c "$T/cred.conf" >/dev/null ||
+	die "check-config refused a keytab credential"
+# The same mode outside the credentials directory is refused.
+rc=0
+$KEDGE check-config -c "$T/cred.conf" >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || die "a relative keytab without \$CREDENTIALS_DIRECTORY: exit $rc"
 # --online logs in and asks the brokers for the topics.
 out=$(PATH=$KRB_KINIT_PATH $KEDGE check-config --online -c "$T/k.conf" 2>&1) || die "check-config --online: $out"
 [ "$out" = "configuration OK: logged in as $P; 1 broker(s); web (1 partitions)" ] ||

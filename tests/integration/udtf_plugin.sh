@@ -340,7 +340,7 @@ esac
 # The sample's own kedge.conf, pointed at this test's paths, is valid.
 sed -e "s|/usr/lib/kedge/udtf/|$T/root/usr/lib/kedge/udtf/|" \
 	-e "s|\"/var/lib/kedge/spool\"|\"$T/ex-spool\"|" \
-	-e "s|\"/srv/kedge\"|\"$T/ex-warehouse\"|" \
+	-e "s|\"/var/lib/kedge/warehouse\"|\"$T/ex-warehouse\"|" \
 	examples/udtf-plugin/kedge.conf >"$T/example.conf"
 out=$($KEDGE check-config -c "$T/example.conf" 2>"$T/check.err") &&
 	[ "$out" = "configuration OK" ] ||

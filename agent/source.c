@@ -790,6 +790,23 @@ source_each_part(const struct source *s, source_part_fn *fn, void *arg)
 	}
 }
 
+void
+source_lags(const struct source *s, source_lag_fn *fn, void *arg)
+{
+	for (size_t i = 0; i < s->nparts; i++) {
+		const struct source_part *p = &s->parts[i];
+		int64_t low, high, next = p->next;
+
+		if (rd_kafka_get_watermark_offsets(s->rk, p->topic, p->partition,
+		    &low, &high) != RD_KAFKA_RESP_ERR_NO_ERROR || high < 0)
+			continue;
+		if (next < 0 && p->at_end)
+			next = high;
+		if (next >= 0)
+			fn(p->topic, p->partition, next, high, arg);
+	}
+}
+
 int32_t
 source_partition_count(struct source *s, const char *topic, int timeout_ms)
 {

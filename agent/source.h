@@ -119,6 +119,15 @@ typedef void (source_part_fn)(const char *topic, int32_t partition,
     int at_end, time_t last_record, void *arg);
 void source_each_part(const struct source *s, source_part_fn *fn, void *arg);
 
+/* Calls fn for every assigned partition with the next offset kedge needs
+ * and the partition's high watermark as librdkafka last saw it (from its
+ * fetches: no request to a broker).  A partition read to its end before
+ * any record needs the high watermark; one whose next offset or high
+ * watermark is not known yet is skipped. */
+typedef void (source_lag_fn)(const char *topic, int32_t partition,
+    int64_t next, int64_t high, void *arg);
+void source_lags(const struct source *s, source_lag_fn *fn, void *arg);
+
 /* Asks the brokers how many partitions topic has, within timeout_ms.
  * Returns the count, or -1 when they do not say. */
 int32_t source_partition_count(struct source *s, const char *topic,

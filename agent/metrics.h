@@ -1,0 +1,107 @@
+/*
+ * metrics: kedge's figures in the Prometheus text exposition format
+ * (version 0.0.4), served over HTTP at /metrics (docs/metrics.md).
+ *
+ * The run loop fills a plain snapshot once a second and hands it to
+ * metrics_set(), which renders it to text in the loop's thread; a small
+ * server thread only ever sees that text, copied under a lock, so a slow
+ * or broken scrape never touches, nor waits on, the loop.  The server
+ * answers one connection at a time, each within a bounded time.
+ *
+ * The module never logs; errors are sentences in err.
+ */
+#ifndef KEDGE_METRICS_H
+#define KEDGE_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "hist.h"
+
+/* One table's counters and the latency of its UDTF chain. */
+struct metrics_table {
+	const char *name;          /* not owned */
+	uint64_t records;
+	uint64_t rows;
+	uint64_t rejects;
+	uint64_t empty;            /* records that gave no row */
+	const struct hist *udtf;   /* not owned; NULL: none */
+};
+
+/* The lag of one assigned partition. */
+struct metrics_lag {
+	char topic[256];
+	int32_t partition;
+	int64_t lag;               /* high watermark - next offset, >= 0 */
+};
+
+/* Everything one rendering shows.  Pointers are not owned and need only
+ * outlive metrics_set() or metrics_render(); lags are grown by
+ * metrics_add_lag() and freed by metrics_snapshot_clear(). */
+struct metrics_snapshot {
+	const char *version;
+	time_t now;
+	time_t started;
+	uint64_t consumed;             /* records read from Kafka */
+	const struct metrics_table *tables;
+	size_t ntables;
+	struct metrics_lag *lags;
+	size_t nlags;
+	const struct hist *checkpoints;  /* seal + decide; NULL: none */
+	time_t ticket_end;             /* 0: no Kerberos */
+	time_t cert_end;               /* 0: no client certificate */
+	int has_spool;                 /* the four below were measured */
+	uint64_t spool_bytes;
+	uint64_t spool_ready_files;
+	time_t spool_oldest_ready;     /* 0: no file waits */
+	uint64_t spool_free_bytes;
+	int has_published;             /* the three below are known */
+	uint64_t published_files;
+	uint64_t published_bytes;
+	uint64_t publish_errors;
+	int paused_login;              /* the Kerberos ticket expired */
+	int paused_spool;              /* the spool is full */
+};
+
+/* A source_lag_fn (source.h): appends the partition's lag to the snapshot
+ * arg.  Short of memory, the partition is left out. */
+void metrics_add_lag(const char *topic, int32_t partition, int64_t next,
+    int64_t high, void *arg);
+
+/* Frees the lags and leaves m's lag list empty. */
+void metrics_snapshot_clear(struct metrics_snapshot *m);
+
+/* Writes m to out in the text exposition format.  Returns 0, or -EIO when
+ * out reports an error. */
+int metrics_render(FILE *out, const struct metrics_snapshot *m);
+
+/* Parses "ADDRESS:PORT" (an IPv4 address, or an IPv6 one in brackets:
+ * "[::1]:9466") into addr and *addrlen; port 0 is accepted.  Returns the
+ * port, or -EINVAL with what is wrong in why. */
+int metrics_parse_listen(const char *spec, struct sockaddr_storage *addr,
+    socklen_t *addrlen, char *why, size_t whylen);
+
+struct metrics_server;
+
+/* Listens on spec (as metrics_parse_listen(); port 0 picks a free one)
+ * and starts the server thread, which answers 503 until the first
+ * metrics_set().  Returns the server, or NULL with the sentence in err
+ * (the port is taken, the address is not this host's, ...). */
+struct metrics_server *metrics_start(const char *spec, char *err,
+    size_t errlen);
+
+/* The port the server listens on. */
+int metrics_port(const struct metrics_server *s);
+
+/* Renders m and hands the text to the server.  Returns 0 or -ENOMEM (the
+ * server keeps serving the text before). */
+int metrics_set(struct metrics_server *s, const struct metrics_snapshot *m);
+
+/* Stops and joins the thread, closes the socket and frees s.  Accepts
+ * NULL. */
+void metrics_stop(struct metrics_server *s);
+
+#endif /* KEDGE_METRICS_H */

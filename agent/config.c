@@ -1016,6 +1016,7 @@ conf_free(struct conf *c)
 	free(c->output.host);
 	free(c->kerberos.principal);
 	free(c->kerberos.keytab);
+	free(c->metrics.listen);
 	free(c->log.level);
 	free(c);
 }

@@ -128,6 +128,11 @@ struct conf {
 	} completion;
 
 	struct {
+		int enabled;
+		char *listen;             /* ADDRESS:PORT */
+	} metrics;
+
+	struct {
 		char *level;
 	} log;
 };

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "metrics.h"
 #include "udtf/registry.h"
 
 #define CONF_ZONEINFO "/usr/share/zoneinfo"
@@ -228,6 +229,22 @@ conf_check_dir(const char *v, char *why, size_t whylen)
 	if (access(up, W_OK | X_OK) != 0)
 		return conf_why(why, whylen, "%s cannot be created: %s is not "
 		    "writable", v, up);
+	return 0;
+}
+
+static int
+conf_check_listen(const char *v, char *why, size_t whylen)
+{
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int port;
+
+	if ((port = metrics_parse_listen(v, &addr, &addrlen, why,
+	    whylen)) < 0)
+		return port;
+	if (port == 0)
+		return conf_why(why, whylen, "\"%s\": the port must be a "
+		    "number 1..65535", v);
 	return 0;
 }
 
@@ -492,6 +509,16 @@ static const struct conf_key conf_keys[] = {
 	  .min = 10, .max = 86400,
 	  .description = "Seconds between full scans of the target for hours "
 	  "that other hosts' files changed." },
+	{ .path = "metrics.enabled", .type = CONF_BOOL,
+	  .default_text = "true", .offset = AT(metrics.enabled),
+	  .description = "Serve Prometheus metrics over HTTP at "
+	  "http://LISTEN/metrics (docs/metrics.md)." },
+	{ .path = "metrics.listen", .type = CONF_STRING,
+	  .default_text = "\"127.0.0.1:9466\"", .offset = AT(metrics.listen),
+	  .check = conf_check_listen,
+	  .description = "The address and port the metrics are served on: an "
+	  "IPv4 address, or an IPv6 one in brackets (\"[::1]:9466\"); "
+	  "\"0.0.0.0:9466\" for every interface." },
 	{ .path = "log.level", .type = CONF_ENUM, .default_text = "\"info\"",
 	  .offset = AT(log.level), .values = "err|warning|notice|info|debug",
 	  .description = "The most verbose level logged." },

@@ -307,7 +307,7 @@ test_unknown_keys(void **state)
 	(void)state;
 	expect_err(KAFKA TABLE "\nsecurity = { keytab = \"/k\"; };\n", 4,
 	    "security: unknown key; the keys here are kafka, tables, output, "
-	    "kerberos, spool, checkpoint, completion, log");
+	    "kerberos, spool, checkpoint, completion, metrics, log");
 	expect_err(KAFKA TABLE "kerberos = {\n renew_at = 1.5; };\n", 4,
 	    "kerberos.renew_at: 1.5 is out of range 0.50..0.95");
 	expect_err(KAFKA TABLE "kerberos = {\n use_ticket_cache = 1; };\n", 4,
@@ -603,6 +603,39 @@ test_unusable_dirs(void **state)
 	    "output.local_dir: /tmp/. is output.spool_dir too");
 }
 
+/* metrics.listen: an IPv4 address or a bracketed IPv6 one, and a port. */
+static void
+test_metrics_listen(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA TABLE);
+	assert_int_equal(c->metrics.enabled, 1);
+	assert_string_equal(c->metrics.listen, "127.0.0.1:9466");
+	conf_free(c);
+	c = load_ok(KAFKA TABLE "metrics = { enabled = false;\n"
+	    "  listen = \"[::1]:19466\"; };\n");
+	assert_int_equal(c->metrics.enabled, 0);
+	assert_string_equal(c->metrics.listen, "[::1]:19466");
+	conf_free(c);
+	expect_err(KAFKA TABLE "metrics = {\n listen = \"localhost:9466\"; };\n",
+	    4, "metrics.listen: \"localhost:9466\" is not ADDRESS:PORT with an "
+	    "IPv4 address or an IPv6 one in brackets");
+	expect_err(KAFKA TABLE "metrics = {\n listen = \"::1:9466\"; };\n",
+	    4, "metrics.listen: \"::1:9466\" is not ADDRESS:PORT");
+	expect_err(KAFKA TABLE "metrics = {\n listen = \"127.0.0.1\"; };\n",
+	    4, "metrics.listen: \"127.0.0.1\" is not ADDRESS:PORT");
+	expect_err(KAFKA TABLE "metrics = {\n listen = \"127.0.0.1:0\"; };\n",
+	    4, "metrics.listen: \"127.0.0.1:0\": the port must be a number "
+	    "1..65535");
+	expect_err(KAFKA TABLE "metrics = {\n listen = \"127.0.0.1:65536\"; };\n",
+	    4, "metrics.listen: \"127.0.0.1:65536\": the port must be a number "
+	    "1..65535");
+	expect_err(KAFKA TABLE "metrics = {\n enabled = 1; };\n", 4,
+	    "metrics.enabled: expected true or false, got an integer");
+}
+
 /* The error of a default names the enclosing group's line, or line 1. */
 static void
 test_default_errors_point_at_enclosing_group(void **state)
@@ -728,6 +761,7 @@ main(void)
 		cmocka_unit_test(test_reserved_rdkafka_keys),
 		cmocka_unit_test(test_unusable_dirs),
 		cmocka_unit_test(test_default_errors_point_at_enclosing_group),
+		cmocka_unit_test(test_metrics_listen),
 		cmocka_unit_test(test_example_loads),
 		cmocka_unit_test(test_example_shows_every_key),
 		cmocka_unit_test(test_reference_names_every_key),

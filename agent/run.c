@@ -13,6 +13,7 @@
 #include "complete.h"
 #include "crash.h"
 #include "log.h"
+#include "metrics.h"
 #include "notify.h"
 #include "publish.h"
 #include "security/krb.h"
@@ -63,6 +64,7 @@ struct agent {
 	time_t ready_try;          /* when to check again */
 	char ready_why[512];       /* what was not ready, last time */
 	uint64_t status_records;   /* records by then */
+	struct metrics_server *metrics; /* NULL: metrics.enabled is false */
 };
 
 static volatile sig_atomic_t run_stop;
@@ -779,6 +781,46 @@ agent_status(struct agent *a, time_t now, int stopping)
 		    STATUS_FILE, strerror(-r));
 }
 
+/* Hands the metrics server what the loop knows now (metrics.h). */
+static void
+agent_metrics(struct agent *a, time_t now)
+{
+	struct metrics_snapshot m = { .version = KEDGE_VERSION, .now = now,
+	    .started = a->started, .consumed = a->records,
+	    .checkpoints = twopc_durations(a->twopc), .cert_end = a->cert_end,
+	    .has_spool = 1, .spool_bytes = a->spool.bytes,
+	    .spool_ready_files = a->spool.ready_files,
+	    .spool_oldest_ready = a->spool.oldest_ready,
+	    .spool_free_bytes = a->spool.free_bytes, .has_published = 1,
+	    .paused_login = (source_held(a->src) & SOURCE_HOLD_LOGIN) != 0,
+	    .paused_spool = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0 };
+	struct metrics_table *t;
+	struct publish_stats ps;
+
+	if (a->metrics == NULL ||
+	    (t = calloc(a->ntables, sizeof(*t))) == NULL)
+		return;
+	for (size_t i = 0; i < a->ntables; i++) {
+		const struct table_stats *s = table_get_stats(a->tables[i]);
+
+		t[i] = (struct metrics_table){ table_name(a->tables[i]),
+		    s->records, s->rows, s->rejects, s->empty, &s->parse.hist };
+	}
+	m.tables = t;
+	m.ntables = a->ntables;
+	if (a->krb != NULL)
+		m.ticket_end = krb_expires(a->krb);
+	publisher_get_stats(a->pub, &ps);
+	m.published_files = ps.files;
+	m.published_bytes = ps.bytes;
+	m.publish_errors = ps.errors;
+	source_lags(a->src, metrics_add_lag, &m);
+	if (metrics_set(a->metrics, &m) < 0)
+		log_warnx("metrics: out of memory; serving the figures before");
+	metrics_snapshot_clear(&m);
+	free(t);
+}
+
 static void
 agent_loop(struct agent *a, const struct run_opts *o)
 {
@@ -813,6 +855,7 @@ agent_loop(struct agent *a, const struct run_opts *o)
 				log_errx("roll: %s; stopping", err);
 				a->failed = 1;
 			}
+			agent_metrics(a, now);
 		}
 		if (now - last_ckpt >= a->live->checkpoint.interval) {
 			last_ckpt = now;
@@ -872,6 +915,12 @@ run_main(const struct conf *c, const struct run_opts *o)
 		return 1;
 	}
 	run_signals();
+	if (c->metrics.enabled && (a.metrics = metrics_start(c->metrics.listen,
+	    err, sizeof(err))) == NULL) {
+		log_errx("%s: metrics.listen: %s; set metrics.listen to a free "
+		    "ADDRESS:PORT, or metrics.enabled = false", c->path, err);
+		goto out;
+	}
 	if (agent_check_tls(c, &a.cert_end, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
 		goto out;
@@ -921,6 +970,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	agent_status(&a, time(NULL), 1);
 	status = a.failed ? 1 : 0;
 out:
+	metrics_stop(a.metrics);
 	source_close(a.src);
 	publisher_stop(a.pub);
 	krb_free(a.krb);

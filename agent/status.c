@@ -106,6 +106,7 @@ status_show(const struct conf *c, FILE *out)
 {
 	char path[4096], line[4096];
 	long pid = 0;
+	int running;
 	struct stat st;
 	FILE *f;
 
@@ -119,8 +120,9 @@ status_show(const struct conf *c, FILE *out)
 	}
 	if (fgets(line, sizeof(line), f) != NULL)
 		sscanf(line, "kedge %*s pid %ld", &pid);
-	if (pid > 0 && kill((pid_t)pid, 0) == 0 && strstr(line, "(at exit)") ==
-	    NULL)
+	running = pid > 0 && kill((pid_t)pid, 0) == 0 &&
+	    strstr(line, "(at exit)") == NULL;
+	if (running)
 		fprintf(out, "running (pid %ld); status %ld s old\n", pid,
 		    (long)(time(NULL) - st.st_mtime));
 	else
@@ -129,5 +131,7 @@ status_show(const struct conf *c, FILE *out)
 	while (fgets(line, sizeof(line), f) != NULL)
 		fputs(line, out);
 	fclose(f);
+	if (running && c->metrics.enabled)
+		fprintf(out, "metrics: http://%s/metrics\n", c->metrics.listen);
 	return 0;
 }

@@ -41,8 +41,9 @@ struct status {
 /* Replaces <spool_dir>/status with s.  Returns 0 or -errno. */
 int status_write(const struct conf *c, const struct status *s);
 
-/* Prints <spool_dir>/status to out with whether its writer still runs.
- * Returns 0, or 1 with the reason on stderr when there is none. */
+/* Prints <spool_dir>/status to out with whether its writer still runs,
+ * and while it runs the URL of its metrics as c gives it.  Returns 0, or
+ * 1 with the reason on stderr when there is none. */
 int status_show(const struct conf *c, FILE *out);
 
 #endif /* KEDGE_STATUS_H */

@@ -34,6 +34,7 @@ tables = ( { name = "access"; topics = [ "bench" ]; udtf = "nginx";
              event_time = "time_local"; format = "hive-text"; codec = "$1"; } );
 output = { spool_dir = "$B/spool"; local_dir = "$B/warehouse"; timezone = "UTC"; };
 checkpoint = { interval = ${2:-30}; };
+metrics = { enabled = false; };
 CONF
 }
 kedge_conf none >"$B/none.conf"

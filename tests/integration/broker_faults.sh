@@ -45,6 +45,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "Europe/London"; host = "faults-host";
            roll = { max_bytes = 16384; inactive = 1; }; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 
 # landed COUNT: at least COUNT records have landed (as rows or rejects);

@@ -42,6 +42,7 @@ tables = ( { name = "access"; topics = [ "access", "quiet" ]; udtf = "nginx";
 output = { spool_dir = "$T/spool-$1"; local_dir = "$T/$1"; timezone = "UTC"; };
 checkpoint = { interval = 1; };
 completion = { allowed_lateness = $2; };
+metrics = { enabled = false; };
 CONF
 }
 

@@ -58,6 +58,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "Asia/Shanghai"; host = "crash-host";
            roll = { max_bytes = 16384; }; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/kedge.conf" >/dev/null
 

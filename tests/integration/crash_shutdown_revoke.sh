@@ -36,6 +36,7 @@ tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
 output = { spool_dir = "$T/$2/spool-$1"; local_dir = "$T/$2/warehouse";
            timezone = "UTC"; host = "$1"; roll = { max_bytes = 16384; }; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 }
 

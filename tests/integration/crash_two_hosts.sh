@@ -49,6 +49,7 @@ output = { spool_dir = "$T/spool-$1"; local_dir = "$T/warehouse";
            timezone = "Europe/Berlin"; host = "$1";
            roll = { max_bytes = 16384; }; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 }
 conf host-a >"$T/a.conf"

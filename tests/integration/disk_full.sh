@@ -34,6 +34,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
 # no free-space floor: this test is about the disk filling up anyway
 spool = { min_free_bytes = 0; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 
 rc=0

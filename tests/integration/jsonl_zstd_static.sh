@@ -26,6 +26,7 @@ output = {
   roll = { max_bytes = 8192; };
   rejects = { format = "jsonl"; codec = "zstd"; };
 };
+metrics = { enabled = false; };
 CONF
 
 timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||

@@ -30,6 +30,7 @@ kafka = { brokers = "$BOOTSTRAP"; };
 tables = ( { name = "t"; topics = [ "web" ]; udtf = "raw"; } );
 output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; };
 kerberos = { principal = "$1"; keytab = "$2"; renew_at = 0.5; };
+metrics = { enabled = false; };
 CONF
 }
 

@@ -33,6 +33,7 @@ tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
 output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
 checkpoint = { interval = 1; };
 kerberos = { principal = "$P"; keytab = "$KRB_DIR/kedge.keytab"; renew_at = 0.5; };
+metrics = { enabled = false; };
 CONF
 
 # status_says PATTERN: the status file written last matches PATTERN.

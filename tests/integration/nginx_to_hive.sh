@@ -43,6 +43,7 @@ output = {
   roll = { max_bytes = 65536; };
 };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 
 $KEDGE check-config -c "$T/kedge.conf"

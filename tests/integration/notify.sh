@@ -33,6 +33,7 @@ tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
 output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
            roll = { max_age = 1; inactive = 1; }; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 
 landed_all() {

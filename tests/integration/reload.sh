@@ -37,6 +37,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
            roll = { max_age = $1; inactive = $1; }; };
 checkpoint = { interval = 1; };
 log = { level = "$2"; };
+metrics = { enabled = false; };
 CONF
 }
 conf 900 info "$BOOTSTRAP" >"$T/k.conf"

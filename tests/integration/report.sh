@@ -40,6 +40,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$W"; timezone = "UTC";
 checkpoint = { interval = 1; };
 # the manifests are this test's own
 completion = { enabled = false; };
+metrics = { enabled = false; };
 CONF
 
 run_kedge() {

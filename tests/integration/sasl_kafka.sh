@@ -58,6 +58,7 @@ checkpoint = { interval = 1; };
 kerberos = { principal = "kedge/localhost@$KRB_REALM";
              keytab = "$KRB_DIR/kedge.keytab"; };
 log = { level = "debug"; };
+metrics = { enabled = false; };
 CONF
 }
 

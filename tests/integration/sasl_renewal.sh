@@ -47,6 +47,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
 checkpoint = { interval = 1; };
 kerberos = { principal = "kedge/localhost@$KRB_REALM";
              keytab = "$KRB_DIR/kedge.keytab"; renew_at = 0.5; };
+metrics = { enabled = false; };
 CONF
 PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/k.conf" 2>"$T/kedge.log" &
 KPID=$!

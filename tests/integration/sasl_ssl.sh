@@ -56,6 +56,7 @@ output = { spool_dir = "$T/spool-$_name"; local_dir = "$T/$_name";
            timezone = "UTC"; };
 checkpoint = { interval = 1; };
 log = { level = "debug"; };
+metrics = { enabled = false; };
 CONF
 	[ "$_proto" != SASL_SSL ] || cat <<CONF
 kerberos = { principal = "kedge/localhost@$KRB_REALM";

@@ -36,6 +36,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "Europe/Berlin";
            roll = { max_bytes = 32768; inactive = 1; }; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 
 # Well-formed records among the first N/2 lines: their rows are expected.

@@ -33,6 +33,7 @@ tables = ( { name = "access"; topics = [ "store" ]; udtf = "nginx";
 output = { spool_dir = "$d/spool"; local_dir = "$d/warehouse"; timezone = "UTC";
            roll = { max_bytes = 65536; }; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 	rc=0
 	KEDGE_CRASH_AT=after-seal timeout 120 $KEDGE run -c "$d/kedge.conf" \

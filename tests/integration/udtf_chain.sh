@@ -59,6 +59,7 @@ tables = (
   { name = "batch_raw"; topics = [ "batches" ]; udtf = "raw"; codec = "none"; }
 );
 output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
+metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/kedge.conf" >/dev/null || die "check-config failed"
 timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||

@@ -228,6 +228,7 @@ output = {
   spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
   rejects = { format = "jsonl"; codec = "none"; };
 };
+metrics = { enabled = false; };
 CONF
 
 NOTE="table syslog: UDTF syslog5424: min_severity is notice: lines of \
@@ -360,6 +361,7 @@ tables = ( {
   udtf_config = { $2 };
 } );
 output = { spool_dir = "$T/refused-spool"; local_dir = "$T/refused-wh"; };
+metrics = { enabled = false; };
 CONF
 	rc=0
 	$KEDGE check-config -c "$T/refused.conf" >"$T/refused.out" \
@@ -438,6 +440,7 @@ output = {
   spool_dir = "$T/abi-spool"; local_dir = "$T/abi-warehouse";
   timezone = "UTC"; rejects = { format = "jsonl"; codec = "none"; };
 };
+metrics = { enabled = false; };
 CONF
 out=$($KEDGE check-config -c "$T/abi.conf" 2>&1) ||
 	die "check-config refused plugins that load: $out"

@@ -45,6 +45,7 @@ kafka = { brokers = "$BOOTSTRAP"; };
 tables = ( { name = "t"; topics = [ "web" ]; udtf = "raw"; } );
 output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; };
 kerberos = { principal = "$1/localhost@$KRB_REALM"; keytab = "$_kt"; };
+metrics = { enabled = false; };
 CONF
 }
 

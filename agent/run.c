@@ -569,6 +569,17 @@ agent_summary(struct agent *a)
 	    ru.ru_maxrss);
 }
 
+static void
+agent_sum_lag(const char *topic, int32_t partition, int64_t next, int64_t high,
+    void *arg)
+{
+	int64_t *lag = arg;
+
+	(void)topic, (void)partition;
+	if (high > next)
+		*lag += high - next;
+}
+
 /* "; ticket N s left", in a static buffer: for the one-line STATUS=. */
 static const char *
 agent_ticket_left(const struct agent *a, time_t now)
@@ -750,6 +761,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 	    twopc_durations(a->twopc), stopping, NULL, 0, a->cert_end, NULL,
 	    &a->spool, NULL };
 	struct publish_stats ps;
+	int64_t lag = 0;
 	int r;
 
 	if (a->pub != NULL) {
@@ -770,10 +782,12 @@ agent_status(struct agent *a, time_t now, int stopping)
 		    (double)(now - a->status_at);
 	a->status_at = now;
 	a->status_records = a->records;
+	if (a->ready && a->src != NULL)
+		source_lags(a->src, agent_sum_lag, &lag);
 	if (a->ready)
-		notify_send("STATUS=%.0f records/s; spool %" PRIu64 " bytes, %"
-		    PRIu64 " files to publish%s%s%s", s.records_per_s,
-		    a->spool.bytes, a->spool.ready_files, s.paused ?
+		notify_send("STATUS=%.0f records/s; lag %" PRId64 "; spool %" PRIu64
+		    " bytes, %" PRIu64 " files to publish%s%s%s", s.records_per_s,
+		    lag, a->spool.bytes, a->spool.ready_files, s.paused ?
 		    "; paused: " : "", s.paused ? s.paused : "",
 		    a->krb != NULL ? agent_ticket_left(a, now) : "");
 	if ((r = status_write(a->conf, &s)) < 0)

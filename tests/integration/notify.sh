@@ -52,7 +52,7 @@ mock_ctl "$T" broker-up -1
 wait_for "READY=1" 30 notify_got READY=1
 grep -q "ready: the brokers and $T/warehouse answered" "$T/run.log" ||
 	die "no ready line: $(grep -i ready "$T/run.log")"
-wait_for "a STATUS= line" 20 notify_got 'STATUS=[0-9]* records/s; spool .*'
+wait_for "a STATUS= line" 20 notify_got 'STATUS=[0-9]* records/s; lag [0-9]*; spool .*'
 wait_for "every record landed" 60 landed_all
 
 # SIGTERM: STOPPING=1, the last checkpoint, exit 0.

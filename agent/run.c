@@ -757,13 +757,17 @@ agent_reload(struct agent *a)
 static void
 agent_status(struct agent *a, time_t now, int stopping)
 {
-	struct status s = { a->started, a->records, 0, a->tables, a->ntables,
-	    twopc_durations(a->twopc), stopping, NULL, 0, a->cert_end, NULL,
-	    &a->spool, NULL };
+	struct status s = { .started = a->started, .records = a->records,
+	    .tables = a->tables, .ntables = a->ntables,
+	    .checkpoints = twopc_durations(a->twopc), .stopping = stopping,
+	    .cert_end = a->cert_end, .spool = &a->spool };
 	struct publish_stats ps;
 	int64_t lag = 0;
 	int r;
 
+	if (a->src != NULL)
+		source_lags(a->src, agent_sum_lag, &lag);
+	s.lag = lag;
 	if (a->pub != NULL) {
 		publisher_get_stats(a->pub, &ps);
 		s.published = &ps;
@@ -782,8 +786,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 		    (double)(now - a->status_at);
 	a->status_at = now;
 	a->status_records = a->records;
-	if (a->ready && a->src != NULL)
-		source_lags(a->src, agent_sum_lag, &lag);
+
 	if (a->ready)
 		notify_send("STATUS=%.0f records/s; lag %" PRId64 "; spool %" PRIu64
 		    " bytes, %" PRIu64 " files to publish%s%s%s", s.records_per_s,

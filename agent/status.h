@@ -34,6 +34,7 @@ struct status {
 	time_t ticket_end;
 	time_t cert_end;           /* of the client certificate; 0: none */
 	const char *paused;        /* why consumption is held, or NULL */
+	int64_t lag;               /* records behind the partitions' ends */
 	const struct spool_usage *spool;
 	const struct publish_stats *published;
 };

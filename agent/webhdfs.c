@@ -130,11 +130,15 @@ wh_encode(char *buf, size_t size, size_t *len, const char *s,
 	buf[*len] = '\0';
 }
 
-/* The HDFS path of rel ("" for base_dir itself). */
+/* The HDFS path of rel ("" for base_dir itself, without a trailing '/'
+ * that the sentences in err would show). */
 static void
 wh_path(const struct webhdfs *w, const char *rel, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/%s", w->base, rel);
+	if (rel[0] == '\0' && w->base[0] != '\0')
+		snprintf(buf, size, "%s", w->base);
+	else
+		snprintf(buf, size, "%s/%s", w->base, rel);
 }
 
 /* The URL of op on the HDFS path, with more query parameters (already

@@ -18,6 +18,7 @@
 
 struct webhdfs {
 	CURL *curl;
+	CURLSH *cookies;           /* Hadoop's hadoop.auth cookie */
 	char *url;                 /* no trailing '/' */
 	char *base;                /* "/dir" or "" for the root */
 	char *user;                /* NULL: SPNEGO */
@@ -212,6 +213,10 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	long status = 0;
 	CURLcode rc;
 
+	/* libcurl 7.88 leaks the list of cookie files on every reset (curl
+	 * issue 10694, fixed in 8.0): empty it first.  That forgets the
+	 * cookies too, unless a share holds them, as w->cookies does. */
+	curl_easy_setopt(c, CURLOPT_COOKIEFILE, NULL);
 	curl_easy_reset(c);
 	w->body_len = 0;
 	w->body[0] = '\0';
@@ -225,7 +230,9 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, w->timeout);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, wh_on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, w);
-	/* the cookie Hadoop sets after SPNEGO saves a handshake a request */
+	/* the cookie Hadoop sets after SPNEGO saves a handshake a request;
+	 * the share keeps it from one request to the next */
+	curl_easy_setopt(c, CURLOPT_SHARE, w->cookies);
 	curl_easy_setopt(c, CURLOPT_COOKIEFILE, "");
 	if (w->ca_file != NULL)
 		curl_easy_setopt(c, CURLOPT_CAINFO, w->ca_file);
@@ -682,6 +689,9 @@ webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 
 	if ((w = calloc(1, sizeof(*w))) == NULL ||
 	    (w->curl = curl_easy_init()) == NULL ||
+	    (w->cookies = curl_share_init()) == NULL ||
+	    curl_share_setopt(w->cookies, CURLSHOPT_SHARE,
+	    CURL_LOCK_DATA_COOKIE) != CURLSHE_OK ||
 	    (w->url = strdup(o->url)) == NULL ||
 	    (w->base = strdup(o->base_dir)) == NULL ||
 	    (o->user != NULL && (w->user = strdup(o->user)) == NULL) ||
@@ -718,6 +728,8 @@ webhdfs_close(struct webhdfs *w)
 		return;
 	if (w->curl != NULL)
 		curl_easy_cleanup(w->curl);
+	if (w->cookies != NULL)
+		curl_share_cleanup(w->cookies); /* after the handle using it */
 	curl_slist_free_all(w->octets);
 	free(w->url);
 	free(w->base);

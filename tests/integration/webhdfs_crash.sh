@@ -60,13 +60,13 @@ CONF
 $KEDGE check-config -c "$T/k.conf" >/dev/null
 
 # in_progress: writes to $T/in-progress the temporary name of an upload
-# the fake has redirected (CREATE 307 on the namenode) and not answered on
-# the datanode (no 201 logged yet); fails while there is none.
+# the fake has redirected (CREATE 307 on the namenode) more often than it
+# has answered it on the datanode (201, or any other end); fails while
+# there is none.
 in_progress() {
-	awk '$1 == "PUT" && $2 == "CREATE" && $5 == "307" { open[$3] = 1 }
-		$1 == "PUT" && $2 == "CREATE" && $5 != "307" { delete open[$3] }
-		END { for (p in open) { print p; found = 1; exit } exit !found }' \
-		"$WEBHDFS_LOG" >"$T/in-progress"
+	awk '$1 == "PUT" && $2 == "CREATE" { n[$3] += $5 == "307" ? 1 : -1 }
+		END { for (p in n) if (n[p] > 0) { print p; found = 1; exit }
+			exit !found }' "$WEBHDFS_LOG" >"$T/in-progress"
 }
 # final_of TMP: the final HDFS path of the temporary one.
 final_of() {

@@ -64,8 +64,8 @@ land() {
 		"$T/$1.log" || die "$1: $(grep 'published' "$T/$1.log")"
 }
 
-# log_checks WHO: the fake's log shows only two-step CREATEs of temporary
-# names, each 307 then 201 on the datanode (httpfs: 307 then 201 on the
+# log_checks WHO [datanode]: the fake's log shows only two-step CREATEs of
+# temporary names, each a 307 and a 201 on the datanode (httpfs: on the
 # same port), RENAMEs answered 200, all as WHO; and every landed file was
 # RENAMEd into place.
 log_checks() {
@@ -77,17 +77,19 @@ log_checks() {
 	awk '{ n = split($3, p, "/"); f = p[n] }
 		f !~ /^\..*\.tmp$/ { print; bad = 1 } END { exit bad }' \
 		"$T/creates" >&2 || die "a CREATE of a final name (above)"
-	# Each temporary name: one 307 on the namenode, then one 201.
+	# Each temporary name: one 307 on the namenode and one 201 on the
+	# datanode (httpfs: the same port).  The fake logs a request once it
+	# has answered it, so the datanode's line may come first.
 	awk -v who="$_who" -v dn="$_dn" '
 		$1 != "PUT" || $6 != who { print "who: " $0; bad = 1; next }
-		$5 == "307" && $7 == "" { if (state[$3] != "") { print "twice: " $0; bad = 1 }
-			state[$3] = "307"; next }
-		$5 == "201" && $7 == dn { if (state[$3] != "307") { print "no 307: " $0; bad = 1 }
-			state[$3] = "201"; next }
+		$5 == "307" && $7 == "" { nn[$3]++; next }
+		$5 == "201" && $7 == dn { dn201[$3]++; next }
 		{ print "unexpected: " $0; bad = 1 }
-		END { for (p in state) if (state[p] != "201") { print "unfinished: " p; bad = 1 }
+		END { for (p in nn) if (nn[p] != 1 || dn201[p] != 1) {
+			print p ": " nn[p] " 307, " dn201[p] + 0 " 201"; bad = 1 }
+			for (p in dn201) if (!(p in nn)) { print p ": no 307"; bad = 1 }
 			exit bad }' "$T/creates" >&2 ||
-		die "the CREATEs are not 307 then 201 as $_who (above)"
+		die "the CREATEs are not one 307 and one 201 each, as $_who (above)"
 	grep ' RENAME ' "$WEBHDFS_LOG" >"$T/renames"
 	awk -v who="$_who" '$1 != "PUT" || $5 != "200" || $6 != who { print; bad = 1 }
 		END { exit bad }' "$T/renames" >&2 ||

@@ -580,7 +580,7 @@ webhdfs_list(struct webhdfs *w, const char *rel,
     int (*fn)(const char *name, int is_dir, int64_t len, void *arg),
     void *arg, char *err, size_t errlen)
 {
-	char what[4200], name[1024], type[32];
+	char what[4200], name[1024], type[32], *body;
 	const char *p, *end, *v;
 	long st;
 	int r = 0;
@@ -592,9 +592,13 @@ webhdfs_list(struct webhdfs *w, const char *rel,
 		return 0;
 	if (st != 200)
 		return wh_refused(w, st, what, err, errlen);
-	if ((p = strstr(w->body, "\"FileStatus\"")) == NULL ||
+	/* fn may make requests of its own, which reuse w->body */
+	if ((body = strdup(w->body)) == NULL)
+		return -ENOMEM;
+	if ((p = strstr(body, "\"FileStatus\"")) == NULL ||
 	    (p = strchr(p, '[')) == NULL) {
 		snprintf(err, errlen, "%s: no FileStatus list in the answer", what);
+		free(body);
 		return -EPROTO;
 	}
 	/* each entry a flat object: pathSuffix, type, length, ... */
@@ -602,8 +606,10 @@ webhdfs_list(struct webhdfs *w, const char *rel,
 	    (end = wh_json_object_end(p)) != NULL) {
 		char *obj = strndup(p, (size_t)(end - p + 1));
 
-		if (obj == NULL)
+		if (obj == NULL) {
+			free(body);
 			return -ENOMEM;
+		}
 		wh_json_string(obj, "pathSuffix", name, sizeof(name));
 		wh_json_string(obj, "type", type, sizeof(type));
 		v = wh_json_value(obj, "length");
@@ -613,6 +619,7 @@ webhdfs_list(struct webhdfs *w, const char *rel,
 		free(obj);
 		p = end + 1;
 	}
+	free(body);
 	return r;
 }
 

@@ -56,6 +56,7 @@ output = { spool_dir = "$T/spool"; timezone = "UTC"; host = "crash-host";
                        auth = "simple"; user = "kedge"; }; };
 spool = { min_free_bytes = 0; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/k.conf" >/dev/null
 

@@ -60,6 +60,7 @@ output = { spool_dir = "$T/spool"; timezone = "UTC"; host = "faults-host";
                        connect_timeout = 2; timeout = 20; }; };
 spool = { max_bytes = 1048576; min_free_bytes = 0; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/k.conf" >/dev/null
 

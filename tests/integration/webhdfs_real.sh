@@ -126,6 +126,7 @@ output = { spool_dir = "$T/spool"; timezone = "UTC"; host = "kedge-test";
            webhdfs = { url = "$URL"; base_dir = "$DIR"; $AUTH $CAKEY }; };
 spool = { min_free_bytes = 0; };
 checkpoint = { interval = 1; };
+metrics = { enabled = false; };
 $KRB
 CONF
 

@@ -41,42 +41,54 @@ mock_stop() {
 	fi
 }
 
-# mock_ctl DIR COMMAND...: sends COMMAND (see tests/fixtures/mockkafka.c:
-# broker-down ID, broker-up ID, commit-errors N ERR, produce TOPIC FILE) to
-# the mock cluster that mock_start started in DIR, and waits (bounded) for
-# its "ok COMMAND" in DIR/mock.out; fails the test on "error COMMAND: ...".
-# Replies are counted, so the same command can be sent again.
-mock_ctl() {
-	_ctl_dir=$1
-	shift
-	_ctl_cmd="$*"
-	_ctl_ok=$(mock_replies "$_ctl_dir" ok "$_ctl_cmd")
-	_ctl_err=$(mock_replies "$_ctl_dir" error "$_ctl_cmd")
+# fixture_ctl WHAT DIR NAME PID COMMAND...: sends COMMAND through the
+# control FIFO DIR/NAME.ctl to the fixture WHAT (process PID), and waits
+# (bounded) for its "ok COMMAND" line in DIR/NAME.out; fails the test on
+# "error COMMAND: ..." or when the fixture has died.  Replies are counted,
+# so the same command can be sent again.
+fixture_ctl() {
+	_fc_what=$1
+	_fc_out=$2/$3.out
+	_fc_errlog=$2/$3.err
+	_fc_ctl=$2/$3.ctl
+	_fc_pid=$4
+	shift 4
+	_fc_cmd="$*"
+	_fc_ok=$(fixture_replies ok)
+	_fc_err=$(fixture_replies error)
 	# Opening a FIFO blocks until it has a reader: bound it.
-	timeout 10 sh -c 'printf "%s\n" "$1" >"$2"' sh "$_ctl_cmd" \
-		"$_ctl_dir/mock.ctl" ||
-		die "cannot send \"$_ctl_cmd\" to the mock cluster"
-	wait_for "the mock cluster to answer \"$_ctl_cmd\"" 120 mock_answered
-	[ "$(mock_replies "$_ctl_dir" error "$_ctl_cmd")" -eq "$_ctl_err" ] ||
-		die "mock cluster: $(grep -F "error $_ctl_cmd: " \
-			"$_ctl_dir/mock.out" | tail -1)"
+	timeout 10 sh -c 'printf "%s\n" "$1" >"$2"' sh "$_fc_cmd" "$_fc_ctl" ||
+		die "cannot send \"$_fc_cmd\" to the $_fc_what"
+	wait_for "the $_fc_what to answer \"$_fc_cmd\"" 120 fixture_answered
+	[ "$(fixture_replies error)" -eq "$_fc_err" ] ||
+		die "$_fc_what: $(grep -F "error $_fc_cmd: " "$_fc_out" | tail -1)"
 }
 
-# mock_replies DIR ok|error COMMAND: how many times the mock in DIR has
-# answered COMMAND so far, with ok or with an error.
-mock_replies() {
-	MOCK_REPLY="$2 $3" awk '
-		BEGIN { want = ENVIRON["MOCK_REPLY"]; n = 0 }
+# fixture_replies ok|error: how many times fixture_ctl's fixture has
+# answered its command so far, with ok or with an error.
+fixture_replies() {
+	FIXTURE_REPLY="$1 $_fc_cmd" awk '
+		BEGIN { want = ENVIRON["FIXTURE_REPLY"]; n = 0 }
 		$0 == want || index($0, want ": ") == 1 { n++ }
-		END { print n }' "$1/mock.out"
+		END { print n }' "$_fc_out"
 }
 
-# mock_answered: mock_ctl's condition; gives up at once if the mock died.
-mock_answered() {
-	[ "$(mock_replies "$_ctl_dir" ok "$_ctl_cmd")" -gt "$_ctl_ok" ] ||
-		[ "$(mock_replies "$_ctl_dir" error "$_ctl_cmd")" -gt "$_ctl_err" ] ||
-		{ kill -0 "$MOCK_PID" 2>/dev/null ||
-			die "mock cluster exited: $(tail -3 "$_ctl_dir/mock.err")"; false; }
+# fixture_answered: fixture_ctl's condition; gives up at once if the
+# fixture died.
+fixture_answered() {
+	[ "$(fixture_replies ok)" -gt "$_fc_ok" ] ||
+		[ "$(fixture_replies error)" -gt "$_fc_err" ] ||
+		{ kill -0 "$_fc_pid" 2>/dev/null ||
+			die "the $_fc_what exited: $(tail -3 "$_fc_errlog")"; false; }
+}
+
+# mock_ctl DIR COMMAND...: COMMAND (see tests/fixtures/mockkafka.c:
+# broker-down ID, broker-up ID, commit-errors N ERR, produce TOPIC FILE) to
+# the mock cluster that mock_start started in DIR, through fixture_ctl.
+mock_ctl() {
+	_mc_dir=$1
+	shift
+	fixture_ctl "mock cluster" "$_mc_dir" mock "$MOCK_PID" "$@"
 }
 
 # decompress FILE: writes the file's bytes, whatever its codec, to stdout.

@@ -6,8 +6,8 @@
 # target in build-fuzz/ for FUZZ_SMOKE seconds (default 20) as a bounded
 # smoke, each target counting as one test; and ends with one line
 # "N passed, N failed", counting each cmocka test case and each integration
-# script.  The long fault tests (crash_*, broker_faults) run for the first
-# build only, to keep the whole run short, and so do the package tests
+# script.  The long fault tests (crash_*, broker_faults, webhdfs_faults,
+# webhdfs_crash) run for the first build only, to keep the whole run short, and so do the package tests
 # (package_*), which build and install their own kedge.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
@@ -52,7 +52,7 @@ for build in "${@:-build}"; do
 			continue
 		fi
 		case $t in
-		*/crash_*|*/broker_faults*|*/package_*)
+		*/crash_*|*/broker_faults*|*/package_*|*/webhdfs_faults*|*/webhdfs_crash*)
 			[ "$build" = "${1:-build}" ] || continue ;;
 		esac
 		echo "=== $t ($build)"

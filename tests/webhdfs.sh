@@ -88,41 +88,11 @@ webhdfs_stop() {
 	}
 }
 
-# webhdfs_ctl DIR COMMAND...: sends COMMAND (down, up, fail N CODE [OP],
+# webhdfs_ctl DIR COMMAND...: COMMAND (down, up, fail N CODE [OP],
 # drop-upload N [partial], slow MS, lose-rename-response N, clear) to the
-# fake that webhdfs_start started in DIR and waits (bounded) for its
-# "ok COMMAND" in DIR/webhdfs.out; fails the test on "error COMMAND: ...".
-# Replies are counted, so the same command can be sent again.
+# fake that webhdfs_start started in DIR, through fixture_ctl (tests/lib.sh).
 webhdfs_ctl() {
-	_wh_cdir=$1
+	_whc_dir=$1
 	shift
-	_wh_cmd="$*"
-	_wh_ok=$(webhdfs_replies "$_wh_cdir" ok "$_wh_cmd")
-	_wh_err=$(webhdfs_replies "$_wh_cdir" error "$_wh_cmd")
-	# Opening a FIFO blocks until it has a reader: bound it.
-	timeout 10 sh -c 'printf "%s\n" "$1" >"$2"' sh "$_wh_cmd" \
-		"$_wh_cdir/webhdfs.ctl" ||
-		die "cannot send \"$_wh_cmd\" to the WebHDFS fake"
-	wait_for "the WebHDFS fake to answer \"$_wh_cmd\"" 30 webhdfs_answered
-	[ "$(webhdfs_replies "$_wh_cdir" error "$_wh_cmd")" -eq "$_wh_err" ] ||
-		die "WebHDFS fake: $(grep -F "error $_wh_cmd: " \
-			"$_wh_cdir/webhdfs.out" | tail -1)"
-}
-
-# webhdfs_replies DIR ok|error COMMAND: how many times the fake in DIR has
-# answered COMMAND so far, with ok or with an error.
-webhdfs_replies() {
-	WEBHDFS_REPLY="$2 $3" awk '
-		BEGIN { want = ENVIRON["WEBHDFS_REPLY"]; n = 0 }
-		$0 == want || index($0, want ": ") == 1 { n++ }
-		END { print n }' "$1/webhdfs.out"
-}
-
-# webhdfs_answered: webhdfs_ctl's condition; gives up at once if the fake
-# died.
-webhdfs_answered() {
-	[ "$(webhdfs_replies "$_wh_cdir" ok "$_wh_cmd")" -gt "$_wh_ok" ] ||
-		[ "$(webhdfs_replies "$_wh_cdir" error "$_wh_cmd")" -gt "$_wh_err" ] ||
-		{ kill -0 "$WEBHDFS_PID" 2>/dev/null ||
-			die "the WebHDFS fake exited: $(tail -3 "$_wh_cdir/webhdfs.err")"; false; }
+	fixture_ctl "WebHDFS fake" "$_whc_dir" webhdfs "$WEBHDFS_PID" "$@"
 }

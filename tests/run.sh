@@ -7,8 +7,9 @@
 # smoke, each target counting as one test; and ends with one line
 # "N passed, N failed", counting each cmocka test case and each integration
 # script.  The long fault tests (crash_*, broker_faults, webhdfs_faults,
-# webhdfs_crash) run for the first build only, to keep the whole run short, and so do the package tests
-# (package_*), which build and install their own kedge.  Tests named in
+# webhdfs_crash) run for the first build only, to keep the whole run
+# short, and so do the package tests (package_*), which build and install
+# their own kedge.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).

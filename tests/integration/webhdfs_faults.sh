@@ -94,6 +94,10 @@ next_status() {
 produced() {
 	echo $((FIRST + CHUNK * $(grep -c '^ok produce web ' "$T/mock.out")))
 }
+# more_produced N: the topic holds more than N records.
+more_produced() {
+	[ "$(produced)" -gt "$1" ]
+}
 # paused_count: how many times kedge has paused for a full spool so far.
 paused_count() {
 	grep -c 'consumption paused until the publisher catches up' "$T/run.log" || :
@@ -150,7 +154,8 @@ wait_for "consumption to pause" 40 paused_again
 grep -q "spool: $T/spool holds [0-9]* bytes in [0-9]* files not yet published, .*(spool.max_bytes 1048576, spool.min_free_bytes 0): consumption paused until the publisher catches up" \
 	"$T/run.log" || die "the pause message: $(grep 'spool:' "$T/run.log")"
 # Nothing read while paused, though records wait in the topic: the status
-# file's count stays the same from one write to the next, 5 s later.
+# file's count stays the same over two status writes (5 s apart) after
+# the feed has produced more than that.
 next_status
 out=$($KEDGE status -c "$T/k.conf")
 case $out in
@@ -160,16 +165,17 @@ consumption paused: the spool is full; waiting for the publisher
 *) die "kedge status does not say paused: $out" ;;
 esac
 paused_at=$(consumed)
-[ "$(produced)" -gt "$paused_at" ] ||
-	die "no record waits in the topic: $(produced) produced, $paused_at read"
 spool_bytes=$(sed -n 's/^spool: \([0-9]*\) bytes.*/\1/p' "$T/spool/status")
 [ "$spool_bytes" -gt 1048576 ] ||
 	die "paused with $spool_bytes bytes in the spool: $(cat "$T/spool/status")"
-next_status
-status_says "^consumption paused: the spool is full" ||
-	die "the status no longer says paused: $(cat "$T/spool/status")"
-[ "$(consumed)" = "$paused_at" ] ||
-	die "kedge read while paused: $paused_at, then $(consumed) records"
+wait_for "records waiting in the topic" 20 more_produced "$paused_at"
+for _ in 1 2; do
+	next_status
+	status_says "^consumption paused: the spool is full" ||
+		die "the status no longer says paused: $(cat "$T/spool/status")"
+	[ "$(consumed)" = "$paused_at" ] ||
+		die "kedge read while paused: $paused_at, then $(consumed) records"
+done
 alive
 
 # HDFS back: the publisher drains the spool, consumption resumes by itself

@@ -176,15 +176,14 @@ static void *
 publish_main(void *arg)
 {
 	struct publisher *p = arg;
-	int backoff = 1;
+	int backoff = 1, waited = 1;
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
 		uint64_t kicks = p->kicks;
 		struct timespec until;
-		size_t left;
-
 		int complete = 0;
+		size_t left;
 
 		pthread_mutex_unlock(&p->lock);
 		left = publish_walk(p, "");
@@ -202,8 +201,13 @@ publish_main(void *arg)
 		if (complete)
 			publish_complete(p);
 		pthread_mutex_lock(&p->lock);
-		backoff = left ? (backoff * 2 > PUBLISH_BACKOFF_MAX ?
-		    PUBLISH_BACKOFF_MAX : backoff * 2) : 1;
+		/* a pass a new request started early does not count: only one
+		 * that waited the whole backoff and failed again doubles it */
+		if (!left)
+			backoff = 1;
+		else if (waited)
+			backoff = backoff * 2 > PUBLISH_BACKOFF_MAX ?
+			    PUBLISH_BACKOFF_MAX : backoff * 2;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += backoff;
 		if (left) /* up to a quarter more, so hosts do not retry in step */
@@ -211,9 +215,10 @@ publish_main(void *arg)
 			    1000000L;
 		until.tv_sec += until.tv_nsec / 1000000000L;
 		until.tv_nsec %= 1000000000L;
-		while (!p->stop && p->kicks == kicks &&
-		    pthread_cond_timedwait(&p->cond, &p->lock, &until) == 0)
-			;
+		waited = 0;
+		while (!p->stop && p->kicks == kicks && !waited)
+			waited = pthread_cond_timedwait(&p->cond, &p->lock,
+			    &until) == ETIMEDOUT;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;

@@ -182,8 +182,11 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		goto out;
 	if ((r = fs_rename_durable(sidecar, ready_sidecar)) < 0 ||
 	    (r = fs_rename_durable(data, ready)) < 0) {
-		snprintf(err, errlen, "cannot move %s to %s/ready: %s", data,
-		    spool_dir, strerror(-r));
+		/* which one is missing says where to look */
+		snprintf(err, errlen, "cannot move %s to %s/ready: %s (%s)", data,
+		    spool_dir, strerror(-r), access(sidecar, F_OK) == 0 ?
+		    "its sidecar is still in open/" : access(data, F_OK) != 0 ?
+		    "the part file is gone" : "ready/ kept vanishing");
 		goto out;
 	}
 	unlink(journal);

@@ -130,15 +130,17 @@ fs_rename_durable(const char *from, const char *to)
 	} else {
 		dir[0] = '\0';
 	}
-	/* The publisher removes directories it emptied; one can go between
-	 * our mkdir and our rename, so make it again and retry. */
+	/* A directory another thread removes as soon as it is empty (kedge's
+	 * publisher takes spool_ready_lock() for that, but the tree is the
+	 * administrator's too) can go between our mkdir of it and of its
+	 * child, or our rename: make them again and retry, a few times. */
 	for (int attempt = 1; ; attempt++) {
-		if (dir[0] != '\0' && (r = fs_mkdirs(dir, 0755)) < 0)
-			return r;
-		if (rename(from, to) == 0)
+		r = dir[0] != '\0' ? fs_mkdirs(dir, 0755) : 0;
+		if (r == 0 && rename(from, to) == 0)
 			break;
-		r = -errno;
-		if (r != -ENOENT || attempt == 5 || access(from, F_OK) != 0)
+		if (r == 0)
+			r = -errno;
+		if (r != -ENOENT || attempt == 10 || access(from, F_OK) != 0)
 			return r;
 	}
 	if ((r = fs_fsync_parent(to)) < 0)

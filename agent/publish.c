@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "sidecar.h"
+#include "spool.h"
 #include "target.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
@@ -152,8 +153,11 @@ publish_walk(struct publisher *p, const char *rel)
 		}
 	}
 	closedir(d);
-	if (rel[0] != '\0')
+	if (rel[0] != '\0') {
+		spool_ready_lock();
 		rmdir(dir); /* fails harmlessly while not empty */
+		spool_ready_unlock();
+	}
 	return failed;
 }
 

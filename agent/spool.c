@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,20 @@ spool_sha256(const char *path, char *hex, char *err, size_t errlen)
 	return 0;
 }
 
+static pthread_mutex_t spool_ready_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void
+spool_ready_lock(void)
+{
+	pthread_mutex_lock(&spool_ready_mutex);
+}
+
+void
+spool_ready_unlock(void)
+{
+	pthread_mutex_unlock(&spool_ready_mutex);
+}
+
 int
 spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
     char *err, size_t errlen)
@@ -180,8 +195,11 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	    (r = spool_sha256(data, sha256, err, errlen)) < 0 ||
 	    (r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
 		goto out;
-	if ((r = fs_rename_durable(sidecar, ready_sidecar)) < 0 ||
-	    (r = fs_rename_durable(data, ready)) < 0) {
+	spool_ready_lock();
+	if ((r = fs_rename_durable(sidecar, ready_sidecar)) == 0)
+		r = fs_rename_durable(data, ready);
+	spool_ready_unlock();
+	if (r < 0) {
 		/* which one is missing says where to look */
 		snprintf(err, errlen, "cannot move %s to %s/ready: %s (%s)", data,
 		    spool_dir, strerror(-r), access(sidecar, F_OK) == 0 ?

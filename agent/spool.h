@@ -61,6 +61,12 @@ int spool_list(const char *spool_dir,
 int spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
     struct spool_recovery *out, char *err, size_t errlen);
 
+/* Moving files into ready/ and removing ready/'s emptied directories (the
+ * publisher's clean-up) exclude each other through this lock, so that a
+ * directory never goes between its mkdir and the rename into it. */
+void spool_ready_lock(void);
+void spool_ready_unlock(void);
+
 /* What the spool holds, for backpressure and status. */
 struct spool_usage {
 	uint64_t bytes;        /* of every file under open/ and ready/ */

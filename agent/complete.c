@@ -565,19 +565,11 @@ complete_ranges_add(struct sidecar_ranges *r, int64_t first, int64_t last)
 			r->v[i].last = last;
 		return 0;
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 8;
-		struct sidecar_range *v = realloc(r->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
-	memmove(&r->v[i + 1], &r->v[i], (r->n - i) * sizeof(*r->v));
+	if (sidecar_ranges_push(r, first, last) < 0)
+		return -ENOMEM;
+	memmove(&r->v[i + 1], &r->v[i], (r->n - 1 - i) * sizeof(*r->v));
 	r->v[i].first = first;
 	r->v[i].last = last;
-	r->n++;
 	return 0;
 }
 

@@ -9,8 +9,8 @@
 #include "jsonread.h"
 #include "rejects.h"
 
-static int
-ranges_push(struct sidecar_ranges *r, int64_t first, int64_t last)
+int
+sidecar_ranges_push(struct sidecar_ranges *r, int64_t first, int64_t last)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 8;
@@ -51,7 +51,7 @@ sidecar_ranges_parse(struct jr *j, struct sidecar_ranges *out)
 			return jr_fail(j, "range [%" PRId64 ",%" PRId64
 			    "] is out of order or overlaps the one before", a,
 			    b);
-		if ((r = ranges_push(out, a, b)) != 0)
+		if ((r = sidecar_ranges_push(out, a, b)) != 0)
 			return r;
 	} while (jr_accept(j, ','));
 	return jr_expect(j, ']');

@@ -82,6 +82,9 @@ void sidecar_free(struct sidecar *sc);
  * non-overlapping.  Returns 0, -EINVAL with the problem in j's err, or
  * -ENOMEM; out holds what was read either way. */
 int sidecar_ranges_parse(struct jr *j, struct sidecar_ranges *out);
+/* Appends [first, last] to r.  Returns 0 or -ENOMEM. */
+int sidecar_ranges_push(struct sidecar_ranges *r, int64_t first,
+    int64_t last);
 /* Frees what r holds and zeroes it. */
 void sidecar_ranges_free(struct sidecar_ranges *r);
 

@@ -48,6 +48,7 @@ struct completer {
 struct complete_progress {
 	char *host;
 	int64_t max_event_us;
+	int64_t pending_us;       /* INT64_MAX: none */
 	int64_t at_end;
 	int64_t last_record;
 	int64_t written;
@@ -56,8 +57,10 @@ struct complete_progress {
 static void
 complete_parts_free(struct complete_part *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(p[i].topic);
+		free(p[i].pending_us);
+	}
 	free(p);
 }
 
@@ -246,7 +249,7 @@ complete_hour_end(struct completer *cp, const char *dt, const char *hr)
 /* --- progress files --- */
 
 static const char *const progress_keys[] = { "host", "max_event_us",
-    "at_end", "last_record", "written" };
+    "pending_us", "at_end", "last_record", "written" };
 #define PROGRESS_NKEYS (sizeof(progress_keys) / sizeof(progress_keys[0]))
 
 static int
@@ -264,8 +267,14 @@ progress_value(struct jr *j, size_t i, void *arg)
 		}
 		return jr_int(j, &p->max_event_us);
 	case 2:
-		return jr_int(j, &p->at_end);
+		if (jr_null(j)) {
+			p->pending_us = INT64_MAX;
+			return 0;
+		}
+		return jr_int(j, &p->pending_us);
 	case 3:
+		return jr_int(j, &p->at_end);
+	case 4:
 		return jr_int(j, &p->last_record);
 	default:
 		return jr_int(j, &p->written);
@@ -314,6 +323,53 @@ complete_reads(const struct conf_table *ct, const char *topic)
 	return 0;
 }
 
+/* "null" or the number, in buf[24]. */
+static const char *
+progress_time(int64_t us, int64_t none, char *buf)
+{
+	if (us == none)
+		return "null";
+	snprintf(buf, 24, "%" PRId64, us);
+	return buf;
+}
+
+/* Writes the progress of (table, topic, partition). */
+static int
+progress_write(struct target *t, const struct conf *c, const char *table,
+    const char *topic, int32_t partition, int64_t max_event_us,
+    int64_t pending_us, int at_end, time_t last_record, char *err,
+    size_t errlen)
+{
+	char rel[1024], text[512], a[24], b[24];
+	int n;
+
+	n = snprintf(text, sizeof(text), "{\"host\":\"%s\",\"max_event_us\":%s,"
+	    "\"pending_us\":%s,\"at_end\":%d,\"last_record\":%lld,"
+	    "\"written\":%lld}\n", c->output.host,
+	    progress_time(max_event_us, MANIFEST_NO_TIME, a),
+	    progress_time(pending_us, INT64_MAX, b), at_end,
+	    (long long)last_record, (long long)time(NULL));
+	snprintf(rel, sizeof(rel), PROGRESS_DIR "/%s/%s+%" PRId32 ".json", table,
+	    topic, partition);
+	return target_write(t, rel, text, (size_t)n, err, errlen);
+}
+
+int
+complete_hold(struct target *t, const struct conf *c, const char *topic,
+    int32_t partition, char *err, size_t errlen)
+{
+	int r;
+
+	if (!c->completion.enabled)
+		return 0;
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (complete_reads(&c->tables[i], topic) &&
+		    (r = progress_write(t, c, c->tables[i].name, topic, partition,
+		    MANIFEST_NO_TIME, 0, 0, 0, err, errlen)) < 0)
+			return r;
+	return 0;
+}
+
 /* Writes this host's progress for every partition it consumes, per table
  * that reads the partition's topic. */
 static int
@@ -321,7 +377,6 @@ progress_write_all(struct completer *cp, struct target *t, char *err,
     size_t errlen)
 {
 	const struct conf *c = cp->c;
-	char rel[1024], text[512], ev[32];
 
 	for (size_t i = 0; i < c->n_tables; i++) {
 		const struct conf_table *ct = &c->tables[i];
@@ -330,7 +385,7 @@ progress_write_all(struct completer *cp, struct target *t, char *err,
 			const struct complete_part *part = &cp->view.parts[k];
 			struct complete_progress old;
 			struct complete_max *m;
-			int r, n;
+			int r;
 
 			if (!complete_reads(ct, part->topic))
 				continue;
@@ -347,19 +402,10 @@ progress_write_all(struct completer *cp, struct target *t, char *err,
 				free(old.host);
 				m->seeded = 1;
 			}
-			if (m->max_event_us == MANIFEST_NO_TIME)
-				snprintf(ev, sizeof(ev), "null");
-			else
-				snprintf(ev, sizeof(ev), "%" PRId64, m->max_event_us);
-			n = snprintf(text, sizeof(text), "{\"host\":\"%s\","
-			    "\"max_event_us\":%s,\"at_end\":%d,\"last_record\":"
-			    "%lld,\"written\":%lld}\n", c->output.host, ev,
-			    part->at_end, (long long)part->last_record,
-			    (long long)time(NULL));
-			snprintf(rel, sizeof(rel), PROGRESS_DIR "/%s/%s+%" PRId32
-			    ".json", ct->name, part->topic, part->partition);
-			if ((r = target_write(t, rel, text, (size_t)n, err,
-			    errlen)) < 0)
+			if ((r = progress_write(t, c, ct->name, part->topic,
+			    part->partition, m->max_event_us,
+			    part->pending_us[i], part->at_end,
+			    part->last_record, err, errlen)) < 0)
 				return r;
 		}
 	}
@@ -422,6 +468,8 @@ complete_watermark(struct completer *cp, struct target *t,
 			at = pr.at_end || (pr.last_record > 0 && now -
 			    pr.last_record >= cp->c->completion.idle_timeout) ?
 			    present : pr.max_event_us;
+			if (pr.pending_us < at)
+				at = pr.pending_us;
 			if (at < low)
 				low = at;
 		}

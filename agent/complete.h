@@ -7,20 +7,25 @@
  * reads it, a progress file into the shared target:
  *
  *   _kedge/progress/<table>/<topic>+<partition>.json
- *   {"host":"edge01","max_event_us":1785614399000000,"at_end":false,
- *    "last_record":1795000000,"written":1795000030}
+ *   {"host":"edge01","max_event_us":1785614399000000,"pending_us":null,
+ *    "at_end":0,"last_record":1795000000,"written":1795000030}
  *
  * max_event_us is the latest event time of the partition's rows that are
  * published (from the sidecars of the files this host published, and the
- * file's earlier value); at_end says the partition was read to its end;
- * last_record is when its last record was read (UNIX seconds).
+ * file's earlier value); pending_us the earliest of its rows still in
+ * this host's spool (their hours cannot be complete yet); at_end says the
+ * partition was read to its end; last_record is when its last record was
+ * read (UNIX seconds).  A host that is assigned a partition writes
+ * pending_us 0 at once, which holds every hour back until it has
+ * published what it reads.
  *
  * One host per table, the one that consumes partition 0 of the table's
  * first topic, completes its hours: the watermark is the minimum over every
  * partition of the table's topics of max_event_us, where a partition read
  * to its end or idle for completion.idle_timeout counts as the present
- * instead, minus completion.allowed_lateness; a partition with no progress
- * file holds every hour back.  An hour whose end is at or before the
+ * instead, or as its pending_us when that is earlier, minus
+ * completion.allowed_lateness; a partition with no progress file holds
+ * every hour back.  An hour whose end is at or before the
  * watermark gets _MANIFEST.json (manifest.h) and then _SUCCESS; when files
  * land in it later, a new revision of both.
  */
@@ -43,6 +48,8 @@ struct complete_part {
 	int32_t partition;
 	int at_end;
 	time_t last_record;       /* 0: none read yet */
+	int64_t *pending_us;      /* per table: the earliest event time of its
+	                           * rows still in the spool, or INT64_MAX */
 };
 
 /* A topic's partition count, from the brokers' metadata. */
@@ -72,6 +79,13 @@ void completer_published(struct completer *cp, const char *rel,
 /* Replaces the view (taking what v holds; v is left empty). */
 void completer_set_view(struct completer *cp, struct complete_view *v);
 void complete_view_clear(struct complete_view *v);
+
+/* For a partition just assigned to this host: writes its progress with
+ * pending_us 0 for every table that reads topic, so that no hour completes
+ * on another host's word before this one has published what it reads.
+ * Returns 0 or a negative errno with the sentence in err. */
+int complete_hold(struct target *t, const struct conf *c, const char *topic,
+    int32_t partition, char *err, size_t errlen);
 
 /* Writes this host's progress files and completes what hours it can, at
  * now.  Returns the number of manifests written, or a negative errno with

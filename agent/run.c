@@ -129,19 +129,32 @@ agent_roll_one(struct writer *w, void *arg, char *err, size_t errlen)
 	return writer_roll(w, ra->topic, ra->partition, err, errlen);
 }
 
+struct agent_view_arg {
+	struct agent *a;
+	struct complete_view *v;
+};
+
 static void
 agent_view_part(const char *topic, int32_t partition, int at_end,
     time_t last_record, void *arg)
 {
-	struct complete_view *v = arg;
+	struct agent_view_arg *va = arg;
+	struct complete_view *v = va->v;
 	struct complete_part *p;
 
 	if ((p = realloc(v->parts, (v->nparts + 1) * sizeof(*p))) == NULL)
 		return; /* short of memory: that partition holds hours back */
 	v->parts = p;
 	p = &v->parts[v->nparts];
-	if ((p->topic = strdup(topic)) == NULL)
+	if ((p->pending_us = calloc(va->a->ntables, sizeof(int64_t))) == NULL)
 		return;
+	if ((p->topic = strdup(topic)) == NULL) {
+		free(p->pending_us);
+		return;
+	}
+	for (size_t i = 0; i < va->a->ntables; i++)
+		p->pending_us[i] = writer_pending_min(table_writer(
+		    va->a->tables[i]), topic, partition);
 	p->partition = partition;
 	p->at_end = at_end;
 	p->last_record = last_record;
@@ -156,6 +169,7 @@ agent_hand_view(struct agent *a)
 {
 	const struct conf_strv *topics = &a->conf->kafka.topics;
 	struct complete_view v = { 0 };
+	struct agent_view_arg va = { a, &v };
 
 	if (a->topic_partitions == NULL && (a->topic_partitions = calloc(
 	    topics->n, sizeof(*a->topic_partitions))) == NULL)
@@ -171,7 +185,7 @@ agent_hand_view(struct agent *a)
 		v.topics[i].partitions = a->topic_partitions[i];
 		v.ntopics++;
 	}
-	source_each_part(a->src, agent_view_part, &v);
+	source_each_part(a->src, agent_view_part, &va);
 	publisher_set_view(a->pub, &v);
 	complete_view_clear(&v);
 }
@@ -206,8 +220,16 @@ static void
 agent_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
 	struct agent *a = opaque;
+	char err[1024];
 
 	twopc_on_assigned(a->twopc, a->src, parts);
+	/* until this host has published what it reads there, no hour of these
+	 * partitions is complete on an earlier owner's word */
+	for (int i = 0; i < parts->cnt && a->target != NULL; i++)
+		if (complete_hold(a->target, a->conf, parts->elems[i].topic,
+		    parts->elems[i].partition, err, sizeof(err)) < 0)
+			log_warnx("complete: %s; hours wait for this host's "
+			    "progress", err);
 }
 
 static void

@@ -37,6 +37,7 @@ struct part {
 	int sealed;             /* rolled, and sealed since: ready to release */
 	time_t opened;
 	time_t last_write;
+	int64_t min_event_us;   /* of its rows; INT64_MAX: none yet */
 	char *open_path;        /* <spool>/open/<rel> */
 	char *rel;              /* <table>/dt=../hr=../<name> */
 };
@@ -161,6 +162,7 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	p->partition = partition;
 	p->first_offset = offset;
 	p->last_first = -1;
+	p->min_event_us = INT64_MAX;
 	p->opened = p->last_write = now;
 	p->topic = strdup(topic);
 	p->rel = strdup(rel);
@@ -289,6 +291,8 @@ static int
 part_note(struct part *p, const struct writer_origin *o)
 {
 	journal_add_event(p->journal, o->event_us);
+	if (o->event_us < p->min_event_us)
+		p->min_event_us = o->event_us;
 	if (o->rejected_for != NULL)
 		return journal_add(p->journal, JOURNAL_REJECTED, o->rejected_for,
 		    o->offset);
@@ -548,6 +552,29 @@ writer_changed(const struct writer *w)
 		if (p->dirty || p->sealed)
 			return 1;
 	return 0;
+}
+
+/* The least of the rows' event times in the files of the list at p. */
+static int64_t
+writer_list_min(const struct part *p, const char *topic, int32_t partition)
+{
+	int64_t min = INT64_MAX;
+
+	for (; p != NULL; p = p->next)
+		if (p->partition == partition && p->min_event_us < min &&
+		    strcmp(p->topic, topic) == 0)
+			min = p->min_event_us;
+	return min;
+}
+
+int64_t
+writer_pending_min(const struct writer *w, const char *topic,
+    int32_t partition)
+{
+	int64_t a = writer_list_min(w->open, topic, partition);
+	int64_t b = writer_list_min(w->rolled, topic, partition);
+
+	return a < b ? a : b;
 }
 
 void

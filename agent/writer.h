@@ -125,6 +125,12 @@ int writer_discard(struct writer *w, const char *topic, int32_t partition,
 /* Returns 1 when a row, a roll or a release waits for a checkpoint. */
 int writer_changed(const struct writer *w);
 
+/* The earliest event time (us) of the rows of partition that are still in
+ * this writer's files, open or rolled and not released; INT64_MAX when
+ * there are none.  Those rows hold their hours back from completion. */
+int64_t writer_pending_min(const struct writer *w, const char *topic,
+    int32_t partition);
+
 /* A new roll policy, for files open now and later. */
 void writer_set_roll(struct writer *w, const struct roll_policy *p);
 /* The same columns (names and types) from a new chain: cols must outlive

@@ -54,7 +54,7 @@ reload() {
 NOTIFY_SOCKET=$T/notify.sock $KEDGE run -c "$T/k.conf" 2>"$T/run.log" &
 KPID=$!
 wait_for "READY=1" 30 notify_got READY=1
-wait_for "the first records read" 30 grep -q "^consumed 2000 records" "$T/spool/status"
+wait_for "the first records read" 30 grep -qs "^consumed 2000 records" "$T/spool/status"
 # the files stay open for 15 minutes: nothing has landed
 [ "$(landed_count "$T/warehouse")" -eq 0 ] || die "files landed before the reload"
 ! grep -q '^<7>' "$T/run.log" || die "debug lines at level info"

@@ -92,14 +92,65 @@ out:
 	return r;
 }
 
-/* Writes the SHA-256 of the file at path, as 64 lowercase hex digits and a
- * NUL, to hex. */
-static int
-spool_sha256(const char *path, char *hex, char *err, size_t errlen)
-{
-	unsigned char chunk[65536], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+struct spool_hash {
 	EVP_MD_CTX *ctx;
+	uint64_t len;
+	int failed;
+};
+
+struct spool_hash *
+spool_hash_new(void)
+{
+	struct spool_hash *h;
+
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return NULL;
+	if ((h->ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+		spool_hash_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void
+spool_hash_update(struct spool_hash *h, const void *data, size_t len)
+{
+	if (EVP_DigestUpdate(h->ctx, data, len) != 1)
+		h->failed = 1;
+	h->len += len;
+}
+
+int
+spool_hash_done(struct spool_hash *h, struct spool_digest *out)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (h->failed || EVP_DigestFinal_ex(h->ctx, md, &mdlen) != 1)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < mdlen; i++)
+		snprintf(out->hex + 2 * i, 3, "%02x", md[i]);
+	out->len = h->len;
+	return 0;
+}
+
+void
+spool_hash_free(struct spool_hash *h)
+{
+	if (h == NULL)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}
+
+/* The SHA-256 of the file at path, read whole. */
+static int
+spool_sha256(const char *path, struct spool_digest *out, char *err,
+    size_t errlen)
+{
+	unsigned char chunk[65536];
+	struct spool_hash *h;
 	ssize_t n = 0;
 	int fd, r = 0;
 
@@ -109,25 +160,19 @@ spool_sha256(const char *path, char *hex, char *err, size_t errlen)
 		    strerror(errno));
 		return r;
 	}
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+	if ((h = spool_hash_new()) == NULL)
 		r = -ENOMEM;
 	while (r == 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
-		if (EVP_DigestUpdate(ctx, chunk, (size_t)n) != 1)
-			r = -ENOMEM;
+		spool_hash_update(h, chunk, (size_t)n);
 	if (r == 0 && n < 0)
 		r = -errno;
-	if (r == 0 && EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
-		r = -ENOMEM;
-	EVP_MD_CTX_free(ctx);
+	if (r == 0)
+		r = spool_hash_done(h, out);
+	spool_hash_free(h);
 	close(fd);
-	if (r < 0) {
+	if (r < 0)
 		snprintf(err, errlen, "cannot hash %s: %s", path, strerror(-r));
-		return r;
-	}
-	for (unsigned int i = 0; i < mdlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return 0;
+	return r;
 }
 
 static pthread_mutex_t spool_ready_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -146,10 +191,11 @@ spool_ready_unlock(void)
 
 int
 spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
-    char *err, size_t errlen)
+    const struct spool_digest *known, char *err, size_t errlen)
 {
 	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX];
-	char ready[PATH_MAX], ready_sidecar[PATH_MAX], table[256], sha256[65];
+	char ready[PATH_MAX], ready_sidecar[PATH_MAX], table[256];
+	struct spool_digest digest;
 	const char *name = strrchr(rel, '/'), *slash = strchr(rel, '/');
 	int dirlen = name ? (int)(name - rel) : 0;
 	struct journal_file_info info;
@@ -190,10 +236,16 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		goto out;
 	}
 	info = (struct journal_file_info){ table, sn.topic, sn.partition,
-	    sn.host, sn.first_offset, sn.format, sn.codec, sha256 };
-	if ((r = spool_cut(data, st.len, err, errlen)) < 0 ||
-	    (r = spool_sha256(data, sha256, err, errlen)) < 0 ||
-	    (r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
+	    sn.host, sn.first_offset, sn.format, sn.codec, digest.hex };
+	if ((r = spool_cut(data, st.len, err, errlen)) < 0)
+		goto out;
+	/* the writer's digest holds when the file is kept whole; a file cut
+	 * back is read again */
+	if (known != NULL && known->len == st.len)
+		digest = *known;
+	else if ((r = spool_sha256(data, &digest, err, errlen)) < 0)
+		goto out;
+	if ((r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
 		goto out;
 	spool_ready_lock();
 	if ((r = fs_rename_durable(sidecar, ready_sidecar)) == 0)
@@ -257,8 +309,8 @@ spool_walk_dir(struct spool_walk *sw, const char *rel)
 				sw->list(sn.topic, sn.partition, sw->arg);
 		} else if (spool_name_parse(de->d_name, &sn) == 0) {
 			r = spool_finalize(sw->spool_dir, sub,
-			    sw->decide(sn.topic, sn.partition, sw->arg), sw->err,
-			    sw->errlen);
+			    sw->decide(sn.topic, sn.partition, sw->arg), NULL,
+			    sw->err, sw->errlen);
 			if (r == 1)
 				sw->out->kept++;
 			else if (r == 0)

@@ -33,12 +33,28 @@ struct spool_name {
 /* Parses a part file name.  Returns 0, or -EINVAL when it is not one. */
 int spool_name_parse(const char *name, struct spool_name *out);
 
+/* A part file's SHA-256 (lowercase hex) over its first len bytes. */
+struct spool_digest {
+	uint64_t len;
+	char hex[65];
+};
+
+/* The writer hashes a file's bytes as it writes them, so that releasing
+ * it need not read it again. */
+struct spool_hash;
+struct spool_hash *spool_hash_new(void);     /* NULL: out of memory */
+void spool_hash_update(struct spool_hash *h, const void *data, size_t len);
+/* Returns 0, or -ENOMEM when hashing failed at some point. */
+int spool_hash_done(struct spool_hash *h, struct spool_digest *out);
+void spool_hash_free(struct spool_hash *h); /* accepts NULL */
+
 /* Finalizes <spool>/open/<rel> (rel = <table>/dt=../hr=../<name>) at the
- * last checkpoint with an id <= upto.  Returns 1 when the file was moved to
- * ready/, 0 when it held nothing decided and was deleted, or -errno with a
- * sentence in err. */
+ * last checkpoint with an id <= upto; known, when not NULL, is the digest
+ * of the file's bytes so far, used when the file is kept whole (else it is
+ * read again).  Returns 1 when the file was moved to ready/, 0 when it held
+ * nothing decided and was deleted, or -errno with a sentence in err. */
 int spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
-    char *err, size_t errlen);
+    const struct spool_digest *known, char *err, size_t errlen);
 
 /* The checkpoint up to which a partition's rows are decided. */
 typedef uint64_t (spool_decide_fn)(const char *topic, int32_t partition,

@@ -33,6 +33,7 @@ struct part {
 	struct journal *journal;
 	struct buf rows_buf;    /* formatted rows not yet written */
 	uint64_t file_bytes;    /* bytes written to fd */
+	struct spool_hash *hash; /* of those bytes; NULL: short of memory */
 	int dirty;              /* rows since the last flush */
 	int sealed;             /* rolled, and sealed since: ready to release */
 	time_t opened;
@@ -80,6 +81,7 @@ part_free(struct part *p)
 	if (p->fd >= 0)
 		close(p->fd);
 	journal_close(p->journal);
+	spool_hash_free(p->hash);
 	buf_free(&p->rows_buf);
 	free(p->topic);
 	free(p->open_path);
@@ -163,6 +165,7 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	p->first_offset = offset;
 	p->last_first = -1;
 	p->min_event_us = INT64_MAX;
+	p->hash = spool_hash_new(); /* NULL: the release reads the file */
 	p->opened = p->last_write = now;
 	p->topic = strdup(topic);
 	p->rel = strdup(rel);
@@ -227,6 +230,8 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 		    strerror(-r));
 		return r;
 	}
+	if (p->hash != NULL)
+		spool_hash_update(p->hash, src->data, src->len);
 	p->file_bytes += src->len;
 	w->stats.bytes_flushed += src->len;
 	buf_reset(&p->rows_buf);
@@ -483,14 +488,18 @@ writer_release(struct writer *w, char *err, size_t errlen)
 
 	while (*link != NULL) {
 		struct part *p = *link;
+		struct spool_digest d;
+		int known;
+
 		if (!p->sealed) {
 			link = &p->next;
 			continue;
 		}
 		journal_close(p->journal);
 		p->journal = NULL;
-		if ((r = spool_finalize(w->spool_dir, p->rel, UINT64_MAX, err,
-		    errlen)) < 0)
+		known = p->hash != NULL && spool_hash_done(p->hash, &d) == 0;
+		if ((r = spool_finalize(w->spool_dir, p->rel, UINT64_MAX,
+		    known ? &d : NULL, err, errlen)) < 0)
 			return r;
 		*link = p->next;
 		part_free(p);
@@ -521,7 +530,7 @@ writer_cut_list(struct writer *w, struct part **link, const char *topic,
 		p->fd = -1;
 		journal_close(p->journal);
 		p->journal = NULL;
-		r = spool_finalize(w->spool_dir, p->rel, upto, err, errlen);
+		r = spool_finalize(w->spool_dir, p->rel, upto, NULL, err, errlen);
 		part_free(p);
 		if (r < 0)
 			return r;

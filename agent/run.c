@@ -161,9 +161,25 @@ agent_view_part(const char *topic, int32_t partition, int at_end,
 	v->nparts++;
 }
 
+/* Asks the brokers how many partitions each topic has, for those not
+ * known yet (they do not change while kedge runs).  Returns the first
+ * topic they did not answer for, or NULL when every count is known. */
+static const char *
+agent_learn_partitions(struct agent *a)
+{
+	const struct conf_strv *topics = &a->conf->kafka.topics;
+	const char *missing = NULL;
+
+	for (size_t i = 0; i < topics->n; i++)
+		if (a->topic_partitions[i] <= 0 && (a->topic_partitions[i] =
+		    source_partition_count(a->src, topics->v[i], 2000)) <= 0 &&
+		    missing == NULL)
+			missing = topics->v[i];
+	return missing;
+}
+
 /* Hands the publisher what completing hours needs: the partitions read
- * here, and how many each topic has (asked once, and again while the
- * brokers do not say). */
+ * here, and how many each topic has. */
 static void
 agent_hand_view(struct agent *a)
 {
@@ -171,15 +187,10 @@ agent_hand_view(struct agent *a)
 	struct complete_view v = { 0 };
 	struct agent_view_arg va = { a, &v };
 
-	if (a->topic_partitions == NULL && (a->topic_partitions = calloc(
-	    topics->n, sizeof(*a->topic_partitions))) == NULL)
-		return;
+	agent_learn_partitions(a);
 	if ((v.topics = calloc(topics->n, sizeof(*v.topics))) == NULL)
 		return;
 	for (size_t i = 0; i < topics->n; i++) {
-		if (a->topic_partitions[i] <= 0)
-			a->topic_partitions[i] = source_partition_count(a->src,
-			    topics->v[i], 2000);
 		if ((v.topics[i].topic = strdup(topics->v[i])) == NULL)
 			break;
 		v.topics[i].partitions = a->topic_partitions[i];
@@ -448,7 +459,9 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 	}
 	if ((a->rejects = rejects_new(c, a->tz, err, errlen)) == NULL)
 		return -1;
-	if ((a->writers = calloc(a->ntables + 1, sizeof(*a->writers))) == NULL) {
+	if ((a->writers = calloc(a->ntables + 1, sizeof(*a->writers))) == NULL ||
+	    (a->topic_partitions = calloc(c->kafka.topics.n,
+	    sizeof(*a->topic_partitions))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -619,15 +632,15 @@ agent_ticket_left(const struct agent *a, time_t now)
 static void
 agent_ready(struct agent *a, time_t now)
 {
-	const struct conf_strv *topics = &a->conf->kafka.topics;
+	const char *missing;
 	char why[512];
 
 	if (a->ready || now < a->ready_try)
 		return;
 	a->ready_try = now + RUN_READY_RETRY_S;
-	if (source_partition_count(a->src, topics->v[0], 2000) <= 0) {
+	if ((missing = agent_learn_partitions(a)) != NULL) {
 		snprintf(why, sizeof(why), "the brokers %s have not answered for "
-		    "topic %s yet", a->conf->kafka.brokers, topics->v[0]);
+		    "topic %s yet", a->conf->kafka.brokers, missing);
 	} else if (target_check(a->target, why, sizeof(why)) == 0) {
 		a->ready = 1;
 		notify_send("READY=1\nSTATUS=consuming");

@@ -569,9 +569,8 @@ complete_cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Reads and parses the sidecar of part file name in directory dir. */
-static int
-complete_sidecar(struct target *t, const char *dir, const char *name,
+int
+complete_read_sidecar(struct target *t, const char *dir, const char *name,
     struct sidecar *sc, char *err, size_t errlen)
 {
 	char rel[2048], why[512], *text;
@@ -583,13 +582,17 @@ complete_sidecar(struct target *t, const char *dir, const char *name,
 	if ((r = target_read(t, rel, SIDECAR_MAX, &text, &len, err,
 	    errlen)) <= 0) {
 		if (r == 0)
-			snprintf(err, errlen, "%s has no sidecar %s", name, rel);
+			snprintf(err, errlen, "%s/%s/%s: no sidecar",
+			    target_where(t), dir, name);
 		return r < 0 ? r : -ENOENT;
 	}
 	r = sidecar_parse(text, len, sc, why, sizeof(why));
 	free(text);
-	if (r < 0)
-		snprintf(err, errlen, "sidecar %s: %s", rel, why);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (r < 0)
+		snprintf(err, errlen, "%s/%s: malformed sidecar: %s",
+		    target_where(t), rel, why);
 	return r;
 }
 
@@ -711,7 +714,7 @@ complete_count_rejects(const char *name, int is_dir, int64_t len, void *arg)
 	(void)len;
 	if (is_dir || name[0] == '.' || name[0] == '_')
 		return 0;
-	if ((r = complete_sidecar(cr->t, cr->dir, name, &sc, cr->err,
+	if ((r = complete_read_sidecar(cr->t, cr->dir, name, &sc, cr->err,
 	    cr->errlen)) < 0)
 		return r;
 	for (size_t i = 0; i < sc.nrejected; i++)
@@ -731,24 +734,26 @@ complete_old_revision(const struct manifest *old, const char *name)
 	return 0;
 }
 
-/* Reads the hour's manifest into old (zeroed when there is none). */
-static int
-complete_read_manifest(struct target *t, const char *dir,
-    struct manifest *old, char *err, size_t errlen)
+int
+complete_read_manifest(struct target *t, const char *dir, struct manifest *m,
+    char *err, size_t errlen)
 {
 	char rel[2048], why[512], *text;
 	size_t len;
 	int r;
 
-	memset(old, 0, sizeof(*old));
+	memset(m, 0, sizeof(*m));
 	snprintf(rel, sizeof(rel), "%s/" MANIFEST_NAME, dir);
 	if ((r = target_read(t, rel, SIDECAR_MAX, &text, &len, err,
 	    errlen)) <= 0)
 		return r;
-	r = manifest_parse(text, len, old, why, sizeof(why));
+	r = manifest_parse(text, len, m, why, sizeof(why));
 	free(text);
-	if (r < 0)
-		snprintf(err, errlen, "%s: %s; it is written anew", rel, why);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (r < 0)
+		snprintf(err, errlen, "%s/%s: malformed manifest: %s",
+		    target_where(t), rel, why);
 	return r < 0 ? r : 1;
 }
 
@@ -800,7 +805,7 @@ complete_hour_write(struct completer *cp, struct target *t,
 		struct sidecar sc;
 		uint64_t first = complete_old_revision(&old, l.names[i]);
 
-		if ((r = complete_sidecar(t, dir, l.names[i], &sc, err,
+		if ((r = complete_read_sidecar(t, dir, l.names[i], &sc, err,
 		    errlen)) < 0)
 			goto out;
 		r = complete_add_file(&m, l.names[i], &sc, first ? first :

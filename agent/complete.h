@@ -87,6 +87,19 @@ void complete_view_clear(struct complete_view *v);
 int complete_hold(struct target *t, const struct conf *c, const char *topic,
     int32_t partition, char *err, size_t errlen);
 
+/* Reads and parses the sidecar of part file name in directory dir of the
+ * target.  Returns 0, -ENOENT when there is none, or another negative
+ * errno; the sentence is in err, and the caller frees sc. */
+int complete_read_sidecar(struct target *t, const char *dir,
+    const char *name, struct sidecar *sc, char *err, size_t errlen);
+
+/* Reads and parses directory dir's manifest.  Returns 1, 0 when there is
+ * none (m zeroed), or a negative errno with the sentence in err; the
+ * caller frees m. */
+struct manifest;
+int complete_read_manifest(struct target *t, const char *dir,
+    struct manifest *m, char *err, size_t errlen);
+
 /* Writes this host's progress files and completes what hours it can, at
  * now.  Returns the number of manifests written, or a negative errno with
  * the sentence in err (the next run tries again). */

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "complete.h"
 #include "manifest.h"
 #include "sidecar.h"
 #include "target.h"
 
 /* Far above what a manifest or sidecar holds (verify.c's bound). */
-#define REPORT_TEXT_MAX (64 * 1024 * 1024)
 
 struct report {
 	struct target *t;
@@ -141,29 +141,18 @@ static int
 report_manifest(struct report *rp, const char *dir, const char *table,
     const char *dt, const char *hr)
 {
-	char rel[PATH_MAX], why[512], t0[32], t1[32], *text;
+	char t0[32], t1[32];
 	struct manifest m;
-	size_t len;
 	int r;
 
-	if ((r = rel_path(rp, rel, "%s/%s", dir, MANIFEST_NAME)) < 0 ||
-	    (r = target_read(rp->t, rel, REPORT_TEXT_MAX, &text, &len, rp->err,
-	    rp->errlen)) <= 0)
-		return r;
-	r = manifest_parse(text, len, &m, why, sizeof(why));
-	free(text);
-	if (r == 0)
+	if ((r = complete_read_manifest(rp->t, dir, &m, rp->err,
+	    rp->errlen)) == 1)
 		fprintf(rp->out, "%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 		    "\t%" PRIu64 "\t%zu\t%s\t%s\tyes\n", table, dt, hr,
 		    m.revision, m.rows, m.rejects, m.late_rows, m.nfiles,
 		    iso_utc(m.min_event_us, t0), iso_utc(m.max_event_us, t1));
-	else if (r == -ENOMEM)
-		snprintf(rp->err, rp->errlen, "out of memory");
-	else
-		snprintf(rp->err, rp->errlen, "%s/%s: malformed manifest: %s",
-		    target_where(rp->t), rel, why);
 	manifest_free(&m);
-	return r == 0 ? 1 : r;
+	return r;
 }
 
 /* An hour without a manifest: its part files and the rows their
@@ -172,9 +161,8 @@ static int
 report_open_hour(struct report *rp, const char *dir, const char *table,
     const char *dt, const char *hr, const struct entries *e)
 {
-	char rel[PATH_MAX], why[512], *text;
 	uint64_t rows = 0;
-	size_t len, files = 0;
+	size_t files = 0;
 	struct sidecar sc;
 	int r;
 
@@ -182,28 +170,12 @@ report_open_hour(struct report *rp, const char *dir, const char *table,
 		const char *name = e->v[i].name;
 		if (e->v[i].is_dir || name[0] == '.' || name[0] == '_')
 			continue;
-		if ((r = rel_path(rp, rel, "%s/.%s.json", dir, name)) < 0 ||
-		    (r = target_read(rp->t, rel, REPORT_TEXT_MAX, &text, &len,
-		    rp->err, rp->errlen)) < 0)
-			return r;
-		if (r == 0) {
-			snprintf(rp->err, rp->errlen, "%s/%s/%s: no sidecar",
-			    target_where(rp->t), dir, name);
-			return -EINVAL;
-		}
-		memset(&sc, 0, sizeof(sc));
-		r = sidecar_parse(text, len, &sc, why, sizeof(why));
-		free(text);
-		if (r == 0)
-			rows += (uint64_t)sc.rows;
+		r = complete_read_sidecar(rp->t, dir, name, &sc, rp->err,
+		    rp->errlen);
+		rows += (uint64_t)sc.rows;
 		sidecar_free(&sc);
-		if (r == -ENOMEM)
-			snprintf(rp->err, rp->errlen, "out of memory");
-		else if (r != 0)
-			snprintf(rp->err, rp->errlen, "%s/%s: malformed sidecar: "
-			    "%s", target_where(rp->t), rel, why);
-		if (r != 0)
-			return r;
+		if (r < 0)
+			return r == -ENOENT ? -EINVAL : r;
 		files++;
 	}
 	if (files > 0)

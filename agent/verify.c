@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -21,6 +20,7 @@
 #include "mfcheck.h"
 #include "rejects.h"
 #include "sidecar.h"
+#include "spool.h"
 
 /* Part files can be 128 MiB: they are read and decoded in chunks. */
 #define CHUNK (128 * 1024)
@@ -78,8 +78,8 @@ struct verify {
 	size_t nclaims, capclaims;
 	unsigned char *in, *out;
 	ZSTD_DStream *zds; /* made at the first zstd file, kept for the rest */
-	EVP_MD_CTX *md;    /* made at the first sidecar with a sha256 */
-	int hashing;       /* md takes the SHA-256 of the file being read */
+	struct spool_hash *hash; /* of the file being read, when its sidecar
+	                          * has a sha256; else NULL */
 	uint64_t rows;
 	struct vhour *hours;
 	size_t nhours, caphours;
@@ -451,9 +451,8 @@ read_part(struct verify *v, int fd)
 {
 	ssize_t n = read_some(fd, v->in, CHUNK);
 
-	if (n > 0 && v->hashing &&
-	    EVP_DigestUpdate(v->md, v->in, (size_t)n) != 1)
-		return -ENOMEM;
+	if (n > 0 && v->hash != NULL)
+		spool_hash_update(v->hash, v->in, (size_t)n);
 	return n;
 }
 
@@ -593,11 +592,9 @@ rows_needed(const struct sidecar *sc, int *exact)
 static int
 sha256_begin(struct verify *v, const struct vfile *f)
 {
-	v->hashing = f->sc.sha256[0] != '\0';
-	if (!v->hashing)
-		return 0;
-	if ((v->md == NULL && (v->md = EVP_MD_CTX_new()) == NULL) ||
-	    EVP_DigestInit_ex(v->md, EVP_sha256(), NULL) != 1)
+	spool_hash_free(v->hash); /* a file before that ended in a violation */
+	v->hash = NULL;
+	if (f->sc.sha256[0] != '\0' && (v->hash = spool_hash_new()) == NULL)
 		return nomem(v);
 	return 0;
 }
@@ -606,20 +603,19 @@ sha256_begin(struct verify *v, const struct vfile *f)
 static int
 check_sha256(struct verify *v, const struct vfile *f)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	char hex[2 * EVP_MAX_MD_SIZE + 1];
-	unsigned int len = 0;
+	struct spool_digest d;
+	int r;
 
-	if (!v->hashing)
+	if (v->hash == NULL)
 		return 0;
-	v->hashing = 0;
-	if (EVP_DigestFinal_ex(v->md, md, &len) != 1)
+	r = spool_hash_done(v->hash, &d);
+	spool_hash_free(v->hash);
+	v->hash = NULL;
+	if (r < 0)
 		return nomem(v);
-	for (unsigned int i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	if (strcmp(hex, f->sc.sha256) != 0)
+	if (strcmp(d.hex, f->sc.sha256) != 0)
 		return violation(v, "sha256 of %s is %s, its sidecar says %s",
-		    f->path, hex, f->sc.sha256);
+		    f->path, d.hex, f->sc.sha256);
 	return 0;
 }
 
@@ -952,7 +948,7 @@ verify_free(struct verify *v)
 	free(v->in);
 	free(v->out);
 	ZSTD_freeDStream(v->zds);
-	EVP_MD_CTX_free(v->md);
+	spool_hash_free(v->hash);
 	if (v->rootfd >= 0)
 		close(v->rootfd);
 }

@@ -130,19 +130,9 @@ fs_rename_durable(const char *from, const char *to)
 	} else {
 		dir[0] = '\0';
 	}
-	/* A directory another thread removes as soon as it is empty (kedge's
-	 * publisher takes spool_ready_lock() for that, but the tree is the
-	 * administrator's too) can go between our mkdir of it and of its
-	 * child, or our rename: make them again and retry, a few times. */
-	for (int attempt = 1; ; attempt++) {
-		r = dir[0] != '\0' ? fs_mkdirs(dir, 0755) : 0;
-		if (r == 0 && rename(from, to) == 0)
-			break;
-		if (r == 0)
-			r = -errno;
-		if (r != -ENOENT || attempt == 10 || access(from, F_OK) != 0)
-			return r;
-	}
+	if ((dir[0] != '\0' && (r = fs_mkdirs(dir, 0755)) < 0) ||
+	    (r = rename(from, to) < 0 ? -errno : 0) < 0)
+		return r;
 	if ((r = fs_fsync_parent(to)) < 0)
 		return r;
 	return fs_fsync_parent(from);

@@ -22,9 +22,10 @@ int fs_fsync_parent(const char *path);
  * Returns 0 or -errno. */
 int fs_write_atomic(const char *path, const void *data, size_t len);
 
-/* rename(from, to) after creating to's directory (again, if another
- * thread removes it meanwhile), then fsyncs both directories, so the move
- * survives a crash.  Returns 0 or -errno. */
+/* rename(from, to) after creating to's directory, then fsyncs both
+ * directories, so the move survives a crash.  Returns 0 or -errno.  (The
+ * publisher removes ready/'s emptied directories: moves into ready/ take
+ * spool_ready_lock().) */
 int fs_rename_durable(const char *from, const char *to);
 
 #endif /* KEDGE_FSUTIL_H */

@@ -325,21 +325,33 @@ wh_get(struct webhdfs *w, const char *rel, const char *op, char *what,
 	return wh_do(w, "GET", url, NULL, what, err, errlen);
 }
 
+/* GETs op of rel's HDFS path for its JSON answer, in w->body.  Returns 1,
+ * 0 when HDFS has no such path, or a negative errno with the sentence in
+ * err. */
+static int
+wh_get_json(struct webhdfs *w, const char *rel, const char *op, char *what,
+    size_t whatlen, char *err, size_t errlen)
+{
+	long st;
+
+	if ((st = wh_get(w, rel, op, what, whatlen, err, errlen)) < 0)
+		return (int)st;
+	if (st == 404)
+		return 0;
+	return st == 200 ? 1 : wh_refused(w, st, what, err, errlen);
+}
+
 int
 webhdfs_stat(struct webhdfs *w, const char *rel, int64_t *len, char *err,
     size_t errlen)
 {
 	char what[4200];
 	const char *v;
-	long st;
+	int r;
 
-	if ((st = wh_get(w, rel, "GETFILESTATUS", what, sizeof(what), err,
-	    errlen)) < 0)
-		return (int)st;
-	if (st == 404)
-		return 0;
-	if (st != 200)
-		return wh_refused(w, st, what, err, errlen);
+	if ((r = wh_get_json(w, rel, "GETFILESTATUS", what, sizeof(what), err,
+	    errlen)) <= 0)
+		return r;
 	if ((v = wh_json_value(w->body, "length")) == NULL) {
 		snprintf(err, errlen, "%s: no length in the answer", what);
 		return -EPROTO;
@@ -582,16 +594,11 @@ webhdfs_list(struct webhdfs *w, const char *rel,
 {
 	char what[4200], name[1024], type[32], *body;
 	const char *p, *end, *v;
-	long st;
-	int r = 0;
+	int r;
 
-	if ((st = wh_get(w, rel, "LISTSTATUS", what, sizeof(what), err,
-	    errlen)) < 0)
-		return (int)st;
-	if (st == 404)
-		return 0;
-	if (st != 200)
-		return wh_refused(w, st, what, err, errlen);
+	if ((r = wh_get_json(w, rel, "LISTSTATUS", what, sizeof(what), err,
+	    errlen)) <= 0)
+		return r;
 	/* fn may make requests of its own, which reuse w->body */
 	if ((body = strdup(w->body)) == NULL)
 		return -ENOMEM;
@@ -602,6 +609,7 @@ webhdfs_list(struct webhdfs *w, const char *rel,
 		return -EPROTO;
 	}
 	/* each entry a flat object: pathSuffix, type, length, ... */
+	r = 0;
 	while (r == 0 && (p = strchr(p, '{')) != NULL &&
 	    (end = wh_json_object_end(p)) != NULL) {
 		char *obj = strndup(p, (size_t)(end - p + 1));

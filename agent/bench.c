@@ -293,17 +293,15 @@ static void
 bench_report(struct bench *b, const struct bench_opts *o, double untimed,
     double timed, double regex, FILE *out)
 {
-	const struct hist *h = &b->lat.hist;
+	char line[512];
 
 	fprintf(out, "table %s: UDTF %s over %zu records of %s\n", o->table,
 	    chain_name(b->chain), b->n, o->input);
 	fprintf(out, "  records/s       %.0f (one core)\n", 1e9 / untimed);
 	fprintf(out, "  ns/record       %.1f\n", untimed);
-	fprintf(out, "  latency ns      p50 %" PRIu64 " p90 %" PRIu64 " p99 %"
-	    PRIu64 " p99.9 %" PRIu64 " max %" PRIu64 " (%" PRIu64
-	    " records timed)\n", hist_quantile(h, 0.5), hist_quantile(h, 0.9),
-	    hist_quantile(h, 0.99), hist_quantile(h, 0.999), h->max_ns,
-	    h->count);
+	latency_describe(&b->lat, line, sizeof(line));
+	fprintf(out, "  latency ns      %s (%" PRIu64 " records timed)\n", line,
+	    b->lat.hist.count);
 	fprintf(out, "  rows out        %" PRIu64 " from %zu records; %" PRIu64
 	    " rejects\n", b->rows, b->n, b->rejects);
 	if (b->rejects > 0)

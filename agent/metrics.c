@@ -182,6 +182,58 @@ metrics_hist(FILE *out, const char *name, const char *label,
 	metrics_u64(out, "", label, value, h->count);
 }
 
+/* What the fixed boundaries blur: the quantiles and the maximum from the
+ * 3 % buckets, and the slowest records with where they came from. */
+static void
+metrics_udtf_detail(FILE *out, const struct metrics_snapshot *m)
+{
+	metrics_head(out, "kedge_udtf_duration_quantile_seconds", "gauge",
+	    "A quantile of the time a table's UDTF chain took per record, "
+	    "since kedge started (upper end of a 3 % bucket).");
+	for (size_t i = 0; i < m->ntables; i++) {
+		if (m->tables[i].udtf == NULL)
+			continue;
+		for (size_t q = 0; q < LATENCY_NQUANTILES; q++) {
+			fputs("kedge_udtf_duration_quantile_seconds{table=\"", out);
+			metrics_escape(out, m->tables[i].name);
+			fprintf(out, "\",quantile=\"%s\"} ",
+			    latency_quantiles[q].label);
+			metrics_seconds(out, hist_quantile(&m->tables[i].udtf->hist,
+			    latency_quantiles[q].q));
+			fputc('\n', out);
+		}
+	}
+	metrics_head(out, "kedge_udtf_duration_max_seconds", "gauge",
+	    "The longest a table's UDTF chain took for one record, since kedge "
+	    "started.");
+	for (size_t i = 0; i < m->ntables; i++) {
+		if (m->tables[i].udtf == NULL)
+			continue;
+		metrics_name(out, "kedge_udtf_duration_max_seconds", "table",
+		    m->tables[i].name);
+		metrics_seconds(out, m->tables[i].udtf->hist.max_ns);
+		fputc('\n', out);
+	}
+	metrics_head(out, "kedge_udtf_slow_record_seconds", "gauge",
+	    "One of the slowest records of a table since kedge started: its "
+	    "UDTF chain's time, with where to fetch the record.");
+	for (size_t i = 0; i < m->ntables; i++) {
+		const struct latency *l = m->tables[i].udtf;
+
+		for (size_t j = l != NULL ? l->nslow : 0; j-- > 0;) {
+			fputs("kedge_udtf_slow_record_seconds{table=\"", out);
+			metrics_escape(out, m->tables[i].name);
+			fputs("\",topic=\"", out);
+			metrics_escape(out, l->slow[j].topic);
+			fprintf(out, "\",partition=\"%" PRId32 "\",offset=\"%"
+			    PRId64 "\"} ", l->slow[j].partition,
+			    l->slow[j].offset);
+			metrics_seconds(out, l->slow[j].ns);
+			fputc('\n', out);
+		}
+	}
+}
+
 /* The per-table families. */
 static void
 metrics_tables(FILE *out, const struct metrics_snapshot *m)
@@ -214,8 +266,9 @@ metrics_tables(FILE *out, const struct metrics_snapshot *m)
 	for (size_t i = 0; i < m->ntables; i++)
 		if (m->tables[i].udtf != NULL)
 			metrics_hist(out, "kedge_udtf_duration_seconds", "table",
-			    m->tables[i].name, m->tables[i].udtf,
+			    m->tables[i].name, &m->tables[i].udtf->hist,
 			    metrics_udtf_le, NELEM(metrics_udtf_le));
+	metrics_udtf_detail(out, m);
 }
 
 static void

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "hist.h"
+#include "latency.h"
 
 /* One table's counters and the latency of its UDTF chain. */
 struct metrics_table {
@@ -28,7 +29,7 @@ struct metrics_table {
 	uint64_t rows;
 	uint64_t rejects;
 	uint64_t empty;            /* records that gave no row */
-	const struct hist *udtf;   /* not owned; NULL: none */
+	const struct latency *udtf; /* not owned; NULL: none */
 };
 
 /* The lag of one assigned partition. */

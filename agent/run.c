@@ -557,11 +557,12 @@ static void
 agent_log_slowest(struct table *t)
 {
 	const struct latency *l = &table_get_stats(t)->parse;
+	char line[512];
 
-	for (size_t j = l->nslow; j-- > 0;)
-		log_info("table %s: slow record %s/%" PRId32 "@%" PRId64 ": %"
-		    PRIu64 " ns", table_name(t), l->slow[j].topic,
-		    l->slow[j].partition, l->slow[j].offset, l->slow[j].ns);
+	for (size_t j = l->nslow; j-- > 0;) {
+		latency_describe_slow(&l->slow[j], line, sizeof(line));
+		log_info("table %s: slow record %s", table_name(t), line);
+	}
 }
 
 /* Logs what the run did: per table records, rows, rejects, rate and the
@@ -576,18 +577,16 @@ agent_summary(struct agent *a)
 
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct table_stats *s = table_get_stats(a->tables[i]);
-		const struct hist *h = &s->parse.hist;
+		char line[512];
+
 		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
 		    PRIu64 " rejects, %" PRIu64 " gave no row",
 		    table_name(a->tables[i]), s->records, s->rows, s->rejects,
 		    s->empty);
-		log_notice("table %s: UDTF %s ns/record: mean %" PRIu64 " p50 %"
-		    PRIu64 " p90 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64
-		    " max %" PRIu64, table_name(a->tables[i]),
-		    chain_name(table_chain(a->tables[i])),
-		    h->count ? h->sum_ns / h->count : 0, hist_quantile(h, 0.5),
-		    hist_quantile(h, 0.9), hist_quantile(h, 0.99),
-		    hist_quantile(h, 0.999), h->max_ns);
+		latency_describe(&s->parse, line, sizeof(line));
+		log_notice("table %s: UDTF %s ns/record: %s",
+		    table_name(a->tables[i]),
+		    chain_name(table_chain(a->tables[i])), line);
 		agent_log_slowest(a->tables[i]);
 	}
 	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
@@ -856,7 +855,7 @@ agent_metrics(struct agent *a, time_t now)
 		const struct table_stats *s = table_get_stats(a->tables[i]);
 
 		t[i] = (struct metrics_table){ table_name(a->tables[i]),
-		    s->records, s->rows, s->rejects, s->empty, &s->parse.hist };
+		    s->records, s->rows, s->rejects, s->empty, &s->parse };
 	}
 	m.tables = t;
 	m.ntables = a->ntables;

@@ -24,23 +24,19 @@ static void
 status_table(FILE *f, struct table *t)
 {
 	const struct table_stats *s = table_get_stats(t);
-	const struct hist *h = &s->parse.hist;
 	const char *name = table_name(t);
+	char line[512];
 
 	fprintf(f, "table %s: UDTF %s: %" PRIu64 " records, %" PRIu64
 	    " rows, %" PRIu64 " rejects, %" PRIu64 " gave no row\n", name,
 	    chain_name(table_chain(t)), s->records, s->rows, s->rejects,
 	    s->empty);
-	fprintf(f, "table %s: ns/record: mean %" PRIu64 " p50 %" PRIu64
-	    " p90 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64 " max %" PRIu64
-	    "\n", name, h->count ? h->sum_ns / h->count : 0,
-	    hist_quantile(h, 0.5), hist_quantile(h, 0.9),
-	    hist_quantile(h, 0.99), hist_quantile(h, 0.999), h->max_ns);
-	for (size_t j = s->parse.nslow; j-- > 0;)
-		fprintf(f, "table %s: slow record %s [%" PRId32 "] offset %"
-		    PRId64 ": %" PRIu64 " ns\n", name, s->parse.slow[j].topic,
-		    s->parse.slow[j].partition, s->parse.slow[j].offset,
-		    s->parse.slow[j].ns);
+	latency_describe(&s->parse, line, sizeof(line));
+	fprintf(f, "table %s: ns/record: %s\n", name, line);
+	for (size_t j = s->parse.nslow; j-- > 0;) {
+		latency_describe_slow(&s->parse.slow[j], line, sizeof(line));
+		fprintf(f, "table %s: slow record %s\n", name, line);
+	}
 }
 
 int

@@ -66,25 +66,28 @@ expect_family(const char *text, const char *name, const char *want)
 	free(got);
 }
 
-static struct hist udtf_hist;
+static struct latency udtf_lat;
 static struct hist ckpt_hist;
 static struct metrics_table tables[2];
 
 static void
 fill(struct metrics_snapshot *m)
 {
-	memset(&udtf_hist, 0, sizeof(udtf_hist));
+	static const uint64_t ns[] = { 100, 300, 1000, 3000, 2000000000 };
+	struct udtf_record rec = { .topic = "t\"1" };
+
+	memset(&udtf_lat, 0, sizeof(udtf_lat));
 	/* buckets [100,101], [296,303], [992,1007], [2944,3007], and 2 s */
-	hist_record(&udtf_hist, 100);
-	hist_record(&udtf_hist, 300);
-	hist_record(&udtf_hist, 1000);
-	hist_record(&udtf_hist, 3000);
-	hist_record(&udtf_hist, 2000000000);
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		rec.partition = (int32_t)i;
+		rec.offset = (int64_t)(1000 + i);
+		latency_record(&udtf_lat, ns[i], &rec);
+	}
 	memset(&ckpt_hist, 0, sizeof(ckpt_hist));
 	hist_record(&ckpt_hist, 4000000);     /* 4 ms */
 	hist_record(&ckpt_hist, 40000000);    /* 40 ms */
 	tables[0] = (struct metrics_table){ "access", 30, 28, 1, 1,
-	    &udtf_hist };
+	    &udtf_lat };
 	tables[1] = (struct metrics_table){ "we\"ird\\name\nx", 7, 70, 0, 0,
 	    NULL };
 	memset(m, 0, sizeof(*m));
@@ -202,6 +205,32 @@ test_render_histograms(void **state)
 	    "kedge_udtf_duration_seconds_bucket{table=\"access\",le=\"+Inf\"} 5\n"
 	    "kedge_udtf_duration_seconds_sum{table=\"access\"} 2.0000044\n"
 	    "kedge_udtf_duration_seconds_count{table=\"access\"} 5\n");
+	/* p50 is the upper end of 1000's bucket; the rest are held to the
+	 * maximum; the slowest come slowest first, labels escaped */
+	expect_family(text, "kedge_udtf_duration_quantile_seconds",
+	    "# HELP kedge_udtf_duration_quantile_seconds A quantile of the "
+	    "time a table's UDTF chain took per record, since kedge started "
+	    "(upper end of a 3 % bucket).\n"
+	    "# TYPE kedge_udtf_duration_quantile_seconds gauge\n"
+	    "kedge_udtf_duration_quantile_seconds{table=\"access\",quantile=\"0.5\"} 0.000001007\n"
+	    "kedge_udtf_duration_quantile_seconds{table=\"access\",quantile=\"0.9\"} 2\n"
+	    "kedge_udtf_duration_quantile_seconds{table=\"access\",quantile=\"0.99\"} 2\n"
+	    "kedge_udtf_duration_quantile_seconds{table=\"access\",quantile=\"0.999\"} 2\n");
+	expect_family(text, "kedge_udtf_duration_max_seconds",
+	    "# HELP kedge_udtf_duration_max_seconds The longest a table's UDTF "
+	    "chain took for one record, since kedge started.\n"
+	    "# TYPE kedge_udtf_duration_max_seconds gauge\n"
+	    "kedge_udtf_duration_max_seconds{table=\"access\"} 2\n");
+	expect_family(text, "kedge_udtf_slow_record_seconds",
+	    "# HELP kedge_udtf_slow_record_seconds One of the slowest records "
+	    "of a table since kedge started: its UDTF chain's time, with where "
+	    "to fetch the record.\n"
+	    "# TYPE kedge_udtf_slow_record_seconds gauge\n"
+	    "kedge_udtf_slow_record_seconds{table=\"access\",topic=\"t\\\"1\",partition=\"4\",offset=\"1004\"} 2\n"
+	    "kedge_udtf_slow_record_seconds{table=\"access\",topic=\"t\\\"1\",partition=\"3\",offset=\"1003\"} 0.000003\n"
+	    "kedge_udtf_slow_record_seconds{table=\"access\",topic=\"t\\\"1\",partition=\"2\",offset=\"1002\"} 0.000001\n"
+	    "kedge_udtf_slow_record_seconds{table=\"access\",topic=\"t\\\"1\",partition=\"1\",offset=\"1001\"} 0.0000003\n"
+	    "kedge_udtf_slow_record_seconds{table=\"access\",topic=\"t\\\"1\",partition=\"0\",offset=\"1000\"} 0.0000001\n");
 	expect_family(text, "kedge_checkpoint_duration_seconds",
 	    "# HELP kedge_checkpoint_duration_seconds Time a decided "
 	    "checkpoint took to seal and decide.\n"

@@ -564,6 +564,12 @@ twopc_show(const struct conf *c, FILE *out)
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/" TWOPC_STORE_DIR, c->output.spool_dir);
+	/* a look only: opening would create the directory */
+	if (access(dir, F_OK) < 0 && errno == ENOENT) {
+		fprintf(out, "store: %s\nno store: kedge has not checkpointed "
+		    "with this output.spool_dir\n", dir);
+		return 0;
+	}
 	if ((s = ckpt_store_open(dir, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s\n", err);
 		return 1;

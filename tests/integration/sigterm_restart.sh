@@ -45,6 +45,12 @@ first_rows=$(( N / 2 - $(awk -F '\t' -v p=$P -v n=$((N / 2)) \
 landed() { landed_rows "$T/warehouse" access 2>/dev/null | wc -l; }
 first_landed() { [ "$(landed)" -ge "$first_rows" ]; }
 
+# Before any run there is no store to show, and looking makes none.
+$KEDGE checkpoint show -c "$T/kedge.conf" >"$T/show" || die "checkpoint show failed on a new spool"
+grep -qx 'no store: kedge has not checkpointed with this output.spool_dir' "$T/show" ||
+	die "checkpoint show on a new spool: $(cat "$T/show")"
+[ ! -e "$T/spool" ] || die "checkpoint show created $T/spool"
+
 $KEDGE run -c "$T/kedge.conf" 2>"$T/run1.log" &
 KPID=$!
 wait_for "the first half to land" 60 first_landed

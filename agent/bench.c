@@ -17,13 +17,8 @@
 
 #define BENCH_ROUNDS 3
 
-struct bench_record {
-	const char *data;
-	size_t len;
-};
-
 struct bench {
-	struct bench_record *recs;
+	struct udtf_record *recs; /* record i: topic "bench", offset i */
 	size_t n;
 	struct buf input;
 	struct chain *chain;
@@ -68,14 +63,17 @@ bench_read(struct bench *b, const char *path, char delimiter)
 		if (i == b->input.len && i == start)
 			break;
 		if (b->n == cap) {
-			struct bench_record *r;
+			struct udtf_record *r;
 			cap = cap ? cap * 2 : 1024;
 			if ((r = realloc(b->recs, cap * sizeof(*r))) == NULL)
 				return -1;
 			b->recs = r;
 		}
-		b->recs[b->n].data = b->input.data + start;
-		b->recs[b->n++].len = i - start;
+		b->recs[b->n] = (struct udtf_record){
+			.data = b->input.data + start, .len = i - start,
+			.topic = "bench", .offset = (int64_t)b->n,
+			.timestamp_ms = -1 };
+		b->n++;
 		start = i + 1;
 	}
 	if (b->n == 0) {
@@ -89,46 +87,25 @@ oom:
 	return -1;
 }
 
-static void
-bench_record_init(struct udtf_record *rec, const struct bench_record *r,
-    size_t i)
-{
-	rec->data = r->data;
-	rec->len = r->len;
-	rec->topic = "bench";
-	rec->partition = 0;
-	rec->offset = (int64_t)i;
-	rec->timestamp_ms = -1;
-}
-
 /* One pass over the input through the chain, every record timed as the
  * daemon times it, or none. */
 static void
 bench_pass_chain(struct bench *b, int timed, int count)
 {
-	struct udtf_record rec;
-	char reason[512];
+	struct chain_span spans[CHAIN_BATCH_MAX];
 
-	for (size_t i = 0; i < b->n; i++) {
-		uint64_t t0 = 0;
-		int r;
+	for (size_t at = 0; at < b->n;) {
+		size_t got = chain_parse_batch(b->chain, b->recs + at,
+		    b->n - at, spans, timed ? &b->lat : NULL);
 
-		bench_record_init(&rec, &b->recs[i], i);
-		if (timed)
-			t0 = tick_now();
-		r = chain_run(b->chain, &rec, reason, sizeof(reason));
-		if (timed)
-			latency_record(&b->lat, tick_ns(tick_now() - t0), &rec);
-		if (!count)
-			continue;
-		if (r < 0 && b->rejects++ == 0)
-			snprintf(b->first_reject, sizeof(b->first_reject),
-			    "record %zu: %s", i, reason);
-		if (r == 0) {
-			size_t n;
-			chain_rows(b->chain, &n);
-			b->rows += n;
+		for (size_t i = 0; count && i < got; i++) {
+			if (spans[i].result < 0 && b->rejects++ == 0)
+				snprintf(b->first_reject,
+				    sizeof(b->first_reject), "record %zu: %s",
+				    at + i, chain_reason(b->chain, &spans[i]));
+			b->rows += spans[i].nrows;
 		}
+		at += got;
 	}
 }
 

@@ -7,7 +7,19 @@
 #include <string.h>
 
 #include "buf.h"
+#include "tick.h"
 #include "udtf/registry.h"
+
+#define CHAIN_CHUNK 65536        /* bytes of a chunk of row strings */
+
+/* String bytes of a batch's rows, in chunks that never move: a row points
+ * at its strings from the moment it is kept until chain_begin(). */
+struct chain_chunk {
+	struct chain_chunk *next;
+	size_t len;
+	size_t cap;
+	char data[];
+};
 
 struct chain_stage {
 	const struct udtf_plugin *udtf;
@@ -28,10 +40,15 @@ struct chain {
 	struct udtf_column *cols; /* a row's columns */
 	size_t ncols;
 	struct udtf_value *carry; /* a row's carried values, at their places */
-	struct udtf_value *rows;  /* the current record's rows */
+	struct udtf_value *rows;  /* the rows of the batch */
 	size_t nrows;
 	size_t rows_cap;          /* in rows */
-	struct buf arena;         /* string bytes of the rows of a chain */
+	size_t rec_first;         /* the current record's first row */
+	struct chain_chunk *chunks; /* row strings not in their record */
+	struct chain_chunk *cur;  /* the chunk being filled; NULL: none yet */
+	size_t held;              /* bytes the batch holds: rows and strings */
+	struct buf reasons;       /* why the batch's refused records were */
+	uint64_t *ticks;          /* CHAIN_BATCH_MAX records' clock readings */
 	uint64_t bytes;           /* in the current record's rows */
 	uint64_t max_rows;
 	uint64_t max_bytes;
@@ -85,6 +102,48 @@ chain_check_row(struct chain_stage *s, const struct udtf_value *v, size_t n)
 	return 0;
 }
 
+/* Returns room for len string bytes that stay where they are until
+ * chain_begin(), or NULL. */
+static char *
+chain_alloc(struct chain *ch, size_t len)
+{
+	struct chain_chunk *c = ch->cur, *next;
+
+	if (c == NULL || c->cap - c->len < len) {
+		next = c != NULL ? c->next : ch->chunks;
+		if (next == NULL || next->cap < len) {
+			size_t cap = len > CHAIN_CHUNK ? len : CHAIN_CHUNK;
+			struct chain_chunk *n = malloc(sizeof(*n) + cap);
+
+			if (n == NULL)
+				return NULL;
+			n->cap = cap;
+			n->next = next;
+			if (c != NULL)
+				c->next = n;
+			else
+				ch->chunks = n;
+			next = n;
+		}
+		next->len = 0;
+		ch->cur = c = next;
+	}
+	c->len += len;
+	ch->held += len;
+	return c->data + c->len - len;
+}
+
+/* Whether s lies in the record the chain was given: then a row may point
+ * into it, as the record outlives the batch. */
+static int
+chain_in_record(const struct chain *ch, const char *s, size_t len)
+{
+	const char *data = ch->rec->data;
+
+	return s >= data && len <= ch->rec->len &&
+	    (size_t)(s - data) <= ch->rec->len - len;
+}
+
 /* The last UDTF's emitter: keeps the row with what rode along. */
 static int
 chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
@@ -96,7 +155,7 @@ chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 
 	if ((r = chain_check_row(s, v, n)) < 0)
 		return r;
-	if (ch->nrows >= ch->max_rows) {
+	if (ch->nrows - ch->rec_first >= ch->max_rows) {
 		chain_fail(ch, "more than %llu rows from one record",
 		    (unsigned long long)ch->max_rows);
 		return -E2BIG;
@@ -117,20 +176,25 @@ chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 	memcpy(row, v, n * sizeof(*v));
 	memcpy(row + n, ch->carry + n, (ch->ncols - n) * sizeof(*v));
 	for (size_t i = 0; i < ch->ncols; i++) {
+		char *copy;
+
 		if (row[i].type != UDTF_STRING)
 			continue;
 		ch->bytes += row[i].u.s.len;
-		if (ch->n == 1)
+		/* a UDTF reuses its own memory on its next record */
+		if (row[i].u.s.len == 0) {
+			row[i].u.s.ptr = "";
 			continue;
-		/* a later UDTF reuses its memory on its next record: copy,
-		 * keeping offsets until chain_run() ends */
-		if (buf_append(&ch->arena, row[i].u.s.ptr, row[i].u.s.len) < 0) {
+		}
+		if (chain_in_record(ch, row[i].u.s.ptr, row[i].u.s.len))
+			continue;
+		if ((copy = chain_alloc(ch, row[i].u.s.len)) == NULL) {
 			chain_fail(ch, "out of memory for the rows of one "
 			    "record");
 			return -ENOMEM;
 		}
-		row[i].u.s.ptr = (const char *)(uintptr_t)(ch->arena.len -
-		    row[i].u.s.len);
+		memcpy(copy, row[i].u.s.ptr, row[i].u.s.len);
+		row[i].u.s.ptr = copy;
 	}
 	if (ch->bytes > ch->max_bytes) {
 		chain_fail(ch, "the rows of one record hold more than %llu "
@@ -138,6 +202,7 @@ chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 		return -E2BIG;
 	}
 	ch->nrows++;
+	ch->held += ch->ncols * sizeof(*row);
 	return 0;
 }
 
@@ -258,7 +323,8 @@ chain_new(const struct conf *c, size_t index, char *err, size_t errlen)
 	size_t namelen = 0;
 
 	if ((ch = calloc(1, sizeof(*ch))) == NULL ||
-	    (ch->st = calloc(tc->n_udtf, sizeof(*ch->st))) == NULL)
+	    (ch->st = calloc(tc->n_udtf, sizeof(*ch->st))) == NULL ||
+	    (ch->ticks = calloc(CHAIN_BATCH_MAX, sizeof(*ch->ticks))) == NULL)
 		goto oom;
 	ch->n = tc->n_udtf;
 	ch->max_rows = (uint64_t)tc->max_rows;
@@ -296,7 +362,14 @@ chain_free(struct chain *ch)
 	free(ch->cols);
 	free(ch->carry);
 	free(ch->rows);
-	buf_free(&ch->arena);
+	while (ch->chunks != NULL) {
+		struct chain_chunk *next = ch->chunks->next;
+
+		free(ch->chunks);
+		ch->chunks = next;
+	}
+	buf_free(&ch->reasons);
+	free(ch->ticks);
 	free(ch);
 }
 
@@ -328,39 +401,100 @@ chain_note(const struct chain *ch, size_t i, const char **udtf)
 	    ch->st[i].udtf->note(ch->st[i].state) : NULL;
 }
 
+void
+chain_begin(struct chain *ch)
+{
+	ch->nrows = 0;
+	ch->cur = NULL;
+	ch->held = 0;
+	buf_reset(&ch->reasons);
+}
+
 int
-chain_run(struct chain *ch, const struct udtf_record *rec, char *reason,
+chain_append(struct chain *ch, const struct udtf_record *rec, char *reason,
     size_t reasonlen)
 {
 	struct chain_stage *first = &ch->st[0];
+	struct chain_chunk *cur = ch->cur;
+	size_t cur_len = cur != NULL ? cur->len : 0, held = ch->held;
 	int r;
 
 	ch->rec = rec;
-	ch->nrows = 0;
+	ch->rec_first = ch->nrows;
 	ch->bytes = 0;
 	ch->failed = 0;
-	buf_reset(&ch->arena);
 	first->emitted = 0;
 	reason[0] = '\0';
 	r = first->udtf->process(first->state, rec, &first->em, reason,
 	    reasonlen);
 	if (ch->failed) {
 		snprintf(reason, reasonlen, "%s", ch->reason);
-		return r < 0 ? r : -EINVAL;
+		r = r < 0 ? r : -EINVAL;
+	} else if (r < 0 && reason[0] == '\0') {
+		snprintf(reason, reasonlen, "UDTF %s failed without a reason",
+		    first->udtf->name);
 	}
 	if (r < 0) {
-		if (reason[0] == '\0')
-			snprintf(reason, reasonlen, "UDTF %s failed without a "
-			    "reason", first->udtf->name);
+		/* the record keeps nothing */
+		ch->nrows = ch->rec_first;
+		ch->cur = cur;
+		if (cur != NULL)
+			cur->len = cur_len;
+		ch->held = held;
 		return r;
 	}
-	if (ch->n > 1)
-		for (size_t i = 0; i < ch->nrows * ch->ncols; i++)
-			if (ch->rows[i].type == UDTF_STRING)
-				ch->rows[i].u.s.ptr = ch->arena.data == NULL ?
-				    "" : ch->arena.data +
-				    (uintptr_t)ch->rows[i].u.s.ptr;
 	return 0;
+}
+
+int
+chain_run(struct chain *ch, const struct udtf_record *rec, char *reason,
+    size_t reasonlen)
+{
+	chain_begin(ch);
+	return chain_append(ch, rec, reason, reasonlen);
+}
+
+size_t
+chain_parse_batch(struct chain *ch, const struct udtf_record *recs, size_t n,
+    struct chain_span *spans, struct latency *lat)
+{
+	char reason[512];
+	uint64_t t0, t1;
+	size_t i;
+
+	chain_begin(ch);
+	if (n > CHAIN_BATCH_MAX)
+		n = CHAIN_BATCH_MAX;
+	t0 = lat != NULL ? tick_now() : 0;
+	for (i = 0; i < n && ch->held < CHAIN_BATCH_BYTES; i++) {
+		size_t first = ch->nrows;
+		int r = chain_append(ch, &recs[i], reason, sizeof(reason));
+
+		/* one reading a record: where one ends the next begins */
+		if (lat != NULL) {
+			t1 = tick_now();
+			ch->ticks[i] = t1 - t0;
+			t0 = t1;
+		}
+		spans[i].first = first;
+		spans[i].nrows = ch->nrows - first;
+		spans[i].result = r;
+		spans[i].reason = ch->reasons.len;
+		if (r < 0 && buf_append(&ch->reasons, reason,
+		    strlen(reason) + 1) < 0)
+			spans[i].reason = SIZE_MAX;
+	}
+	/* counted after the batch, so that no record's time holds it */
+	for (size_t j = 0; lat != NULL && j < i; j++)
+		latency_record(lat, tick_ns(ch->ticks[j]), &recs[j]);
+	return i;
+}
+
+const char *
+chain_reason(const struct chain *ch, const struct chain_span *span)
+{
+	return span->reason == SIZE_MAX ? "refused; no memory was left for "
+	    "the reason" : ch->reasons.data + span->reason;
 }
 
 const struct udtf_value *

@@ -265,34 +265,49 @@ agent_on_lost(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 	twopc_give_up(a->twopc, parts);
 }
 
+/* Runs a poll's records through every table that reads their topics, a
+ * table at a time, and notes them done. */
 static void
-agent_process(struct agent *a, rd_kafka_message_t *m)
+agent_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 {
-	struct udtf_record rec = {
-		.data = m->payload ? m->payload : "",
-		.len = m->len,
-		.topic = rd_kafka_topic_name(m->rkt),
-		.partition = m->partition,
-		.offset = m->offset,
-		.timestamp_ms = rd_kafka_message_timestamp(m, NULL),
-	};
+	struct udtf_record recs[RUN_BATCH], mine[RUN_BATCH];
 	char err[1024];
 
+	for (size_t i = 0; i < n; i++)
+		recs[i] = (struct udtf_record){
+			.data = msgs[i]->payload ? msgs[i]->payload : "",
+			.len = msgs[i]->len,
+			.topic = rd_kafka_topic_name(msgs[i]->rkt),
+			.partition = msgs[i]->partition,
+			.offset = msgs[i]->offset,
+			.timestamp_ms = rd_kafka_message_timestamp(msgs[i],
+			    NULL),
+		};
 	for (size_t i = 0; i < a->ntables; i++) {
-		if (!table_reads_topic(a->tables[i], rec.topic))
+		const struct udtf_record *in = recs;
+		size_t m = 0, done;
+
+		for (size_t j = 0; j < n; j++)
+			if (table_reads_topic(a->tables[i], recs[j].topic))
+				mine[m++] = recs[j];
+		if (m == 0)
 			continue;
-		if (table_process(a->tables[i], &rec, a->rejects, err,
+		if (m < n)
+			in = mine;
+		if (table_process(a->tables[i], in, m, a->rejects, &done, err,
 		    sizeof(err)) < 0) {
 			log_errx("%s; stopping before %s [%" PRId32 "] offset %"
-			    PRId64 " is committed", err, rec.topic, rec.partition,
-			    rec.offset);
+			    PRId64 " is committed", err, in[done].topic,
+			    in[done].partition, in[done].offset);
 			a->failed = 1;
 			return;
 		}
 	}
-	source_done(a->src, m);
-	if (a->records++ == 0)
+	for (size_t i = 0; i < n; i++)
+		source_done(a->src, msgs[i]);
+	if (a->records == 0 && n > 0)
 		clock_gettime(CLOCK_MONOTONIC, &a->first);
+	a->records += n;
 }
 
 static void
@@ -885,11 +900,10 @@ agent_loop(struct agent *a, const struct run_opts *o)
 
 		crash_point("loop");
 		notify_watchdog();
-		for (size_t i = 0; i < n; i++) {
-			if (!a->failed)
-				agent_process(a, msgs[i]);
+		if (!a->failed)
+			agent_process(a, msgs, n);
+		for (size_t i = 0; i < n; i++)
 			rd_kafka_message_destroy(msgs[i]);
-		}
 		if (n > 0)
 			clock_gettime(CLOCK_MONOTONIC, &a->last);
 		if (run_reload) {

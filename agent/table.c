@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "tick.h"
 
 #define TABLE_KAFKA_TIMESTAMP "kafka_timestamp"
 
@@ -235,27 +234,26 @@ table_note_empty(struct table *t, const struct udtf_record *rec, char *err,
 	    rec->offset, err, errlen);
 }
 
-int
-table_process(struct table *t, const struct udtf_record *rec,
-    struct rejects *rj, char *err, size_t errlen)
+/* Writes the rows of one parsed record to their hours' part files, or
+ * sends it to the rejects table. */
+static int
+table_land(struct table *t, const struct udtf_record *rec,
+    const struct chain_span *span, struct rejects *rj, char *err,
+    size_t errlen)
 {
 	char reason[512];
 	struct table_when one, *when = &one;
 	const struct udtf_value *rows;
 	size_t nrows;
-	uint64_t t0, t1;
 	int r;
 
-	t->stats.records++;
-	t0 = tick_now();
-	r = chain_run(t->chain, rec, reason, sizeof(reason));
-	t1 = tick_now();
-	latency_record(&t->stats.parse, tick_ns(t1 - t0), rec);
-	if (r < 0)
-		return table_reject(t, rj, rec, reason, err, errlen);
-	rows = chain_rows(t->chain, &nrows);
-	if (nrows == 0)
+	if (span->result < 0)
+		return table_reject(t, rj, rec, chain_reason(t->chain, span),
+		    err, errlen);
+	if (span->nrows == 0)
 		return table_note_empty(t, rec, err, errlen);
+	rows = chain_rows(t->chain, &nrows) + span->first * t->ncols;
+	nrows = span->nrows;
 	if (nrows > 1 && (when = malloc(nrows * sizeof(*when))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -278,4 +276,25 @@ out:
 	if (when != &one)
 		free(when);
 	return r;
+}
+
+int
+table_process(struct table *t, const struct udtf_record *recs, size_t n,
+    struct rejects *rj, size_t *done, char *err, size_t errlen)
+{
+	struct chain_span spans[CHAIN_BATCH_MAX];
+	int r;
+
+	*done = 0;
+	while (*done < n) {
+		size_t got = chain_parse_batch(t->chain, recs + *done,
+		    n - *done, spans, &t->stats.parse);
+
+		t->stats.records += got;
+		for (size_t i = 0; i < got; i++, ++*done)
+			if ((r = table_land(t, &recs[*done], &spans[i], rj,
+			    err, errlen)) < 0)
+				return r;
+	}
+	return 0;
 }

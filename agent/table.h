@@ -1,9 +1,9 @@
 /*
  * table: one configured table's pipeline: its UDTF chain, the event-time
- * column, its writer, and what every record cost.  table_process() runs a
- * record through the chain, measures the call, and either writes the rows to their
- * hourly part files or sends the record to the rejects table with the
- * reason: a record is never dropped silently.
+ * column, its writer, and what every record cost.  table_process() runs
+ * records through the chain, measures every record's parse, and either
+ * writes the rows to their hourly part files or sends the record to the
+ * rejects table with the reason: a record is never dropped silently.
  */
 #ifndef KEDGE_TABLE_H
 #define KEDGE_TABLE_H
@@ -49,10 +49,13 @@ int table_reload(struct table *t, const struct conf *c, size_t index,
     char *err, size_t errlen);
 const struct table_stats *table_get_stats(const struct table *t);
 
-/* Turns rec into rows of this table (or one rejects row).  Returns 0, or a
- * negative errno with a sentence in err when the rows could not be written:
- * the caller must then stop before committing the record's offset. */
-int table_process(struct table *t, const struct udtf_record *rec,
-    struct rejects *rj, char *err, size_t errlen);
+/* Turns recs[0..n), in order, into rows of this table (or one rejects row
+ * each): the chain parses a batch of them back to back, every record
+ * timed, then their rows are written.  Returns 0, or a negative errno with
+ * a sentence in err when rows could not be written: recs[*done] is the
+ * first record not landed, and the caller must stop before committing its
+ * offset. */
+int table_process(struct table *t, const struct udtf_record *recs, size_t n,
+    struct rejects *rj, size_t *done, char *err, size_t errlen);
 
 #endif /* KEDGE_TABLE_H */

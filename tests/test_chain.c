@@ -2,7 +2,8 @@
  * UDTF chains: each UDTF parses the first column of the rows of the one
  * before, the other columns ride along, strings of later UDTFs survive
  * their next call, and a failure anywhere rejects the whole record with a
- * reason that says where.  Also the per-record limits of rows and bytes.
+ * reason that says where.  Also the per-record limits of rows and bytes,
+ * and batches: many records' rows kept at once, each record timed.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -251,6 +252,90 @@ test_rows_limit(void **state)
 	run_ok("a", 1);
 }
 
+/* A batch keeps every record's rows: strings a UDTF unescaped into its own
+ * memory are copied before its next record reuses it, the others point
+ * into their record; a refused record keeps nothing and its reason stays;
+ * the limits hold per record; every record is timed once. */
+static void
+test_batch(void **state)
+{
+	static const char *lines[] = {
+		"P\\u0041TCH 201",        /* escaped: copied */
+		"GET 200",                /* plain: into the record */
+		"GET two",                /* refused */
+		"D\\u0045LETE 204",
+	};
+	struct udtf_record recs[4];
+	struct chain_span spans[4];
+	struct latency lat;
+	const struct udtf_value *rows;
+	size_t nrows;
+
+	(void)state;
+	open_chain_ok("\"nginx\"", "{ log_format = \"$request $status\"; "
+	    "escape = \"json\"; }", "max_rows_per_record = 1;");
+	memset(&lat, 0, sizeof(lat));
+	for (size_t i = 0; i < 4; i++)
+		recs[i] = (struct udtf_record){ lines[i], strlen(lines[i]), "a",
+		    2, (int64_t)(10 + i), -1 };
+	assert_int_equal(chain_parse_batch(ch, recs, 4, spans, &lat), 4);
+	rows = chain_rows(ch, &nrows);
+	assert_int_equal(nrows, 3);
+	assert_int_equal(spans[0].result, 0);
+	assert_int_equal(spans[0].first, 0);
+	assert_int_equal(spans[0].nrows, 1);
+	assert_str(&rows[0], "PATCH");
+	assert_int_equal(rows[1].u.i64, 201);
+	assert_int_equal(spans[1].first, 1);
+	assert_str(&rows[2], "GET");
+	assert_ptr_equal(rows[2].u.s.ptr, lines[1]);
+	assert_int_equal(rows[3].u.i64, 200);
+	assert_int_equal(spans[2].result, -EINVAL);
+	assert_int_equal(spans[2].nrows, 0);
+	assert_string_equal(chain_reason(ch, &spans[2]),
+	    "status: \"two\" is not an integer");
+	assert_int_equal(spans[3].first, 2);
+	assert_str(&rows[4], "DELETE");
+	assert_int_equal(lat.hist.count, 4);
+	assert_int_equal(lat.nslow, 4);
+	/* without a latency nothing is timed; a new batch starts afresh */
+	assert_int_equal(chain_parse_batch(ch, recs + 1, 1, spans, NULL), 1);
+	chain_rows(ch, &nrows);
+	assert_int_equal(nrows, 1);
+	assert_int_equal(lat.hist.count, 4);
+}
+
+/* A batch ends once it holds CHAIN_BATCH_BYTES; the caller goes on with
+ * the rest in the next. */
+static void
+test_batch_bounded(void **state)
+{
+	enum { N = 8, LEN = 1 << 20 };
+	struct udtf_record recs[N];
+	struct chain_span spans[N];
+	char *big = malloc(LEN);
+	size_t got, nrows;
+
+	(void)state;
+	assert_non_null(big);
+	open_chain_ok("\"nginx\"", "{ log_format = \"$request\"; "
+	    "escape = \"json\"; }", "max_bytes_per_record = 2097152;");
+	memset(big, 'x', LEN);
+	/* unescaped into nginx's memory: the batch holds a copy of ~1 MiB
+	 * a record */
+	memcpy(big, "\\u0041", 6);
+	for (size_t i = 0; i < N; i++)
+		recs[i] = (struct udtf_record){ big, LEN, "a", 0,
+		    (int64_t)i, -1 };
+	got = chain_parse_batch(ch, recs, N, spans, NULL);
+	assert_true(got >= 4 && got < N);
+	chain_rows(ch, &nrows);
+	assert_int_equal(nrows, got);
+	assert_int_equal(chain_parse_batch(ch, recs + got, N - got, spans,
+	    NULL), N - got);
+	free(big);
+}
+
 int
 main(void)
 {
@@ -264,6 +349,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_teardown(test_bytes_limit, teardown),
 		cmocka_unit_test_teardown(test_rows_limit, teardown),
+		cmocka_unit_test_teardown(test_batch, teardown),
+		cmocka_unit_test_teardown(test_batch_bounded, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

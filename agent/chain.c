@@ -404,6 +404,17 @@ chain_note(const struct chain *ch, size_t i, const char **udtf)
 void
 chain_begin(struct chain *ch)
 {
+	/* a chunk made for one long string goes; the others serve again */
+	for (struct chain_chunk **c = &ch->chunks; *c != NULL;) {
+		struct chain_chunk *gone = *c;
+
+		if (gone->cap <= CHAIN_CHUNK) {
+			c = &gone->next;
+			continue;
+		}
+		*c = gone->next;
+		free(gone);
+	}
 	ch->nrows = 0;
 	ch->cur = NULL;
 	ch->held = 0;

@@ -181,11 +181,12 @@ chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 		if (row[i].type != UDTF_STRING)
 			continue;
 		ch->bytes += row[i].u.s.len;
-		/* a UDTF reuses its own memory on its next record */
 		if (row[i].u.s.len == 0) {
 			row[i].u.s.ptr = "";
 			continue;
 		}
+		/* a UDTF reuses its own memory on its next record: only what
+		 * lies in the record itself lasts the batch */
 		if (chain_in_record(ch, row[i].u.s.ptr, row[i].u.s.len))
 			continue;
 		if ((copy = chain_alloc(ch, row[i].u.s.len)) == NULL) {

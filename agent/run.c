@@ -384,36 +384,55 @@ agent_renew(struct agent *a, time_t now)
 	}
 }
 
+/* Whether the spool's file system has less free than spool.min_free_bytes,
+ * as last measured. */
+static int
+agent_spool_low(const struct agent *a)
+{
+	return a->spool.free_bytes < (uint64_t)a->live->spool.min_free_bytes;
+}
+
 /* Holds consumption while the spool is over spool.max_bytes or its file
  * system under spool.min_free_bytes, and lets it go on once the publisher
  * has brought the spool under 90 % of the maximum (and the disk above the
- * floor), so that it does not flap at the mark. */
+ * floor), so that it does not flap at the mark.  Publishing frees the
+ * spool but not what others fill its file system with: the message says
+ * which of the two holds consumption, and what to do. */
 static void
 agent_backpressure(struct agent *a)
 {
 	const struct conf *c = a->conf, *live = a->live;
 	struct spool_usage *u = &a->spool;
 	int full, held = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0;
+	uint64_t max = (uint64_t)live->spool.max_bytes;
 
 	if (spool_usage(c->output.spool_dir, u) < 0)
 		return;
-	full = u->bytes > (uint64_t)(held ? live->spool.max_bytes / 10 * 9 :
-	    live->spool.max_bytes) || u->free_bytes <
-	    (uint64_t)live->spool.min_free_bytes;
+	full = u->bytes > (held ? max / 10 * 9 : max) || agent_spool_low(a);
 	if (full == held)
 		return;
 	source_hold(a->src, SOURCE_HOLD_SPOOL, full);
-	if (full)
-		log_warnx("spool: %s holds %" PRIu64 " bytes in %" PRIu64 " files "
-		    "not yet published, %" PRIu64 " bytes free (spool.max_bytes %"
-		    PRId64 ", spool.min_free_bytes %" PRId64 "): consumption "
-		    "paused until the publisher catches up", c->output.spool_dir,
-		    u->bytes, u->ready_files, u->free_bytes, live->spool.max_bytes,
+	if (full && agent_spool_low(a))
+		log_warnx("spool: %s has %" PRIu64 " bytes free, under "
+		    "spool.min_free_bytes (%" PRId64 "), and holds %" PRIu64
+		    " bytes in %" PRIu64 " files not yet published: consumption "
+		    "paused until it has %" PRId64 " bytes free again; free space "
+		    "on that file system or lower spool.min_free_bytes",
+		    c->output.spool_dir, u->free_bytes,
+		    live->spool.min_free_bytes, u->bytes, u->ready_files,
 		    live->spool.min_free_bytes);
+	else if (full)
+		log_warnx("spool: %s holds %" PRIu64 " bytes in %" PRIu64 " files "
+		    "not yet published, over spool.max_bytes (%" PRIu64 "); %"
+		    PRIu64 " bytes free: consumption paused until the publisher "
+		    "brings it under %" PRIu64 " bytes (its errors are in the log "
+		    "and in kedge status)", c->output.spool_dir, u->bytes,
+		    u->ready_files, max, u->free_bytes, max / 10 * 9);
 	else
-		log_notice("spool: %" PRIu64 " bytes; consumption resumed%s",
-		    u->bytes, source_held(a->src) ? " once the Kerberos login "
-		    "succeeds" : "");
+		log_notice("spool: %s has %" PRIu64 " bytes free and holds %"
+		    PRIu64 " bytes; consumption resumed%s", c->output.spool_dir,
+		    u->free_bytes, u->bytes, source_held(a->src) ? " once the "
+		    "Kerberos login succeeds" : "");
 }
 
 /* Checks the TLS files; with a client certificate, sets *cert_end (when
@@ -811,6 +830,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 	    .checkpoints = twopc_durations(a->twopc), .stopping = stopping,
 	    .cert_end = a->cert_end, .spool = &a->spool };
 	struct publish_stats ps;
+	char why[256];
 	int64_t lag = 0;
 	int r;
 
@@ -828,7 +848,14 @@ agent_status(struct agent *a, time_t now, int stopping)
 	}
 	if (a->src != NULL && (source_held(a->src) & SOURCE_HOLD_LOGIN))
 		s.paused = "the Kerberos ticket expired; waiting for a login";
-	else if (a->src != NULL && source_held(a->src))
+	else if (a->src != NULL &&
+	    (source_held(a->src) & SOURCE_HOLD_SPOOL) && agent_spool_low(a)) {
+		snprintf(why, sizeof(why), "the spool's file system has %" PRIu64
+		    " bytes free, under spool.min_free_bytes (%" PRId64 "); free "
+		    "space on it", a->spool.free_bytes,
+		    a->live->spool.min_free_bytes);
+		s.paused = why;
+	} else if (a->src != NULL && source_held(a->src))
 		s.paused = "the spool is full; waiting for the publisher";
 	if (now > a->status_at)
 		s.records_per_s = (double)(a->records - a->status_records) /

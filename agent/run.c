@@ -1047,6 +1047,9 @@ run_main(const struct conf *c, const struct run_opts *o)
 	log_notice("kedge %s running: %zu table(s), brokers %s; UDTF clock %s",
 	    KEDGE_VERSION, a.ntables, c->kafka.brokers, tick_source());
 	a.started = a.status_at = time(NULL);
+	/* before the first poll: a spool already short of room holds the
+	 * partitions from their assignment on, before any record is read */
+	agent_backpressure(&a);
 	agent_loop(&a, o);
 	notify_send("STOPPING=1\nSTATUS=stopping: the last checkpoint");
 	log_info("stopping: rolling every file and committing");

@@ -519,6 +519,26 @@ twopc_marker_write(struct twopc *t, const char *host, const char *topic,
 	return target_write(t->target, rel, text, (size_t)n, err, errlen);
 }
 
+/* The group's last commit of a partition names a checkpoint of this host
+ * that neither its store nor a file of its spool knows: the spool was lost
+ * or wiped, and with it whatever of that checkpoint was not published. */
+static void
+twopc_check_own_commit(struct twopc *t, const char *topic, int32_t partition,
+    uint64_t id)
+{
+	if (id <= t->recovered.id || id <= t->decided_id ||
+	    id <= t->sealed.id || twopc_decide(topic, partition, t) != 0)
+		return;
+	log_warnx("checkpoint: the group's last commit of %s [%" PRId32 "] is "
+	    "this host's checkpoint %" PRIu64 ", which %s does not hold: if "
+	    "the spool was lost, rows of that partition not published before "
+	    "were lost with it, as their offsets are committed; `kedge report` "
+	    "shows what landed, and resetting the group's offset of the "
+	    "partition to the first missing one reads them again (see "
+	    "docs/output.md, a lost spool)", topic, partition, id,
+	    t->conf->output.spool_dir);
+}
+
 void
 twopc_on_assigned(struct twopc *t, struct source *src,
     const rd_kafka_topic_partition_list_t *parts)
@@ -539,9 +559,12 @@ twopc_on_assigned(struct twopc *t, struct source *src,
 		int r;
 
 		if (ckpt_metadata_parse(got[i].metadata, strlen(got[i].metadata),
-		    host, sizeof(host), &id) < 0 ||
-		    strcmp(host, t->conf->output.host) == 0)
+		    host, sizeof(host), &id) < 0)
 			continue;
+		if (strcmp(host, t->conf->output.host) == 0) {
+			twopc_check_own_commit(t, topic, partition, id);
+			continue;
+		}
 		if ((r = twopc_marker_write(t, host, topic, partition, id, err,
 		    sizeof(err))) < 0)
 			log_errx("checkpoint: cannot leave %s the takeover marker "

@@ -7,7 +7,9 @@
 # The first half of the records is in the topic when kedge starts; once all
 # of its rows have landed kedge gets SIGTERM; then the second half is
 # produced (with kcat, each line to the partition gen_nginx placed it in)
-# and a second run reads to the end.
+# and a second run reads to the end.  Then the spool is wiped: a third run
+# warns, for every partition, that the group's commit is a checkpoint of
+# its own it no longer holds, and lands nothing twice.
 set -eu
 . tests/lib.sh
 
@@ -79,8 +81,22 @@ done
 
 timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run2.log" ||
 	die "second run failed: $(tail -3 "$T/run2.log")"
+! grep -q 'which .* does not hold' "$T/run2.log" ||
+	die "a restart on its own spool warned of a lost one: $(grep 'does not hold' "$T/run2.log")"
 landed_rows "$T/warehouse" access | sort >"$T/got"
 sort "$T/expected" >"$T/want"
 same_or_die "$T/want" "$T/got" "the two runs did not land every row exactly once"
 $KEDGE verify "$T/warehouse" || die "kedge verify failed"
+
+# The spool wiped: kedge says the group's commits are its own checkpoints
+# it no longer holds, for every partition, and starts from them.
+rm -rf "$T/spool"
+timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run3.log" ||
+	die "the run on a wiped spool failed: $(tail -3 "$T/run3.log")"
+grep -q "checkpoint: no usable record in $T/spool/checkpoint; starting from the group's committed offsets" \
+	"$T/run3.log" || die "no word of the missing store: $(head -3 "$T/run3.log")"
+[ "$(grep -c "^<4>checkpoint: the group's last commit of access \[[0-3]\] is this host's checkpoint [0-9]*, which $T/spool does not hold: if the spool was lost" "$T/run3.log")" -eq $P ] ||
+	die "not one warning a partition: $(grep -c 'does not hold' "$T/run3.log")"
+landed_rows "$T/warehouse" access | sort >"$T/got"
+same_or_die "$T/want" "$T/got" "the run on a wiped spool changed the landed rows"
 echo "ok: $first_rows rows before SIGTERM, $(wc -l <"$T/want") after the restart"

@@ -200,6 +200,67 @@ exits_within() {
 	done
 }
 
+# crashed_on_purpose POINT LOG: the kedge that wrote LOG, started with
+# KEDGE_CRASH_AT=POINT, aborted at POINT, not on a failed assertion.  The
+# store aborts without a word (a leaf module does not log); every other
+# point says so first.
+crashed_on_purpose() {
+	case $1 in
+	"") return 1 ;;
+	store-*) return 0 ;;
+	*) grep -q 'KEDGE_CRASH_AT: crashing on purpose' "$2" ;;
+	esac
+}
+
+# crash_round WHO PID POINT DELAY LOG: ends one round of a kill -9 test.
+# The kedge PID, started with KEDGE_CRASH_AT=POINT (none when POINT is
+# empty) and writing LOG, is killed -9 after DELAY seconds, a fault
+# injected at a pseudo-random moment, not a wait; with a POINT it has
+# three more checkpoint intervals to crash there by itself first.  Reaps
+# PID and sets CRASH_HOW to "killed" or "crashed"; fails the test, naming
+# WHO, if it ended any other way.
+crash_round() {
+	_cr_limit=$4
+	[ -z "$3" ] || _cr_limit=$(awk -v d="$4" 'BEGIN { print d + 3 }')
+	_cr_killed=0
+	if ! exits_within "$2" "$_cr_limit"; then
+		# It may still crash by itself first: its status tells.
+		kill -9 "$2" 2>/dev/null || true
+		_cr_killed=1
+	fi
+	_cr_rc=0
+	wait "$2" 2>/dev/null || _cr_rc=$?
+	if [ $_cr_killed -eq 1 ] && [ $_cr_rc -eq 137 ]; then
+		CRASH_HOW=killed
+	elif [ $_cr_rc -eq 134 ] && crashed_on_purpose "$3" "$5"; then
+		CRASH_HOW=crashed
+	else
+		die "$1 (KEDGE_CRASH_AT=${3:-none}) ended with status" \
+			"$_cr_rc: $(grep '^<[0-4]>' "$5" | head -5) ... $(tail -2 "$5")"
+	fi
+}
+
+# crash_points_reached ROUNDS POINTS...: every point (a KEDGE_CRASH_AT
+# value; its count does not matter) crashed a kedge at least once, as the
+# lines "ROUND POINT DELAY killed|crashed" of the file ROUNDS tell; fails
+# the test otherwise, for the test would prove less than it says.  Sets
+# CRASH_TALLY to how often each point crashed and how many rounds were
+# killed -9.
+crash_points_reached() {
+	_cp_rounds=$1
+	shift
+	for _cp in "$@"; do
+		_cp=${_cp%:*}
+		grep -q " $_cp\(:[0-9]\)\{0,1\} [0-9.]* crashed$" "$_cp_rounds" ||
+			die "no round crashed at $_cp:" \
+				"$(grep " $_cp" "$_cp_rounds" | tr '\n' ';')"
+	done
+	CRASH_TALLY="crashed at $(awk '$4 == "crashed" {
+			sub(/:.*/, "", $2); n[$2]++ }
+		END { for (p in n) { printf "%s%s %d", sep, p, n[p]; sep = ", " } }' \
+		"$_cp_rounds"); $(grep -c ' killed$' "$_cp_rounds" || :) killed -9"
+}
+
 # check_exactly_once DIR TABLE WANT WANT_REJECTS SPOOL...: the invariant,
 # checked from the outside.  The rows under DIR/TABLE are those of WANT
 # (gen_nginx --out-expected), row by row: none lost, none twice; the

@@ -72,17 +72,6 @@ assigned_or_gone() {
 	grep -qs 'kafka: assigned' "$log" || ! kill -0 "$KPID" 2>/dev/null
 }
 
-# crashed_on_purpose POINT LOG: an abort at POINT, not a failed assertion.
-# The store aborts without a word (a leaf module does not log); every
-# other point says so first.
-crashed_on_purpose() {
-	case $1 in
-	"") return 1 ;;
-	store-*) return 0 ;;
-	*) grep -q 'KEDGE_CRASH_AT: crashing on purpose' "$2" ;;
-	esac
-}
-
 round=0
 while [ $round -lt $ROUNDS ] ||
 	{ kill -0 "$FEED_PID" 2>/dev/null && [ $round -lt $MAX_ROUNDS ]; }; do
@@ -99,29 +88,9 @@ while [ $round -lt $ROUNDS ] ||
 	fi
 	KPID=$!
 	wait_for "round $round to get its partitions" 30 assigned_or_gone
-	# Fault injection, not a wait for a condition: a crash point gets up
-	# to three more checkpoint intervals to be reached.
-	limit=$delay
-	[ -z "$point" ] || limit=$(awk -v d="$delay" 'BEGIN { print d + 3 }')
-	killed=0
-	if ! exits_within "$KPID" "$limit"; then
-		# It may still crash by itself first: its status tells.
-		kill -9 "$KPID" 2>/dev/null || true
-		killed=1
-	fi
-	rc=0
-	wait "$KPID" 2>/dev/null || rc=$?
+	crash_round "round $round" "$KPID" "$point" "$delay" "$log"
 	KPID=
-	if [ $killed -eq 1 ] && [ $rc -eq 137 ]; then
-		how=killed
-	elif [ $rc -eq 134 ] && crashed_on_purpose "$point" "$log"; then
-		how=crashed
-	else
-		die "round $round (KEDGE_CRASH_AT=${point:-none}) ended with" \
-			"status $rc: $(grep '^<[0-4]>' "$log" | head -5)" \
-			"... $(tail -2 "$log")"
-	fi
-	echo "$round ${point:--} $delay $how" >>"$T/rounds"
+	echo "$round ${point:--} $delay $CRASH_HOW" >>"$T/rounds"
 	round=$((round + 1))
 done
 feed_wait "$T"
@@ -132,17 +101,6 @@ timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/final.log" ||
 	die "the clean run failed: $(tail -5 "$T/final.log")"
 check_exactly_once "$T/warehouse" access "$T/expected" \
 	"$T/expected-rejects" "$T/spool"
-
-# Every point must have been reached at least once, or the test proves
-# less than it says.
-for p in $POINTS; do
-	p=${p%:*}
-	grep -q " $p\(:[0-9]\)\{0,1\} [0-9.]* crashed$" "$T/rounds" ||
-		die "no round crashed at $p: $(grep " $p" "$T/rounds" | tr '\n' ';')"
-done
-crashes=$(awk '$4 == "crashed" { sub(/:.*/, "", $2); n[$2]++ }
-	END { for (p in n) { printf "%s%s %d", sep, p, n[p]; sep = ", " } }' \
-	"$T/rounds")
-echo "ok: $round rounds (seed $SEED): crashed at $crashes;" \
-	"$(grep -c ' killed$' "$T/rounds") killed -9; $CHECK_ROWS rows," \
+crash_points_reached "$T/rounds" $POINTS
+echo "ok: $round rounds (seed $SEED): $CRASH_TALLY; $CHECK_ROWS rows," \
 	"$CHECK_REJECTS rejects; $CHECK_VERIFY"

@@ -1,13 +1,25 @@
 #!/bin/sh
 # Two hosts in one consumer group, each with its own spool and host name,
-# both publishing into one target directory, while traffic keeps arriving:
-# host-b is killed -9 again and again (and started again each time) while
-# host-a keeps running, so partitions move between them with undecided
-# rows left behind.  Then host-b starts once more, both get SIGTERM (each
-# must exit 0), and one clean run reads to the end.  Every record must
-# have landed exactly once (rows and rejects, row by row; kedge verify),
-# files of both hosts among them, and neither spool may keep a file in
-# open/ or ready/.  See crash_kill9.sh for the session timeout.
+# both publishing into one target directory, while traffic keeps arriving
+# (200,000 records in 4 partitions): host-a keeps running while host-b
+# dies at least 30 times and is started again each time.  Even rounds
+# start host-b with a KEDGE_CRASH_AT point, cycling through all of them
+# (during the seal, between the seal and the Kafka commit, after the
+# commit, between the sidecar's and the part file's rename into the
+# target, in the store's write and before its rename), and let it abort
+# there; odd rounds, and a crash round whose point is not reached in time,
+# kill it -9 after a pseudo-random delay.  Every fifth round host-a takes
+# every partition over before host-b comes back; in the others the
+# assignor decides who gets what, so partitions move between the hosts
+# with undecided rows left behind either way.  Then host-b starts once
+# more, both get SIGTERM (each must exit 0), and one clean run reads to
+# the end.  Every record must have landed exactly once (rows and rejects,
+# row by row; kedge verify), files of both hosts among them; neither spool
+# may keep a file in open/ or ready/; every point must have crashed host-b
+# at least once; host-a must have taken partitions over from host-b, and
+# host-b must have found rows of its own undecided at a start.  See
+# crash_kill9.sh for the session timeout; KEDGE_CRASH_SEED picks other
+# delays.
 set -eu
 . tests/lib.sh
 
@@ -21,11 +33,17 @@ trap 'for p in "$APID" "$KPID"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
 unset KEDGE_CRASH_AT
 
 P=4
-N=100000
-FIRST=20000       # in the topic before host-a starts; the rest is fed
-ROUNDS=10         # at least; more while the feed lasts, up to MAX_ROUNDS
-MAX_ROUNDS=16
+N=200000
+FIRST=40000       # in the topic before host-a starts; the rest is fed
+ROUNDS=30         # at least; more while the feed lasts, up to MAX_ROUNDS
+MAX_ROUNDS=40
 SEED=${KEDGE_CRASH_SEED:-20261130}
+# Each point comes twice or more in the first 30 rounds; rounds 4, 14 and
+# 24, which host-a takes everything over after, crash right after a seal.
+POINTS="store-write-mid seal-mid:1 after-seal:1 store-before-rename
+	after-commit:1 publish-mid:1 seal-mid:2 after-seal:2 after-commit:2
+	publish-mid:2"
+NPOINTS=$(echo $POINTS | wc -w)
 
 START=$(date -u -d '2026-08-01 21:00:00' +%s)
 $FIX/gen_nginx --records $N --partitions $P --seed 23 --start "$START" \
@@ -55,6 +73,12 @@ CONF
 conf host-a >"$T/a.conf"
 conf host-b >"$T/b.conf"
 
+# host_a_alive: host-a still runs; fails the test if it exited.
+host_a_alive() {
+	kill -0 "$APID" 2>/dev/null ||
+		die "host-a exited: $(grep '^<[0-4]>' "$T/a.log" | head -5)"
+}
+
 # assigned LOG PID: the kedge writing LOG has partitions; fails the test
 # if it exited instead.
 assigned() {
@@ -64,30 +88,58 @@ assigned() {
 	return 1
 }
 
+# b_assigned_or_gone: this round's host-b has its partitions, or has
+# exited (a crash point may come first); host-a must still run.
+b_assigned_or_gone() {
+	host_a_alive
+	grep -qs 'kafka: assigned' "$log" || ! kill -0 "$KPID" 2>/dev/null
+}
+
+# a_has_all: host-a holds every partition (its last rebalance gave it all
+# of them); host-a must still run.
+a_has_all() {
+	host_a_alive
+	grep 'kafka: \(assigned\|revoked\) ' "$T/a.log" | tail -1 |
+		grep -q "kafka: assigned $P partition(s)"
+}
+
 $KEDGE run -c "$T/a.conf" 2>"$T/a.log" &
 APID=$!
 wait_for "host-a to get partitions" 30 assigned "$T/a.log" "$APID"
 
-# 2,000 records every 1.5 s: traffic for the whole loop.
+# 2,000 records every 1.5 s: about two minutes of traffic, as long as 30
+# rounds take, so that every round has new rows to write, seal, commit and
+# publish.
 feed_start "$T" access "$T/rest" 2000 1.5
-random_delays "$SEED" $MAX_ROUNDS 0.2 2 >"$T/delays"
+random_delays "$SEED" $MAX_ROUNDS 0.2 1.2 >"$T/delays"
 
 round=0
 while [ $round -lt $ROUNDS ] ||
 	{ kill -0 "$FEED_PID" 2>/dev/null && [ $round -lt $MAX_ROUNDS ]; }; do
+	# Even rounds crash at the next point, odd ones are only killed.
+	point=
+	[ $((round % 2)) -eq 1 ] ||
+		point=$(echo $POINTS | cut -d' ' -f$((round / 2 % NPOINTS + 1)))
+	delay=$(sed -n "$((round + 1))p" "$T/delays")
 	log=$T/b$round.log
-	$KEDGE run -c "$T/b.conf" 2>"$log" &
+	if [ -n "$point" ]; then
+		KEDGE_CRASH_AT=$point $KEDGE run -c "$T/b.conf" 2>"$log" &
+	else
+		$KEDGE run -c "$T/b.conf" 2>"$log" &
+	fi
 	KPID=$!
 	wait_for "host-b to get partitions in round $round" 30 \
-		assigned "$log" "$KPID"
-	# Fault injection after a pseudo-random delay, not a wait.
-	sleep "$(sed -n "$((round + 1))p" "$T/delays")"
-	kill -9 "$KPID" 2>/dev/null ||
-		die "host-b exited by itself in round $round: $(grep '^<[0-4]>' "$log" | head -5)"
-	wait "$KPID" 2>/dev/null || true
+		b_assigned_or_gone
+	crash_round "host-b in round $round" "$KPID" "$point" "$delay" "$log"
 	KPID=
-	kill -0 "$APID" 2>/dev/null ||
-		die "host-a exited in round $round: $(grep '^<[0-4]>' "$T/a.log" | head -5)"
+	host_a_alive
+	# Every fifth round, host-a takes host-b's partitions over before
+	# host-b comes back; otherwise the group's assignor alone decides
+	# whether partitions move.
+	[ $((round % 5)) -ne 4 ] ||
+		wait_for "host-a to take every partition in round $round" 30 \
+			a_has_all
+	echo "$round ${point:--} $delay $CRASH_HOW" >>"$T/rounds"
 	round=$((round + 1))
 done
 feed_wait "$T"
@@ -118,5 +170,17 @@ for h in host-a host-b; do
 	[ -n "$(find "$T/warehouse/access" -type f -name "*+$h.*" ! -name '.*' |
 		head -1)" ] || die "no part file of $h landed"
 done
-echo "ok: host-b killed -9 in $round rounds while host-a ran; $CHECK_ROWS rows," \
+
+# Every point must have been reached, and partitions must have moved
+# from host-b to host-a while host-b had rows it never decided, or the
+# test proves less than it says.
+crash_points_reached "$T/rounds" $POINTS
+takeovers=$(grep -c 'checkpoint: took access \[[0-9]*\] over from host-b ' \
+	"$T/a.log") || die "host-a never took a partition over from host-b"
+dropped=$(cat "$T"/b[0-9]*.log |
+	grep -c 'recovered from .*, [1-9][0-9]* with nothing decided removed') ||
+	die "no start of host-b found rows of its own left undecided"
+echo "ok: host-b died in $round rounds (seed $SEED) while host-a ran:" \
+	"$CRASH_TALLY; host-a took $takeovers partition(s) over from host-b;" \
+	"$dropped start(s) of host-b removed undecided files; $CHECK_ROWS rows," \
 	"$CHECK_REJECTS rejects; $CHECK_VERIFY"

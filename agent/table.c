@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-
 #define TABLE_KAFKA_TIMESTAMP "kafka_timestamp"
 
 struct table {

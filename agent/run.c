@@ -835,7 +835,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 	int r;
 
 	if (a->src != NULL)
-		source_lags(a->src, agent_sum_lag, &lag);
+		s.lag_unknown = source_lags(a->src, agent_sum_lag, &lag);
 	s.lag = lag;
 	if (a->pub != NULL) {
 		publisher_get_stats(a->pub, &ps);

@@ -790,21 +790,28 @@ source_each_part(const struct source *s, source_part_fn *fn, void *arg)
 	}
 }
 
-void
+size_t
 source_lags(const struct source *s, source_lag_fn *fn, void *arg)
 {
+	size_t skipped = 0;
+
 	for (size_t i = 0; i < s->nparts; i++) {
 		const struct source_part *p = &s->parts[i];
 		int64_t low, high, next = p->next;
 
 		if (rd_kafka_get_watermark_offsets(s->rk, p->topic, p->partition,
-		    &low, &high) != RD_KAFKA_RESP_ERR_NO_ERROR || high < 0)
+		    &low, &high) != RD_KAFKA_RESP_ERR_NO_ERROR || high < 0) {
+			skipped++;
 			continue;
+		}
 		if (next < 0 && p->at_end)
 			next = high;
 		if (next >= 0)
 			fn(p->topic, p->partition, next, high, arg);
+		else
+			skipped++;
 	}
+	return skipped;
 }
 
 int32_t
@@ -831,7 +838,8 @@ source_partition_count(struct source *s, const char *topic, int timeout_ms)
 int
 source_at_end(const struct source *s)
 {
-	if (s->nparts == 0)
+	/* held, nothing is fetched: an end seen before may be gone */
+	if (s->nparts == 0 || s->held)
 		return 0;
 	for (size_t i = 0; i < s->nparts; i++)
 		if (!s->parts[i].at_end)

@@ -126,7 +126,8 @@ void source_each_part(const struct source *s, source_part_fn *fn, void *arg);
  * watermark is not known yet is skipped. */
 typedef void (source_lag_fn)(const char *topic, int32_t partition,
     int64_t next, int64_t high, void *arg);
-void source_lags(const struct source *s, source_lag_fn *fn, void *arg);
+/* Returns how many assigned partitions were skipped. */
+size_t source_lags(const struct source *s, source_lag_fn *fn, void *arg);
 
 /* Asks the brokers how many partitions topic has, within timeout_ms.
  * Returns the count, or -1 when they do not say. */

@@ -57,7 +57,11 @@ status_write(const struct conf *c, const struct status *s)
 	    (long)getpid(), started, now, s->stopping ? " (at exit)" : "");
 	fprintf(f, "consumed %" PRIu64 " records, %.0f records/s lately\n",
 	    s->records, s->records_per_s);
-	fprintf(f, "consumer lag: %" PRId64 " records\n", s->lag);
+	fprintf(f, "consumer lag: %" PRId64 " records", s->lag);
+	if (s->lag_unknown > 0)
+		fprintf(f, ", and not known yet for %zu partition(s): no fetch "
+		    "from them has answered", s->lag_unknown);
+	fputc('\n', f);
 	if (s->paused != NULL)
 		fprintf(f, "consumption paused: %s\n", s->paused);
 	if (s->spool != NULL)

@@ -35,6 +35,7 @@ struct status {
 	time_t cert_end;           /* of the client certificate; 0: none */
 	const char *paused;        /* why consumption is held, or NULL */
 	int64_t lag;               /* records behind the partitions' ends */
+	size_t lag_unknown;        /* partitions not in lag: nothing fetched */
 	const struct spool_usage *spool;
 	const struct publish_stats *published;
 };

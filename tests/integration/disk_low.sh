@@ -121,6 +121,9 @@ for _ in 1 2; do
 			die "the status ($c) does not say paused: $(cat "$T/$c/spool/status")"
 		[ "$(consumed "$c")" -eq 0 ] ||
 			die "kedge ($c) read $(consumed "$c") of $N records with the spool short of space"
+		# nothing fetched: a lag of 0 would be a lie
+		status_says "$c" "^consumer lag: 0 records, and not known yet for 2 partition(s): no fetch from them has answered$" ||
+			die "the status ($c) claims a lag: $(grep lag "$T/$c/spool/status")"
 	done
 done
 for c in $CASES; do

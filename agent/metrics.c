@@ -64,21 +64,27 @@ metrics_snapshot_clear(struct metrics_snapshot *m)
 	m->nlags = 0;
 }
 
-/* Writes ns as seconds, exact and without trailing zeros: "0.00025". */
-static void
-metrics_seconds(FILE *out, uint64_t ns)
-{
-	char frac[16];
-	int n;
+/* A label of a sample: its name and its value, which is escaped. */
+struct metrics_label {
+	const char *name;
+	const char *value;
+};
 
-	if (ns % NS_PER_S == 0) {
-		fprintf(out, "%" PRIu64, ns / NS_PER_S);
-		return;
-	}
-	n = snprintf(frac, sizeof(frac), "%09" PRIu64, ns % NS_PER_S);
-	while (n > 0 && frac[n - 1] == '0')
-		frac[--n] = '\0';
-	fprintf(out, "%" PRIu64 ".%s", ns / NS_PER_S, frac);
+/* Room for a number as text: seconds of metrics_secs, or an integer. */
+#define METRICS_NUM 32
+
+/* ns as seconds, exact and without trailing zeros ("0.00025"), in buf. */
+static const char *
+metrics_secs(char buf[METRICS_NUM], uint64_t ns)
+{
+	int n = snprintf(buf, METRICS_NUM, "%" PRIu64 ".%09" PRIu64,
+	    ns / NS_PER_S, ns % NS_PER_S);
+
+	while (buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (buf[n - 1] == '.')
+		buf[n - 1] = '\0';
+	return buf;
 }
 
 /* Writes a label value, escaped as the format wants. */
@@ -104,32 +110,42 @@ metrics_head(FILE *out, const char *name, const char *type, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* name{label="value"} or name, then a space. */
+/* One sample: name and suffix, the n labels (name{a="x",b="y"}), then
+ * value. */
 static void
-metrics_name(FILE *out, const char *name, const char *label,
-    const char *value)
+metrics_sample(FILE *out, const char *name, const char *suffix,
+    const struct metrics_label *l, size_t n, const char *value)
 {
-	fputs(name, out);
-	if (label != NULL) {
-		fprintf(out, "{%s=\"", label);
-		metrics_escape(out, value);
-		fputs("\"}", out);
+	fprintf(out, "%s%s", name, suffix);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%c%s=\"", i == 0 ? '{' : ',', l[i].name);
+		metrics_escape(out, l[i].value);
+		fputc('"', out);
 	}
-	fputc(' ', out);
+	fprintf(out, "%s%s\n", n > 0 ? "} " : " ", value);
 }
 
+/* name{label="value"} v, or name v without a label. */
 static void
 metrics_u64(FILE *out, const char *name, const char *label,
     const char *value, uint64_t v)
 {
-	metrics_name(out, name, label, value);
-	fprintf(out, "%" PRIu64 "\n", v);
+	struct metrics_label l = { label, value };
+	char num[METRICS_NUM];
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	metrics_sample(out, name, "", &l, label != NULL, num);
 }
 
+/* name{label="value"} ns in seconds. */
 static void
-metrics_i64(FILE *out, const char *name, int64_t v)
+metrics_seconds(FILE *out, const char *name, const char *label,
+    const char *value, uint64_t ns)
 {
-	fprintf(out, "%s %" PRId64 "\n", name, v);
+	struct metrics_label l = { label, value };
+	char num[METRICS_NUM];
+
+	metrics_sample(out, name, "", &l, label != NULL, metrics_secs(num, ns));
 }
 
 /* A gauge or counter with one sample, no label. */
@@ -137,8 +153,11 @@ static void
 metrics_one(FILE *out, const char *name, const char *type, const char *help,
     int64_t v)
 {
+	char num[METRICS_NUM];
+
 	metrics_head(out, name, type, help);
-	metrics_i64(out, name, v);
+	snprintf(num, sizeof(num), "%" PRId64, v);
+	metrics_sample(out, name, "", NULL, 0, num);
 }
 
 /*
@@ -151,35 +170,26 @@ static void
 metrics_hist(FILE *out, const char *name, const char *label,
     const char *value, const struct hist *h, const uint64_t *le, size_t nle)
 {
+	/* the histogram's own label if any, then le */
+	struct metrics_label l[2] = { { label, value } };
+	size_t k = label != NULL;
+	char num[METRICS_NUM], secs[METRICS_NUM];
 	uint64_t below = 0;
 	unsigned b = 0;
 
-	for (size_t i = 0; i < nle; i++) {
-		for (unsigned end = hist_bucket(le[i] + 1); b < end; b++)
-			below += h->buckets[b];
-		fprintf(out, "%s_bucket{", name);
-		if (label != NULL) {
-			fprintf(out, "%s=\"", label);
-			metrics_escape(out, value);
-			fputs("\",", out);
-		}
-		fputs("le=\"", out);
-		metrics_seconds(out, le[i]);
-		fprintf(out, "\"} %" PRIu64 "\n", below);
+	for (size_t i = 0; i <= nle; i++) {
+		if (i < nle)
+			for (unsigned end = hist_bucket(le[i] + 1); b < end; b++)
+				below += h->buckets[b];
+		l[k] = (struct metrics_label){ "le", i < nle ?
+		    metrics_secs(secs, le[i]) : "+Inf" };
+		snprintf(num, sizeof(num), "%" PRIu64, i < nle ? below :
+		    h->count);
+		metrics_sample(out, name, "_bucket", l, k + 1, num);
 	}
-	fprintf(out, "%s_bucket{", name);
-	if (label != NULL) {
-		fprintf(out, "%s=\"", label);
-		metrics_escape(out, value);
-		fputs("\",", out);
-	}
-	fprintf(out, "le=\"+Inf\"} %" PRIu64 "\n", h->count);
-	fprintf(out, "%s_sum", name);
-	metrics_name(out, "", label, value);
-	metrics_seconds(out, h->sum_ns);
-	fputc('\n', out);
-	fprintf(out, "%s_count", name);
-	metrics_u64(out, "", label, value, h->count);
+	metrics_sample(out, name, "_sum", l, k, metrics_secs(secs, h->sum_ns));
+	snprintf(num, sizeof(num), "%" PRIu64, h->count);
+	metrics_sample(out, name, "_count", l, k, num);
 }
 
 /* What the fixed boundaries blur: the quantiles and the maximum from the
@@ -187,49 +197,47 @@ metrics_hist(FILE *out, const char *name, const char *label,
 static void
 metrics_udtf_detail(FILE *out, const struct metrics_snapshot *m)
 {
+	char secs[METRICS_NUM], part[METRICS_NUM], off[METRICS_NUM];
+
 	metrics_head(out, "kedge_udtf_duration_quantile_seconds", "gauge",
 	    "A quantile of the time a table's UDTF chain took per record, "
 	    "since kedge started (upper end of a 3 % bucket).");
-	for (size_t i = 0; i < m->ntables; i++) {
-		if (m->tables[i].udtf == NULL)
-			continue;
-		for (size_t q = 0; q < LATENCY_NQUANTILES; q++) {
-			fputs("kedge_udtf_duration_quantile_seconds{table=\"", out);
-			metrics_escape(out, m->tables[i].name);
-			fprintf(out, "\",quantile=\"%s\"} ",
-			    latency_quantiles[q].label);
-			metrics_seconds(out, hist_quantile(&m->tables[i].udtf->hist,
-			    latency_quantiles[q].q));
-			fputc('\n', out);
+	for (size_t i = 0; i < m->ntables; i++)
+		for (size_t q = 0; m->tables[i].udtf != NULL &&
+		    q < LATENCY_NQUANTILES; q++) {
+			struct metrics_label l[] = {
+				{ "table", m->tables[i].name },
+				{ "quantile", latency_quantiles[q].label } };
+
+			metrics_sample(out, "kedge_udtf_duration_quantile_seconds",
+			    "", l, 2, metrics_secs(secs, hist_quantile(
+			    &m->tables[i].udtf->hist, latency_quantiles[q].q)));
 		}
-	}
 	metrics_head(out, "kedge_udtf_duration_max_seconds", "gauge",
 	    "The longest a table's UDTF chain took for one record, since kedge "
 	    "started.");
-	for (size_t i = 0; i < m->ntables; i++) {
-		if (m->tables[i].udtf == NULL)
-			continue;
-		metrics_name(out, "kedge_udtf_duration_max_seconds", "table",
-		    m->tables[i].name);
-		metrics_seconds(out, m->tables[i].udtf->hist.max_ns);
-		fputc('\n', out);
-	}
+	for (size_t i = 0; i < m->ntables; i++)
+		if (m->tables[i].udtf != NULL)
+			metrics_seconds(out, "kedge_udtf_duration_max_seconds",
+			    "table", m->tables[i].name,
+			    m->tables[i].udtf->hist.max_ns);
 	metrics_head(out, "kedge_udtf_slow_record_seconds", "gauge",
 	    "One of the slowest records of a table since kedge started: its "
 	    "UDTF chain's time, with where to fetch the record.");
 	for (size_t i = 0; i < m->ntables; i++) {
-		const struct latency *l = m->tables[i].udtf;
+		const struct latency *lat = m->tables[i].udtf;
 
-		for (size_t j = l != NULL ? l->nslow : 0; j-- > 0;) {
-			fputs("kedge_udtf_slow_record_seconds{table=\"", out);
-			metrics_escape(out, m->tables[i].name);
-			fputs("\",topic=\"", out);
-			metrics_escape(out, l->slow[j].topic);
-			fprintf(out, "\",partition=\"%" PRId32 "\",offset=\"%"
-			    PRId64 "\"} ", l->slow[j].partition,
-			    l->slow[j].offset);
-			metrics_seconds(out, l->slow[j].ns);
-			fputc('\n', out);
+		for (size_t j = lat != NULL ? lat->nslow : 0; j-- > 0;) {
+			const struct latency_slow *sl = &lat->slow[j];
+			struct metrics_label l[] = {
+				{ "table", m->tables[i].name },
+				{ "topic", sl->topic }, { "partition", part },
+				{ "offset", off } };
+
+			snprintf(part, sizeof(part), "%" PRId32, sl->partition);
+			snprintf(off, sizeof(off), "%" PRId64, sl->offset);
+			metrics_sample(out, "kedge_udtf_slow_record_seconds", "",
+			    l, 4, metrics_secs(secs, sl->ns));
 		}
 	}
 }
@@ -278,10 +286,13 @@ metrics_lags(FILE *out, const struct metrics_snapshot *m)
 	    "assigned partition not yet read: its high watermark, as "
 	    "librdkafka last saw it, minus the next offset kedge needs.");
 	for (size_t i = 0; i < m->nlags; i++) {
-		fputs("kedge_consumer_lag{topic=\"", out);
-		metrics_escape(out, m->lags[i].topic);
-		fprintf(out, "\",partition=\"%" PRId32 "\"} %" PRId64 "\n",
-		    m->lags[i].partition, m->lags[i].lag);
+		char part[METRICS_NUM], lag[METRICS_NUM];
+		struct metrics_label l[] = { { "topic", m->lags[i].topic },
+			{ "partition", part } };
+
+		snprintf(part, sizeof(part), "%" PRId32, m->lags[i].partition);
+		snprintf(lag, sizeof(lag), "%" PRId64, m->lags[i].lag);
+		metrics_sample(out, "kedge_consumer_lag", "", l, 2, lag);
 	}
 }
 

@@ -48,7 +48,6 @@ struct chain {
 	struct chain_chunk *cur;  /* the chunk being filled; NULL: none yet */
 	size_t held;              /* bytes the batch holds: rows and strings */
 	struct buf reasons;       /* why the batch's refused records were */
-	uint64_t *ticks;          /* CHAIN_BATCH_MAX records' clock readings */
 	uint64_t bytes;           /* in the current record's rows */
 	uint64_t max_rows;
 	uint64_t max_bytes;
@@ -324,8 +323,7 @@ chain_new(const struct conf *c, size_t index, char *err, size_t errlen)
 	size_t namelen = 0;
 
 	if ((ch = calloc(1, sizeof(*ch))) == NULL ||
-	    (ch->st = calloc(tc->n_udtf, sizeof(*ch->st))) == NULL ||
-	    (ch->ticks = calloc(CHAIN_BATCH_MAX, sizeof(*ch->ticks))) == NULL)
+	    (ch->st = calloc(tc->n_udtf, sizeof(*ch->st))) == NULL)
 		goto oom;
 	ch->n = tc->n_udtf;
 	ch->max_rows = (uint64_t)tc->max_rows;
@@ -370,7 +368,6 @@ chain_free(struct chain *ch)
 		ch->chunks = next;
 	}
 	buf_free(&ch->reasons);
-	free(ch->ticks);
 	free(ch);
 }
 
@@ -402,7 +399,8 @@ chain_note(const struct chain *ch, size_t i, const char **udtf)
 	    ch->st[i].udtf->note(ch->st[i].state) : NULL;
 }
 
-void
+/* Starts a batch: forgets the rows kept so far. */
+static void
 chain_begin(struct chain *ch)
 {
 	/* a chunk made for one long string goes; the others serve again */
@@ -422,7 +420,10 @@ chain_begin(struct chain *ch)
 	buf_reset(&ch->reasons);
 }
 
-int
+/* Runs rec through the chain and keeps its rows after those kept since
+ * chain_begin().  Returns 0 (giving no row is fine), or a negative errno
+ * with the reason the record is rejected in reason; then it keeps nothing. */
+static int
 chain_append(struct chain *ch, const struct udtf_record *rec, char *reason,
     size_t reasonlen)
 {
@@ -458,20 +459,12 @@ chain_append(struct chain *ch, const struct udtf_record *rec, char *reason,
 	return 0;
 }
 
-int
-chain_run(struct chain *ch, const struct udtf_record *rec, char *reason,
-    size_t reasonlen)
-{
-	chain_begin(ch);
-	return chain_append(ch, rec, reason, reasonlen);
-}
-
 size_t
 chain_parse_batch(struct chain *ch, const struct udtf_record *recs, size_t n,
     struct chain_span *spans, struct latency *lat)
 {
 	char reason[512];
-	uint64_t t0, t1;
+	uint64_t ticks[CHAIN_BATCH_MAX], t0, t1;
 	size_t i;
 
 	chain_begin(ch);
@@ -485,7 +478,7 @@ chain_parse_batch(struct chain *ch, const struct udtf_record *recs, size_t n,
 		/* one reading a record: where one ends the next begins */
 		if (lat != NULL) {
 			t1 = tick_now();
-			ch->ticks[i] = t1 - t0;
+			ticks[i] = t1 - t0;
 			t0 = t1;
 		}
 		spans[i].first = first;
@@ -498,7 +491,7 @@ chain_parse_batch(struct chain *ch, const struct udtf_record *recs, size_t n,
 	}
 	/* counted after the batch, so that no record's time holds it */
 	for (size_t j = 0; lat != NULL && j < i; j++)
-		latency_record(lat, tick_ns(ch->ticks[j]), &recs[j]);
+		latency_record(lat, tick_ns(ticks[j]), &recs[j]);
 	return i;
 }
 

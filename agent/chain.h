@@ -6,12 +6,12 @@
  * a row of the chain is the last UDTF's columns, then the second and later
  * columns of each earlier UDTF in chain order.
  *
- * chain_run() keeps every row of one record, within the table's limits of
- * rows and bytes per record, or gives the reason the record must go to the
- * rejects table.  chain_parse_batch() parses many records back to back and
- * keeps all their rows, so that one reading of the clock between two
- * records times both: the clock costs half of what a reading before and
- * after each record would, and the parser's code stays hot.
+ * chain_parse_batch() parses records back to back and keeps every row of
+ * each, within the table's limits of rows and bytes per record, or the
+ * reason the record must go to the rejects table.  Back to back, one
+ * reading of the clock between two records times both: the clock costs
+ * half of what a reading before and after each record would, and the
+ * parser's code stays hot.
  */
 #ifndef KEDGE_CHAIN_H
 #define KEDGE_CHAIN_H
@@ -55,26 +55,12 @@ size_t chain_length(const struct chain *ch);
  * udtf.h's note), or NULL; *udtf is set to its name. */
 const char *chain_note(const struct chain *ch, size_t i, const char **udtf);
 
-/* Starts a batch: forgets the rows kept so far. */
-void chain_begin(struct chain *ch);
-
-/* Runs rec through the chain and keeps its rows after those kept since
- * chain_begin().  Returns 0 (giving no row is fine), or a negative errno
- * with the reason the record is rejected in reason; then it keeps nothing.
- * rec's data must stay as it is until the next chain_begin(): rows point
- * into it. */
-int chain_append(struct chain *ch, const struct udtf_record *rec,
-    char *reason, size_t reasonlen);
-
-/* chain_begin(), then chain_append(). */
-int chain_run(struct chain *ch, const struct udtf_record *rec, char *reason,
-    size_t reasonlen);
-
 /* Starts a batch and appends recs[0..n) to it in order, until
  * CHAIN_BATCH_MAX records or until it holds CHAIN_BATCH_BYTES; returns how
  * many it took (at least 1 when n > 0), spans[i] telling what became of
  * recs[i].  With lat, every record's time goes into it: one clock reading
- * after each record, the first before. */
+ * after each record, the first before.  The records' data must stay as it
+ * is until the next batch: rows point into it. */
 size_t chain_parse_batch(struct chain *ch, const struct udtf_record *recs,
     size_t n, struct chain_span *spans, struct latency *lat);
 
@@ -82,8 +68,8 @@ size_t chain_parse_batch(struct chain *ch, const struct udtf_record *recs,
 const char *chain_reason(const struct chain *ch,
     const struct chain_span *span);
 
-/* The rows kept since chain_begin(): *nrows rows of ncols values each,
- * valid until the next chain_begin(). */
+/* The rows of the last batch: *nrows rows of ncols values each, valid
+ * until the next chain_parse_batch(). */
 const struct udtf_value *chain_rows(const struct chain *ch, size_t *nrows);
 
 #endif /* KEDGE_CHAIN_H */

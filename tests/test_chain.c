@@ -74,8 +74,12 @@ static int
 run(const char *s, char *reason, size_t reasonlen)
 {
 	struct udtf_record rec = { s, strlen(s), "a", 0, 7, -1 };
+	struct chain_span span;
 
-	return chain_run(ch, &rec, reason, reasonlen);
+	assert_int_equal(chain_parse_batch(ch, &rec, 1, &span, NULL), 1);
+	snprintf(reason, reasonlen, "%s", span.result < 0 ?
+	    chain_reason(ch, &span) : "");
+	return span.result;
 }
 
 static const struct udtf_value *

@@ -206,6 +206,19 @@ chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 	return 0;
 }
 
+/* Tells stage s, about to parse, how many rows its emitter takes: for the
+ * last, what the record may still give (at least 1, as 0 says "no bound");
+ * an earlier one's rows are not kept, so nothing bounds them. */
+static void
+chain_bound(struct chain *ch, struct chain_stage *s)
+{
+	uint64_t kept = ch->nrows - ch->rec_first;
+
+	s->em.max_rows = 0;
+	if (s == &ch->st[ch->n - 1])
+		s->em.max_rows = kept < ch->max_rows ? ch->max_rows - kept : 1;
+}
+
 /* An earlier UDTF's emitter: the row's first column is the next UDTF's
  * record, the others ride along. */
 static int
@@ -229,6 +242,7 @@ chain_feed(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 	sub.data = v[0].u.s.ptr;
 	sub.len = v[0].u.s.len;
 	next->emitted = 0;
+	chain_bound(ch, next);
 	r = next->udtf->process(next->state, &sub, &next->em, why, sizeof(why));
 	if (r < 0)
 		chain_fail(ch, "%s, on row %llu of %s: %s", next->udtf->name,
@@ -437,6 +451,7 @@ chain_append(struct chain *ch, const struct udtf_record *rec, char *reason,
 	ch->bytes = 0;
 	ch->failed = 0;
 	first->emitted = 0;
+	chain_bound(ch, first);
 	reason[0] = '\0';
 	r = first->udtf->process(first->state, rec, &first->em, reason,
 	    reasonlen);

@@ -101,6 +101,7 @@ struct conf {
 		struct {
 			enum format_kind format;
 			enum codec_kind codec;
+			int64_t max_raw_bytes; /* of a record, per row */
 		} rejects;
 	} output;
 

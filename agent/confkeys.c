@@ -454,6 +454,12 @@ static const struct conf_key conf_keys[] = {
 	  .default_text = "\"none\"", .offset = AT(output.rejects.codec),
 	  .values = CODECS, .parse = conf_parse_codec,
 	  .description = "Compression of the _rejects table." },
+	{ .path = "output.rejects.max_raw_bytes", .type = CONF_INT64,
+	  .default_text = "65536", .offset = AT(output.rejects.max_raw_bytes),
+	  .min = 0, .max = 67108864,
+	  .description = "A rejects row keeps this many bytes of its record at "
+	  "most; raw_bytes gives the record's length, raw_truncated says it "
+	  "was cut." },
 	{ .path = "kerberos.principal", .type = CONF_STRING,
 	  .default_doc = "none: no Kerberos", .offset = AT(kerberos.principal),
 	  .description = "The principal kedge logs in as, from its keytab: "

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "config.h"
@@ -159,6 +161,15 @@ cmd_run(int argc, char **argv)
 	if ((c = load(path)) == NULL)
 		return 78;
 	log_set_level_name(c->log.level); /* the config checked the name */
+	/* warned, not refused: a root-only host may mean it */
+	if (geteuid() == 0)
+		log_warnx("kedge runs as root: plugins run with root's rights, "
+		    "and what it writes belongs to root, which kedge.service "
+		    "(User=kedge) cannot write later; run it as the user kedge "
+		    "(systemctl start kedge, or runuser -u kedge -- kedge run), "
+		    "after chown -R kedge: %s%s%s", c->output.spool_dir,
+		    c->output.local_dir != NULL ? " " : "",
+		    c->output.local_dir != NULL ? c->output.local_dir : "");
 	r = run_main(c, &o);
 	conf_free(c);
 	return r;
@@ -465,10 +476,17 @@ bad:
 	return 2;
 }
 
+/* What systemd/kedge.service's UMask= says, whatever the shell that
+ * started kedge says: no file kedge makes is writable by its group or
+ * readable by others.  A stricter mask stays. */
+#define KEDGE_UMASK 027
+
 int
 main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
+
+	umask(umask(0) | KEDGE_UMASK);
 
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
 		printf("kedge %s\n", KEDGE_VERSION);

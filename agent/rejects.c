@@ -13,13 +13,16 @@ static const struct udtf_column rejects_columns[] = {
 	{ "offset", UDTF_INT64 },
 	{ "arrival_time", UDTF_TIMESTAMP },
 	{ "reason", UDTF_STRING },
-	{ "raw", UDTF_STRING },
+	{ "raw", UDTF_STRING },        /* its first max_raw bytes */
+	{ "raw_bytes", UDTF_INT64 },   /* the record's length */
+	{ "raw_truncated", UDTF_BOOL },
 };
 #define REJECTS_NCOLS (sizeof(rejects_columns) / sizeof(rejects_columns[0]))
 
 struct rejects {
 	struct writer *writer;
 	struct tz *tz;
+	size_t max_raw;   /* bytes of a record a row keeps */
 };
 
 struct rejects *
@@ -41,6 +44,7 @@ rejects_new(const struct conf *c, struct tz *tz, char *err, size_t errlen)
 		return NULL;
 	}
 	rj->tz = tz;
+	rj->max_raw = (size_t)c->output.rejects.max_raw_bytes;
 	rj->writer = writer_new(&o, rejects_columns, REJECTS_NCOLS, err, errlen);
 	if (rj->writer == NULL) {
 		free(rj);
@@ -93,7 +97,14 @@ rejects_add(struct rejects *rj, const char *table,
 	vals[3] = (struct udtf_value){ .type = UDTF_INT64, .u.i64 = rec->offset };
 	vals[4] = (struct udtf_value){ .type = UDTF_TIMESTAMP, .u.ts_us = now_us };
 	vals[5] = rejects_str(reason, strlen(reason));
-	vals[6] = rejects_str(rec->data, rec->len);
+	/* a huge record would make a huge row: the row keeps its start, and
+	 * says so; topic, partition and offset find the rest in Kafka */
+	vals[6] = rejects_str(rec->data, rec->len < rj->max_raw ? rec->len :
+	    rj->max_raw);
+	vals[7] = (struct udtf_value){ .type = UDTF_INT64,
+	    .u.i64 = (int64_t)rec->len };
+	vals[8] = (struct udtf_value){ .type = UDTF_BOOL,
+	    .u.b = rec->len > rj->max_raw };
 	return writer_write(rj->writer, &hour, &o, vals, err, errlen);
 }
 

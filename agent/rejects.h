@@ -1,7 +1,9 @@
 /*
  * rejects: the table of records no UDTF could turn into rows.  One row per
  * rejected record: the table it was meant for, topic, partition, offset,
- * arrival time, the reason, and the raw bytes (escaped by the format).
+ * arrival time, the reason, the raw bytes (escaped by the format; the first
+ * output.rejects.max_raw_bytes of them), the record's length and whether
+ * the raw bytes were cut.
  * Routed to <local_dir>/_rejects/dt=../hr=.. by arrival time, through the
  * same writer, spool and publisher as every table.
  */

@@ -279,6 +279,10 @@ fuzzkit_run(struct fuzzkit_udtf *u, const char *data, size_t len,
 	u->nrows = 0;
 	u->refused = 0;
 	u->refuse_at = refuse_at;
+	/* the bound kedge announces; 0 says none, so refusing the first
+	 * row goes unannounced, as a plugin's host may leave it */
+	u->em.max_rows = refuse_at < FUZZKIT_MAX_ROWS ? refuse_at :
+	    FUZZKIT_MAX_ROWS;
 	err[0] = '\0';
 	r = u->plugin->process(u->state, &rec, &u->em, err, sizeof(err));
 	if (memchr(err, '\0', sizeof(err)) == NULL)

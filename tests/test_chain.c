@@ -256,6 +256,30 @@ test_rows_limit(void **state)
 	run_ok("a", 1);
 }
 
+/* The last UDTF learns how many rows the record may still give: json
+ * stops at that many elements and one more, so that an element past them
+ * which would not convert is never reached, and the record is refused for
+ * its rows, in a chain too, where earlier lines count. */
+static void
+test_rows_limit_known_to_udtf(void **state)
+{
+	char reason[512], rec[4096];
+	size_t n = 0;
+
+	(void)state;
+	open_chain_ok("[ \"split\", \"json\" ]", "( { separator = \";\"; }, "
+	    "{ fields = \"i=@:int64\"; explode = \"a\"; } )",
+	    "max_rows_per_record = 3;");
+	n += (size_t)snprintf(rec + n, sizeof(rec) - n, "{\"a\":[1,2]};"
+	    "{\"a\":[3");
+	for (int i = 0; i < 500; i++)
+		n += (size_t)snprintf(rec + n, sizeof(rec) - n, ",%d", i);
+	snprintf(rec + n, sizeof(rec) - n, ",\"x\"]}");
+	assert_int_equal(run(rec, reason, sizeof(reason)), -E2BIG);
+	assert_string_equal(reason, "more than 3 rows from one record");
+	run_ok("{\"a\":[1,2]};{\"a\":[3]}", 3);
+}
+
 /* A batch keeps every record's rows: strings a UDTF unescaped into its own
  * memory are copied before its next record reuses it, the others point
  * into their record; a refused record keeps nothing and its reason stays;
@@ -353,6 +377,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_teardown(test_bytes_limit, teardown),
 		cmocka_unit_test_teardown(test_rows_limit, teardown),
+		cmocka_unit_test_teardown(test_rows_limit_known_to_udtf, teardown),
 		cmocka_unit_test_teardown(test_batch, teardown),
 		cmocka_unit_test_teardown(test_batch_bounded, teardown),
 	};

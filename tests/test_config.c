@@ -496,8 +496,8 @@ test_impossible_strings(void **state)
 	    "path \"lib.so\" is not absolute");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = \"plugin:/nonexistent/lib.so\"; } );\n", 3,
-	    "tables[0].udtf: cannot load UDTF plugin: /nonexistent/lib.so: "
-	    "cannot open shared object file");
+	    "tables[0].udtf: cannot open UDTF plugin /nonexistent/lib.so: "
+	    "No such file or directory");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = [ \"raw\", \"nginx\" ];\n"
 	    "  udtf_config = { log_format = \"$status\"; }; } );\n", 4,

@@ -345,6 +345,61 @@ test_explode_many(void **state)
 	free(rec);
 }
 
+/* Writes {"a":[{"i":0},...,{"i":n-1}]tail} into a buffer it returns,
+ * setting *len. */
+static char *
+explode_record(int n, const char *tail, size_t *len)
+{
+	char *rec = malloc((size_t)n * 24 + strlen(tail) + 16);
+	size_t m = 0;
+
+	assert_non_null(rec);
+	m += (size_t)sprintf(rec + m, "{\"a\":[");
+	for (int i = 0; i < n; i++)
+		m += (size_t)sprintf(rec + m, "%s{\"i\":%d}", i ? "," : "", i);
+	m += (size_t)sprintf(rec + m, "%s", tail);
+	*len = m;
+	return rec;
+}
+
+/* An explode array of far more elements than the emitter takes rows:
+ * only max_rows + 1 elements are recorded and converted, so an element
+ * past them that would not convert is never reached, and the record is
+ * refused by the emitter, as kedge's chain refuses it ("more than N rows
+ * from one record").  The rest of the record is still checked, root
+ * values after the array are still found. */
+static void
+test_explode_stops_at_max_rows(void **state)
+{
+	size_t len;
+	char *rec;
+
+	(void)state;
+	hx_open_ok(J, "fields", "i=@.i:int64, id", "explode", "a", NULL);
+	hx.em.max_rows = 3;
+	rec = explode_record(200000, ",{\"i\":\"x\"}],\"id\":\"r\"}", &len);
+	assert_int_equal(hx_run_len(rec, len), -E2BIG);
+	assert_int_equal(hx.emits, 4);
+	assert_int_equal(hx.nrows, 3);
+	hx_assert_str(2, "id", "r");
+	free(rec);
+
+	/* a syntax error past the recorded elements still rejects */
+	rec = explode_record(1000, "]", &len);
+	assert_int_equal(hx_run_len(rec, len), -EINVAL);
+	assert_int_equal(hx.emits, 0);
+	assert_non_null(strstr(hx.err, "unexpected end of record"));
+	free(rec);
+
+	/* exactly max_rows elements: every row, the root's value after them */
+	rec = explode_record(3, "],\"id\":\"r\"}", &len);
+	assert_int_equal(hx_run_len(rec, len), 0);
+	assert_int_equal(hx.nrows, 3);
+	hx_assert_i64(2, "i", 2);
+	hx_assert_str(2, "id", "r");
+	free(rec);
+}
+
 /* An emitter that keeps the values as given, pointers included, to check
  * after process() that every string stayed where it was. */
 struct keep {
@@ -784,6 +839,8 @@ main(void)
 		cmocka_unit_test_teardown(test_duplicate_keys, hx_teardown),
 		cmocka_unit_test_teardown(test_explode, hx_teardown),
 		cmocka_unit_test_teardown(test_explode_many, hx_teardown),
+		cmocka_unit_test_teardown(test_explode_stops_at_max_rows,
+		    hx_teardown),
 		cmocka_unit_test_teardown(test_strings_stay_put, hx_teardown),
 		cmocka_unit_test_teardown(test_on_missing, hx_teardown),
 		cmocka_unit_test_teardown(test_escapes, hx_teardown),

@@ -37,6 +37,7 @@ struct hx {
 	size_t ncols;
 	struct hx_row rows[HX_MAX_ROWS];
 	int nrows;
+	int emits;      /* emit() calls, the refused ones too */
 	int refuse;     /* emit() returns this when negative */
 	const char *rec; /* the record process() is on, or NULL */
 	size_t reclen;
@@ -60,8 +61,12 @@ hx_emit(struct udtf_emitter *em, const struct udtf_value *values, size_t n)
 	struct hx *h = em->opaque;
 	struct hx_row *row;
 
+	h->emits++;
 	if (h->refuse < 0)
 		return h->refuse;
+	/* as kedge's emitter does with the bound it announces */
+	if (h->em.max_rows != 0 && (uint64_t)h->nrows >= h->em.max_rows)
+		return -E2BIG;
 	assert_true(n <= HX_MAX_COLS);
 	assert_true(h->nrows < HX_MAX_ROWS);
 	assert_int_equal(n, h->ncols);
@@ -159,6 +164,7 @@ hx_run_len(const char *data, size_t len)
 	rec.timestamp_ms = -1;
 	hx.err[0] = '\0';
 	hx_clear_rows();
+	hx.emits = 0;
 	hx.rec = copy;
 	hx.reclen = len;
 	r = hx.plugin->process(hx.state, &rec, &hx.em, hx.err, sizeof hx.err);

@@ -8,7 +8,10 @@
  *
  * process() scans the record once; only once all of it has proved valid
  * are the values converted, and only once all rows have converted are they
- * emitted: a rejected record emits no row.  What a column gets:
+ * emitted: a rejected record emits no row.  Of an explode array, only as
+ * many elements as the emitter takes rows, and one more, are recorded and
+ * converted (udtf.h's max_rows): a huge array costs no memory for the
+ * rows that would be refused anyway.  What a column gets:
  * - a missing path: NULL, or a reject with on_missing=reject; JSON null:
  *   NULL, whatever the type;
  * - string: a string's unescaped text, a number's or a bool's literal
@@ -164,11 +167,13 @@ json_convert_row(struct json_state *st, int elem, size_t e,
 	return 0;
 }
 
-/* Converts a row per element of the explode array into st->rows. */
+/* Converts a row per element of the explode array, the first n, into
+ * st->rows. */
 static int
-json_convert_elems(struct json_state *st, char *err, size_t errlen)
+json_convert_elems(struct json_state *st, size_t n, char *err,
+    size_t errlen)
 {
-	size_t n = jsonpath_nelems(st->paths), ncols = st->cols.n;
+	size_t ncols = st->cols.n;
 	struct udtf_value *rows;
 	int r;
 
@@ -196,13 +201,16 @@ json_process(void *state, const struct udtf_record *rec,
     struct udtf_emitter *out, char *err, size_t errlen)
 {
 	struct json_state *st = state;
+	/* the emitter refuses row max_rows + 1: no more need be made */
+	size_t keep = out->max_rows != 0 && out->max_rows < SIZE_MAX ?
+	    (size_t)out->max_rows + 1 : SIZE_MAX, n;
 	int r;
 
 	if (rec->len == 0) {
 		snprintf(err, errlen, "empty record");
 		return -EINVAL;
 	}
-	if ((r = jsonpath_scan(st->paths, rec->data, rec->len, err,
+	if ((r = jsonpath_scan(st->paths, rec->data, rec->len, keep, err,
 	    errlen)) < 0)
 		return r;
 	if (rec->len > SIZE_MAX / st->maxshare) {
@@ -220,12 +228,19 @@ json_process(void *state, const struct udtf_record *rec,
 		return r < 0 ? r : 0;
 	}
 	/* every row converts before the first is emitted */
-	if ((r = json_convert_elems(st, err, errlen)) < 0)
+	n = jsonpath_nelems(st->paths);
+	if ((r = json_convert_elems(st, n < keep ? n : keep, err, errlen)) < 0)
 		return r;
-	for (size_t e = 0; e < jsonpath_nelems(st->paths); e++)
+	for (size_t e = 0; e < n && e < keep; e++)
 		if ((r = out->emit(out, st->rows + e * st->cols.n,
 		    st->cols.n)) < 0)
 			return r;
+	if (n > keep) {
+		snprintf(err, errlen, "explode array %s has %zu elements, more "
+		    "than the %zu rows the emitter said it takes", st->explode,
+		    n, keep - 1);
+		return -E2BIG;
+	}
 	return 0;
 }
 

@@ -50,6 +50,7 @@ struct jsonpath {
 	struct jsonpath_value *root; /* per document */
 	struct jsonpath_value *elems; /* nelem_slots per element */
 	size_t nelems, elems_cap;    /* in elements */
+	size_t max_elems;            /* elements whose values are recorded */
 	char *keybuf;                /* an unescaped key, up to maxname bytes */
 	size_t maxname;
 	uint64_t gen;                /* visits so far */
@@ -391,14 +392,21 @@ match_element(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 }
 
 /* Begins an element of the explode array: its values, in a block of their
- * own, start missing; its trie starts a new visit. */
+ * own, start missing; its trie starts a new visit.  Past max_elems an
+ * element is only counted: *node becomes NULL, nothing in it wanted. */
 static int
-begin_element(struct jsonpath_pass *sc)
+begin_element(struct jsonpath_pass *sc, struct jsonpath_node **node)
 {
 	struct jsonpath *jp = sc->jp;
 	size_t cap = jp->elems_cap * 2;
 	struct jsonpath_value *v;
 
+	if (jp->nelems >= jp->max_elems) {
+		jp->nelems++;
+		*node = NULL;
+		return 0;
+	}
+	*node = &jp->nodes[jp->elem_root];
 	/* without element paths an element needs no block */
 	if (jp->nelems == jp->elems_cap && jp->nelem_slots > 0) {
 		if (cap > SIZE_MAX / sizeof(*v) / jp->nelem_slots ||
@@ -430,9 +438,8 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 	*node = NULL;
 	if (f->close == ']') {
 		if (parent != NULL && parent->explode) {
-			if (begin_element(sc) < 0)
+			if (begin_element(sc, node) < 0)
 				return NULL;
-			*node = &sc->jp->nodes[sc->jp->elem_root];
 		} else if (parent != NULL && parent->elements >= 0) {
 			*node = match_element(sc, parent, f->index++);
 		}
@@ -825,14 +832,15 @@ jsonpath_seal(struct jsonpath *jp)
 }
 
 int
-jsonpath_scan(struct jsonpath *jp, const char *doc, size_t len, char *err,
-    size_t errlen)
+jsonpath_scan(struct jsonpath *jp, const char *doc, size_t len,
+    size_t max_elems, char *err, size_t errlen)
 {
 	struct jsonpath_pass sc = { jp, doc, doc + len, jp->root, ++jp->gen,
 	    jp->gen, err, errlen, 0 };
 
 	memset(jp->root, 0, jp->nroot_slots * sizeof(*jp->root));
 	jp->nelems = 0;
+	jp->max_elems = max_elems;
 	return walk(&sc);
 }
 

@@ -62,18 +62,21 @@ int jsonpath_add(struct jsonpath *jp, const char *key, const char *path,
 /* Ends the adding; returns 0 or -ENOMEM. */
 int jsonpath_seal(struct jsonpath *jp);
 
-/* Scans the document doc[0..len), which is not NUL-terminated.  Returns 0,
- * -EINVAL with "byte N: what" in err (N counting from 0) or a sentence on
- * the explode array not being one, or -ENOMEM.  The values found stay
- * valid until the next scan. */
+/* Scans the document doc[0..len), which is not NUL-terminated, recording
+ * the values of the first max_elems elements of the explode array at most:
+ * later ones are checked and counted, so that the memory a scan takes does
+ * not grow with the array.  Returns 0, -EINVAL with "byte N: what" in err
+ * (N counting from 0) or a sentence on the explode array not being one, or
+ * -ENOMEM.  The values found stay valid until the next scan. */
 int jsonpath_scan(struct jsonpath *jp, const char *doc, size_t len,
-    char *err, size_t errlen);
+    size_t max_elems, char *err, size_t errlen);
 
 /* The values of the root's paths, by slot. */
 const struct jsonpath_value *jsonpath_root(const struct jsonpath *jp);
-/* The number of elements of the explode array (0: missing, null, empty). */
+/* The number of elements of the explode array (0: missing, null, empty),
+ * those past the scan's max_elems included. */
 size_t jsonpath_nelems(const struct jsonpath *jp);
-/* The values of element e's paths, by slot. */
+/* The values of element e's paths, by slot; e below the scan's max_elems. */
 const struct jsonpath_value *jsonpath_elem(const struct jsonpath *jp,
     size_t e);
 

@@ -2,9 +2,12 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define UDTF_SYMBOL "kedge_udtf_plugin"
 #define UDTF_MAX_PLUGINS 64
@@ -30,10 +33,14 @@ const struct udtf_plugin *const udtf_builtins[] = {
 	NULL,
 };
 
-/* Plugins loaded so far, by path; never unloaded. */
+/* Plugins loaded so far, by path; never unloaded.  Each one's descriptor
+ * stays open: the dynamic loader knows the plugin by the name
+ * /proc/self/fd/N, and would take a later dlopen() of that name, were N
+ * reused, for the plugin already loaded. */
 static struct {
 	char *path;
 	const struct udtf_plugin *plugin;
+	int fd;
 } udtf_loaded[UDTF_MAX_PLUGINS];
 static size_t udtf_nloaded;
 
@@ -63,13 +70,120 @@ udtf_incomplete(const struct udtf_plugin *p)
 	return NULL;
 }
 
+/* Whether st is owned by root or by the user kedge runs as. */
+static int
+udtf_owner_ok(const struct stat *st)
+{
+	return st->st_uid == 0 || st->st_uid == geteuid();
+}
+
+/* Checks that only root or kedge's user can change what the directory dir
+ * holds: owned by one of them, and not writable by group or others unless
+ * sticky (/tmp), where no one may replace an entry another owns. */
+static int
+udtf_check_dir(const char *path, const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		snprintf(err, errlen, "UDTF plugin %s: cannot stat its directory "
+		    "%s: %s", path, dir, strerror(errno));
+		return -errno;
+	}
+	if (!udtf_owner_ok(&st)) {
+		snprintf(err, errlen, "UDTF plugin %s: its directory %s is owned "
+		    "by uid %u, not by root or kedge's user (uid %u); chown root "
+		    "%s", path, dir, (unsigned)st.st_uid, (unsigned)geteuid(),
+		    dir);
+		return -EPERM;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		snprintf(err, errlen, "UDTF plugin %s: its directory %s is "
+		    "writable by %s; chmod go-w %s", path, dir,
+		    st.st_mode & S_IWOTH ? "others" : "its group", dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Checks every directory from the one that holds the plugin open at fd,
+ * as the kernel names it, up to /. */
+static int
+udtf_check_dirs(const char *path, int fd, char *err, size_t errlen)
+{
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+	char *slash;
+	int r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0 || dir[0] != '/') {
+		snprintf(err, errlen, "UDTF plugin %s: cannot tell its "
+		    "directory from %s (is /proc mounted?)", path, link);
+		return -ENOENT;
+	}
+	dir[n] = '\0';
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		slash[slash == dir] = '\0';
+		if ((r = udtf_check_dir(path, dir, err, errlen)) < 0)
+			return r;
+		if (slash == dir)
+			break;
+	}
+	return 0;
+}
+
+/* Opens the plugin at path, not through a symbolic link, and checks that
+ * only root or kedge's user can change it: a regular file owned by one of
+ * them, writable by neither group nor others, in directories that pass
+ * udtf_check_dir().  Its code runs as kedge.  Returns the descriptor, or a
+ * negative errno with the file and the fix in err. */
+static int
+udtf_open_plugin(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, r = -EPERM;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		r = -errno;
+		if (errno == ELOOP)
+			snprintf(err, errlen, "UDTF plugin %s is a symbolic link; "
+			    "name the file it points to", path);
+		else
+			snprintf(err, errlen, "cannot open UDTF plugin %s: %s",
+			    path, strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot stat UDTF plugin %s: %s", path,
+		    strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "UDTF plugin %s is not a regular file",
+		    path);
+	} else if (!udtf_owner_ok(&st)) {
+		snprintf(err, errlen, "UDTF plugin %s is owned by uid %u, not by "
+		    "root or kedge's user (uid %u); chown root %s", path,
+		    (unsigned)st.st_uid, (unsigned)geteuid(), path);
+	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen, "UDTF plugin %s is writable by %s; chmod "
+		    "go-w %s", path, st.st_mode & S_IWOTH ? "others" :
+		    "its group", path);
+	} else if ((r = udtf_check_dirs(path, fd, err, errlen)) == 0) {
+		return fd;
+	}
+	close(fd);
+	return r;
+}
+
 static const struct udtf_plugin *
 udtf_load(const char *path, char *err, size_t errlen)
 {
 	const struct udtf_plugin *p;
 	const char *missing;
-	struct stat st;
+	char fdpath[64];
 	void *h;
+	int fd;
 
 	for (size_t i = 0; i < udtf_nloaded; i++)
 		if (strcmp(udtf_loaded[i].path, path) == 0)
@@ -78,21 +192,21 @@ udtf_load(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "plugin path \"%s\" is not absolute", path);
 		return NULL;
 	}
-	/* its code runs as kedge: refuse one that others could change */
-	if (stat(path, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(err, errlen, "UDTF plugin %s is writable by %s; chmod "
-		    "go-w %s", path, st.st_mode & S_IWOTH ? "others" : "its group",
-		    path);
-		return NULL;
-	}
 	if (udtf_nloaded == UDTF_MAX_PLUGINS) {
 		snprintf(err, errlen, "more than %d UDTF plugins",
 		    UDTF_MAX_PLUGINS);
 		return NULL;
 	}
-	/* RTLD_LOCAL: two plugins may define the same helper names */
-	if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		snprintf(err, errlen, "cannot load UDTF plugin: %s", dlerror());
+	if ((fd = udtf_open_plugin(path, err, errlen)) < 0)
+		return NULL;
+	/* the file checked, not whatever the path names by now; glibc has
+	 * no fdlopen().  RTLD_LOCAL: two plugins may define the same helper
+	 * names */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if ((h = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		snprintf(err, errlen, "cannot load UDTF plugin %s: %s", path,
+		    dlerror());
+		close(fd);
 		return NULL;
 	}
 	if ((p = dlsym(h, UDTF_SYMBOL)) == NULL) {
@@ -116,10 +230,17 @@ udtf_load(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto refuse;
 	}
+	udtf_loaded[udtf_nloaded].fd = fd;
 	udtf_loaded[udtf_nloaded++].plugin = p;
 	return p;
 refuse:
 	dlclose(h);
+	/* one that stays loaded all the same (RTLD_NODELETE, unique symbols)
+	 * keeps its name, so it keeps its descriptor too */
+	if ((h = dlopen(fdpath, RTLD_LAZY | RTLD_NOLOAD)) != NULL)
+		dlclose(h);
+	else
+		close(fd);
 	return NULL;
 }
 

@@ -67,11 +67,18 @@ struct udtf_record {
 /* Where process() sends its rows.  emit() copies nothing: kedge takes the
  * values before process() returns.  It returns 0, or a negative errno when
  * the row was refused (too many rows or bytes for one record); process()
- * should then stop and return that value. */
+ * should then stop and return that value.
+ *
+ * max_rows, when not 0, says that emit() refuses row max_rows + 1 of this
+ * process() call if not an earlier one: a UDTF that makes its rows before
+ * emitting them need make no more than max_rows + 1.  0: no bound is
+ * known.  The field came after the first release of ABI 1 at the end of
+ * the struct, so a plugin built before it works as it did. */
 struct udtf_emitter {
 	int (*emit)(struct udtf_emitter *em, const struct udtf_value *values,
 	    size_t nvalues);
 	void *opaque;
+	uint64_t max_rows;
 };
 
 /* A configuration key the UDTF accepts in its table's udtf_config group.

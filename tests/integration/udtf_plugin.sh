@@ -6,7 +6,9 @@
 # malformed lines are rejected with their reasons; the lines below
 # min_severity give no row and are noted; `kedge verify` passes; `kedge
 # bench udtf` runs it.  Then the ABI's refusals, with the plugins of
-# tests/plugins/bad.c: kedge refuses each with its sentence, and a plugin
+# tests/plugins/bad.c: kedge refuses each with its sentence; a symbolic
+# link, a file or directory another user owns or may write, and a file it
+# cannot stat (tests/plugins/failstat.c) are refused; and a plugin
 # whose values do not match its columns sees every record rejected, not a
 # crash.  KEEP=1 keeps the working directory.
 set -eu
@@ -390,7 +392,7 @@ such key; its keys: min_severity, nil_as_null"
 refused "plugin:build/libsyslog5424.so" '' "$P: plugin path \
 \"build/libsyslog5424.so\" is not absolute"
 refused "plugin:$T/missing.so" '' \
-	"$P: cannot load UDTF plugin: $T/missing.so: *"
+	"$P: cannot open UDTF plugin $T/missing.so: No such file or directory"
 cp "$SO" "$T/shared.so"
 chmod 666 "$T/shared.so"
 refused "plugin:$T/shared.so" '' "$P: UDTF plugin $T/shared.so is writable \
@@ -398,6 +400,43 @@ by others; chmod go-w $T/shared.so"
 chmod 664 "$T/shared.so"
 refused "plugin:$T/shared.so" '' "$P: UDTF plugin $T/shared.so is writable \
 by its group; chmod go-w $T/shared.so"
+
+# Only root or kedge's own user may change the code kedge runs: the file is
+# opened once, not through a symbolic link, and what was checked is what is
+# loaded; its owner and every directory up to / count (a sticky one, /tmp,
+# may be writable by all).  Making files of another owner needs root.
+[ "$(id -u)" -eq 0 ] || die "the plugin owner checks need root, to chown"
+nobody=$(id -u nobody) || die "no user nobody, to own the foreign plugin"
+chmod 644 "$T/shared.so"
+ln -s "$T/shared.so" "$T/link.so"
+refused "plugin:$T/link.so" '' "$P: UDTF plugin $T/link.so is a symbolic \
+link; name the file it points to"
+cp "$SO" "$T/theirs.so"
+chown nobody "$T/theirs.so"
+refused "plugin:$T/theirs.so" '' "$P: UDTF plugin $T/theirs.so is owned by \
+uid $nobody, not by root or kedge's user (uid 0); chown root $T/theirs.so"
+mkdir "$T/shared-dir" "$T/their-dir"
+cp "$SO" "$T/shared-dir/p.so"
+cp "$SO" "$T/their-dir/p.so"
+chmod 775 "$T/shared-dir"
+chown nobody "$T/their-dir"
+refused "plugin:$T/shared-dir/p.so" '' "$P: UDTF plugin $T/shared-dir/p.so: \
+its directory $T/shared-dir is writable by its group; chmod go-w \
+$T/shared-dir"
+refused "plugin:$T/their-dir/p.so" '' "$P: UDTF plugin $T/their-dir/p.so: \
+its directory $T/their-dir is owned by uid $nobody, not by root or kedge's \
+user (uid 0); chown root $T/their-dir"
+# A file kedge cannot stat is refused, not let through unchecked: under
+# tests/plugins/failstat.c, stat and fstat of it fail.
+${CC:-cc} -std=c11 -shared -fPIC -Wall -Wextra -Werror -o "$T/failstat.so" \
+	tests/plugins/failstat.c -ldl || die "cannot build tests/plugins/failstat.c"
+cp "$SO" "$T/unstat.so"
+chmod 664 "$T/unstat.so"
+(FAILSTAT_PATH=$T/unstat.so LD_PRELOAD=$T/failstat.so
+ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export FAILSTAT_PATH LD_PRELOAD ASAN_OPTIONS
+refused "plugin:$T/unstat.so" '' "$P: cannot stat UDTF plugin $T/unstat.so: \
+Input/output error") || exit 1
 
 for v in GOOD WRONG_ABI NO_SYMBOL NO_PROCESS INIT_FAILS NO_COLUMNS \
     WRONG_TYPE WRONG_COUNT; do

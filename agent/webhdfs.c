@@ -691,9 +691,9 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	(void)len;
 	webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
 	if (!wh_mirror_name_ok(name)) {
-		snprintf(m->err, m->errlen, "LISTSTATUS %s/%s: HDFS listed the "
+		snprintf(m->err, m->errlen, "LISTSTATUS %s%s%s: HDFS listed the "
 		    "name \"%s\", which holds a control byte; refusing it",
-		    m->w->base, m->rel, shown);
+		    m->w->base, m->rel[0] ? "/" : "", m->rel, shown);
 		return -EPROTO;
 	}
 	if (++*m->entries > WH_MIRROR_ENTRIES) {

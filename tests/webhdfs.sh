@@ -89,7 +89,8 @@ webhdfs_stop() {
 }
 
 # webhdfs_ctl DIR COMMAND...: COMMAND (down, up, fail N CODE [OP],
-# drop-upload N [partial], slow MS, lose-rename-response N, clear) to the
+# drop-upload N [partial], slow MS, lose-rename-response N, hostile-list
+# KIND, clear) to the
 # fake that webhdfs_start started in DIR, through fixture_ctl (tests/lib.sh).
 webhdfs_ctl() {
 	_whc_dir=$1

@@ -289,7 +289,7 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
     size_t errlen)
 {
 	CURLU *u = curl_url_dup(w->base_url);
-	char *scheme = NULL, *host = NULL;
+	char *scheme = NULL, *host = NULL, *port = NULL;
 	int r = -EPROTO;
 
 	*url = NULL;
@@ -300,17 +300,19 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 	if (w->location == NULL ||
 	    curl_url_set(u, CURLUPART_URL, w->location, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) !=
+	    CURLUE_OK) {
 		snprintf(err, errlen, "%s: HDFS redirected to a Location that is "
 		    "not a URL", what);
 		goto out;
 	}
-	if (strcmp(scheme, w->tls ? "https" : "http") != 0 &&
-	    strcmp(scheme, "https") != 0) {
-		snprintf(err, errlen, "%s: HDFS redirected from %s to %s://%s; "
+	if (strcmp(scheme, "https") != 0 &&
+	    (w->tls || strcmp(scheme, "http") != 0)) {
+		snprintf(err, errlen, "%s: HDFS redirected from %s to %s://%s:%s; "
 		    "kedge follows %s only, so that neither the data nor a "
 		    "delegation token travel in the clear", what, w->url, scheme,
-		    host, w->tls ? "https" : "http and https");
+		    host, port, w->tls ? "https" : "http and https");
 		goto out;
 	}
 	r = curl_url_get(u, CURLUPART_URL, url, 0) == CURLUE_OK ? 0 : -ENOMEM;
@@ -319,6 +321,7 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 out:
 	curl_free(scheme);
 	curl_free(host);
+	curl_free(port);
 	curl_url_cleanup(u);
 	return r;
 }

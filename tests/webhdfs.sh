@@ -11,7 +11,8 @@
 #
 # webhdfs_start sets:
 #   WEBHDFS_PID        the fake's pid
-#   WEBHDFS_URL        http://localhost:NNPORT (the namenode, or HttpFS)
+#   WEBHDFS_URL        http://localhost:NNPORT (the namenode, or HttpFS;
+#                      https:// with --tls-cert)
 #   WEBHDFS_DATANODE   http://localhost:DNPORT (webhdfs mode; else empty)
 #   WEBHDFS_ROOT       the directory holding the namespace (DIR/hdfs
 #                      unless ARGS give --root)

@@ -615,9 +615,11 @@ webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
 	w->sink = fd;
 	st = wh_get(w, rel, "OPEN", what, sizeof(what), err, errlen);
 	if (st == 307 && (st = wh_follow(w, what, &url, err, errlen)) == 0) {
-		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
 			st = -errno;
-		else
+			snprintf(err, errlen, "%s: the local copy: %s", what,
+			    strerror(errno));
+		} else
 			st = wh_do(w, "GET", url, NULL, what, err, errlen);
 		curl_free(url);
 	}

@@ -150,7 +150,7 @@ wh_url(const struct webhdfs *w, const char *path, const char *op,
 {
 	CURLU *u = curl_url_dup(w->base_url);
 	CURLUcode rc = CURLUE_OUT_OF_MEMORY;
-	char *full = NULL, *value;
+	char *full = NULL;
 
 	*url = NULL;
 	if (u == NULL || asprintf(&full, "%s%s", w->prefix, path) < 0) {
@@ -162,15 +162,10 @@ wh_url(const struct webhdfs *w, const char *path, const char *op,
 	    (w->user != NULL &&
 	    (rc = wh_url_param(u, "user.name", w->user)) != CURLUE_OK))
 		goto out;
-	if (param != NULL && (value = strchr(param, '=')) != NULL) {
-		char *name = strndup(param, (size_t)(value - param));
-
-		rc = name == NULL ? CURLUE_OUT_OF_MEMORY :
-		    wh_url_param(u, name, value + 1);
-		free(name);
-		if (rc != CURLUE_OK)
-			goto out;
-	}
+	/* libcurl keeps param's first '=' and encodes the rest */
+	if (param != NULL && (rc = curl_url_set(u, CURLUPART_QUERY, param,
+	    CURLU_APPENDQUERY | CURLU_URLENCODE)) != CURLUE_OK)
+		goto out;
 	rc = curl_url_get(u, CURLUPART_URL, url, 0);
 out:
 	curl_url_cleanup(u);

@@ -5,7 +5,8 @@
 # that never ends.  Each time verify refuses with one sentence naming the
 # cause and exits 2, and its TMPDIR holds nothing afterwards: no file was
 # made outside its temporary copy, and the copy itself is gone.  Without
-# the fault the same URL verifies.
+# the fault the same URL verifies, and the file in it that a user named
+# "pathSuffix" wrote is copied under its own name, not under its owner's.
 set -eu
 . tests/lib.sh
 . tests/webhdfs.sh
@@ -17,6 +18,16 @@ unset KEDGE_CRASH_AT
 webhdfs_start "$T/wh"
 mkdir -p "$WEBHDFS_ROOT/warehouse" "$T/tmp"
 URL=$WEBHDFS_URL/warehouse
+command -v curl >/dev/null || die "curl is needed (scripts/install-deps.sh)"
+printf 'x\n' >"$T/x"
+# CREATE's two steps (307, then the datanode), as user.name pathSuffix:
+# the listing then holds "owner":"pathSuffix" before "pathSuffix":"x.txt"
+curl -sSf -L -X PUT -T "$T/x" -o /dev/null \
+	"$WEBHDFS_URL/webhdfs/v1/warehouse/x.txt?op=CREATE&user.name=pathSuffix" ||
+	die "cannot CREATE x.txt through the fake"
+curl -sSf "$WEBHDFS_URL/webhdfs/v1/warehouse?op=LISTSTATUS" |
+	grep -q '"owner":"pathSuffix","pathSuffix":"x.txt"' ||
+	die "the fake does not list x.txt as owned by pathSuffix"
 
 # verify_with KIND: kedge verify of URL while LISTSTATUS answers KIND;
 # its exit status in rc, its stderr in $T/err.
@@ -45,6 +56,8 @@ refused() {
 
 verify_with off
 [ "$rc" -eq 0 ] || die "verify of the plain tree exited $rc: $(cat "$T/out" "$T/err")"
+grep -q '^GET OPEN /warehouse/x.txt -> 307 kedge$' "$WEBHDFS_LOG" ||
+	die "verify did not fetch x.txt: $(grep ' OPEN ' "$WEBHDFS_LOG" | head -3)"
 
 refused dotdot 'lists the name "../x", which no entry of a directory has'
 refused slash 'lists the name "a/b", which no entry of a directory has'
@@ -55,4 +68,4 @@ grep -q '/warehouse/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/
 	die "the depth refusal does not name the 33rd level: $(cat "$T/err")"
 
 webhdfs_stop || die "the WebHDFS fake did not stop cleanly"
-echo "ok: verify of a URL refuses ../x, a/b, .., a control byte and a tree past 32 levels, writing nothing outside its copy"
+echo "ok: verify of a URL copies a file owned by pathSuffix under its name; refuses ../x, a/b, .., a control byte and a tree past 32 levels, writing nothing outside its copy"

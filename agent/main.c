@@ -18,6 +18,7 @@
 #include "report.h"
 #include "run.h"
 #include "status.h"
+#include "target.h"
 #include "twopc.h"
 #include "verify.h"
 #include "webhdfs.h"
@@ -127,7 +128,7 @@ static int
 cmd_check_config(int argc, char **argv)
 {
 	const char *path = CONF_DEFAULT_PATH;
-	char err[1024], info[2048] = "";
+	char err[1024], info[2048] = "", warning[1024];
 	int r, online = 0;
 	struct conf *c;
 
@@ -138,6 +139,8 @@ cmd_check_config(int argc, char **argv)
 	r = run_check(c, err, sizeof(err));
 	if (r == 0 && online)
 		r = run_check_online(c, info, sizeof(info), err, sizeof(err));
+	if (r == 0 && target_warning(c, warning, sizeof(warning)))
+		fprintf(stderr, "warning: %s\n", warning);
 	conf_free(c);
 	if (r < 0) {
 		fprintf(stderr, "%s\n", err);

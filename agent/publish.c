@@ -242,6 +242,7 @@ struct publisher *
 publisher_start(const struct conf *c, char *err, size_t errlen)
 {
 	struct publisher *p;
+	char warning[1024];
 	int r;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
@@ -257,6 +258,8 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	if ((p->target = target_open(c, err, errlen)) == NULL ||
 	    (p->cp = completer_new(c, err, errlen)) == NULL)
 		goto fail;
+	if (target_warning(c, warning, sizeof(warning)))
+		log_warnx("%s", warning);
 	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);

@@ -237,6 +237,19 @@ target_where(const struct target *t)
 	return t->wh != NULL ? webhdfs_where(t->wh) : t->dir;
 }
 
+int
+target_warning(const struct conf *c, char *buf, size_t size)
+{
+	const char *why;
+
+	if (strcmp(c->output.target, "webhdfs") != 0 ||
+	    (why = webhdfs_clear_warning(c->output.webhdfs.url)) == NULL)
+		return 0;
+	snprintf(buf, size, "output.webhdfs.url %s %s", c->output.webhdfs.url,
+	    why);
+	return 1;
+}
+
 struct webhdfs_opts
 target_webhdfs_opts(const struct conf *c)
 {

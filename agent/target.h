@@ -35,6 +35,11 @@ void target_close(struct target *t); /* accepts NULL */
  * negative errno with the sentence in err. */
 int target_check(struct target *t, char *err, size_t errlen);
 
+/* The warning sentence, in buf, for an output whose bytes and credentials
+ * travel in the clear (an http:// output.webhdfs.url).  Returns 1 when
+ * there is one, else 0. */
+int target_warning(const struct conf *c, char *buf, size_t size);
+
 /* "/srv/kedge" or "https://namenode:9871/warehouse": for messages. */
 const char *target_where(const struct target *t);
 

@@ -12,14 +12,20 @@
 
 #include "crash.h"
 #include "fsutil.h"
+#include "webhdfs_answer.h"
 
 #define WH_ANSWER_MAX (64 * 1024 * 1024) /* a listing or a file read */
 #define WH_PREFIX "/webhdfs/v1"
+#define WH_MIRROR_DEPTH 32          /* directory levels under base_dir */
+#define WH_MIRROR_ENTRIES 1000000   /* files and directories in all */
 
 struct webhdfs {
 	CURL *curl;
 	CURLSH *cookies;           /* Hadoop's hadoop.auth cookie */
 	char *url;                 /* no trailing '/' */
+	CURLU *base_url;           /* url parsed: what each request's starts as */
+	char *prefix;              /* url's own path, then WH_PREFIX */
+	int tls;                   /* url is https: so must every redirect be */
 	char *base;                /* "/dir" or "" for the root */
 	char *user;                /* NULL: SPNEGO */
 	char *ca_file;
@@ -31,7 +37,7 @@ struct webhdfs {
 	size_t body_len, body_cap;
 	size_t body_max;           /* of this request's answer */
 	int sink;                  /* >= 0: the answer goes to this fd */
-	char location[4096];
+	char *location;            /* of the last answer, or NULL */
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -107,99 +113,85 @@ wh_on_seek(void *arg, curl_off_t off, int origin)
 	    CURL_SEEKFUNC_OK;
 }
 
-/* Appends s to the buffer at *len, percent-encoding all but unreserved
- * characters and those in keep. */
-static void
-wh_encode(char *buf, size_t size, size_t *len, const char *s,
-    const char *keep)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; *s != '\0' && *len + 4 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr("-._~", c) != NULL ||
-		    (c != '\0' && strchr(keep, c) != NULL)) {
-			buf[(*len)++] = (char)c;
-		} else {
-			buf[(*len)++] = '%';
-			buf[(*len)++] = hex[c >> 4];
-			buf[(*len)++] = hex[c & 15];
-		}
-	}
-	buf[*len] = '\0';
-}
-
 /* The HDFS path of rel ("" for base_dir itself, without a trailing '/'
- * that the sentences in err would show). */
-static void
-wh_path(const struct webhdfs *w, const char *rel, char *buf, size_t size)
+ * that the sentences in err would show), malloc'd; NULL when out of
+ * memory. */
+static char *
+wh_path(const struct webhdfs *w, const char *rel)
 {
+	char *path;
+
 	if (rel[0] == '\0' && w->base[0] != '\0')
-		snprintf(buf, size, "%s", w->base);
-	else
-		snprintf(buf, size, "%s/%s", w->base, rel);
+		return strdup(w->base);
+	return asprintf(&path, "%s/%s", w->base, rel) < 0 ? NULL : path;
 }
 
-/* The URL of op on the HDFS path, with more query parameters (already
- * encoded, each starting with '&') when more is not NULL. */
+/* Appends name=value to u's query, both percent-encoded by libcurl. */
+static CURLUcode
+wh_url_param(CURLU *u, const char *name, const char *value)
+{
+	CURLUcode rc;
+	char *param;
+
+	if (asprintf(&param, "%s=%s", name, value) < 0)
+		return CURLUE_OUT_OF_MEMORY;
+	rc = curl_url_set(u, CURLUPART_QUERY, param,
+	    CURLU_APPENDQUERY | CURLU_URLENCODE);
+	free(param);
+	return rc;
+}
+
+/* The URL of op on the HDFS path in *url (curl_free() it), with user.name
+ * for simple authentication and param ("name=value", the value as it is)
+ * when it is not NULL. */
 static int
 wh_url(const struct webhdfs *w, const char *path, const char *op,
-    const char *more, char *buf, size_t size, char *err, size_t errlen)
+    const char *param, char **url, char *err, size_t errlen)
 {
-	size_t len = (size_t)snprintf(buf, size, "%s" WH_PREFIX, w->url);
+	CURLU *u = curl_url_dup(w->base_url);
+	CURLUcode rc = CURLUE_OUT_OF_MEMORY;
+	char *full = NULL;
 
-	wh_encode(buf, size, &len, path, "/=:@");
-	len += (size_t)snprintf(buf + len, size - len, "?op=%s", op);
-	if (w->user != NULL) {
-		len += (size_t)snprintf(buf + len, size - len, "&user.name=");
-		wh_encode(buf, size, &len, w->user, "");
+	*url = NULL;
+	if (u == NULL || asprintf(&full, "%s%s", w->prefix, path) < 0) {
+		full = NULL;
+		goto out;
 	}
-	if (more != NULL)
-		len += (size_t)snprintf(buf + len, size - len, "%s", more);
-	if (len + 1 < size)
+	if ((rc = curl_url_set(u, CURLUPART_PATH, full, CURLU_URLENCODE)) !=
+	    CURLUE_OK || (rc = wh_url_param(u, "op", op)) != CURLUE_OK ||
+	    (w->user != NULL &&
+	    (rc = wh_url_param(u, "user.name", w->user)) != CURLUE_OK))
+		goto out;
+	/* libcurl keeps param's first '=' and encodes the rest */
+	if (param != NULL && (rc = curl_url_set(u, CURLUPART_QUERY, param,
+	    CURLU_APPENDQUERY | CURLU_URLENCODE)) != CURLUE_OK)
+		goto out;
+	rc = curl_url_get(u, CURLUPART_URL, url, 0);
+out:
+	curl_url_cleanup(u);
+	free(full);
+	if (rc == CURLUE_OK)
 		return 0;
-	snprintf(err, errlen, "%s %s: the URL is too long", op, path);
-	return -ENAMETOOLONG;
+	snprintf(err, errlen, "%s %s: cannot make its URL: %s", op, path,
+	    curl_url_strerror(rc));
+	return rc == CURLUE_OUT_OF_MEMORY ? -ENOMEM : -EINVAL;
 }
 
-/* The value of the JSON string member name in the answer, unescaped
- * roughly (enough for an error message). */
-static void
-wh_json_string(const char *body, const char *name, char *out, size_t size)
+int
+webhdfs_url(const struct webhdfs *w, const char *rel, const char *op,
+    const char *param, char **url, char *err, size_t errlen)
 {
-	char key[64];
-	const char *p;
-	size_t n = 0;
+	char *path = wh_path(w, rel);
+	int r;
 
-	out[0] = '\0';
-	snprintf(key, sizeof(key), "\"%s\"", name);
-	if ((p = strstr(body, key)) == NULL || (p = strchr(p + strlen(key),
-	    '"')) == NULL)
-		return;
-	for (p++; *p != '\0' && *p != '"' && n + 1 < size; p++) {
-		if (*p == '\\' && p[1] != '\0')
-			p++;
-		out[n++] = *p;
+	if (path == NULL) {
+		*url = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	out[n] = '\0';
-}
-
-/* The JSON literal after member name: true, false or a number. */
-static const char *
-wh_json_value(const char *body, const char *name)
-{
-	char key[64];
-	const char *p;
-
-	snprintf(key, sizeof(key), "\"%s\"", name);
-	if ((p = strstr(body, key)) == NULL)
-		return NULL;
-	p += strlen(key);
-	while (*p == ' ' || *p == ':' || *p == '\t' || *p == '\n')
-		p++;
-	return p;
+	r = wh_url(w, path, op, param, url, err, errlen);
+	free(path);
+	return r;
 }
 
 /* One request.  Returns the HTTP status, or a negative errno with the
@@ -220,12 +212,15 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	curl_easy_reset(c);
 	w->body_len = 0;
 	w->body[0] = '\0';
-	w->location[0] = '\0';
+	free(w->location);
+	w->location = NULL;
 	w->curl_err[0] = '\0';
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, w->curl_err);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* no request of an https client goes out in the clear */
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, w->tls ? "https" :
+	    "http,https");
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, w->connect_timeout);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, w->timeout);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, wh_on_body);
@@ -272,9 +267,58 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK &&
-	    loc != NULL)
-		snprintf(w->location, sizeof(w->location), "%s", loc);
+	    loc != NULL && (w->location = strdup(loc)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", what);
+		return -ENOMEM;
+	}
 	return status;
+}
+
+/* The URL of the redirect in w->location, resolved against url, in *url
+ * (curl_free() it).  A client of an https URL follows only https: a
+ * redirect to http would send the data and the delegation token in the
+ * clear.  The sentences name the scheme and host, never the query, which
+ * may hold a token. */
+static int
+wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
+    size_t errlen)
+{
+	CURLU *u = curl_url_dup(w->base_url);
+	char *scheme = NULL, *host = NULL, *port = NULL;
+	int r = -EPROTO;
+
+	*url = NULL;
+	if (u == NULL) {
+		snprintf(err, errlen, "%s: out of memory", what);
+		return -ENOMEM;
+	}
+	if (w->location == NULL ||
+	    curl_url_set(u, CURLUPART_URL, w->location, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) !=
+	    CURLUE_OK) {
+		snprintf(err, errlen, "%s: HDFS redirected to a Location that is "
+		    "not a URL", what);
+		goto out;
+	}
+	if (strcmp(scheme, "https") != 0 &&
+	    (w->tls || strcmp(scheme, "http") != 0)) {
+		snprintf(err, errlen, "%s: HDFS redirected from %s to %s://%s:%s; "
+		    "kedge follows %s only, so that neither the data nor a "
+		    "delegation token travel in the clear", what, w->url, scheme,
+		    host, port, w->tls ? "https" : "http and https");
+		goto out;
+	}
+	r = curl_url_get(u, CURLUPART_URL, url, 0) == CURLUE_OK ? 0 : -ENOMEM;
+	if (r < 0)
+		snprintf(err, errlen, "%s: out of memory", what);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return r;
 }
 
 /* The sentence for an answer that is not the one wanted: Hadoop's
@@ -285,8 +329,8 @@ wh_refused(struct webhdfs *w, long status, const char *what, char *err,
 {
 	char exception[128], message[512];
 
-	wh_json_string(w->body, "exception", exception, sizeof(exception));
-	wh_json_string(w->body, "message", message, sizeof(message));
+	webhdfs_answer_exception(w->body, w->body_len, exception,
+	    sizeof(exception), message, sizeof(message));
 	if (status == 401)
 		snprintf(err, errlen, "%s: HDFS refused kedge's authentication "
 		    "(401)%s%s: %s", what, message[0] ? ": " : "", message,
@@ -316,13 +360,19 @@ static long
 wh_get(struct webhdfs *w, const char *rel, const char *op, char *what,
     size_t whatlen, char *err, size_t errlen)
 {
-	char path[4096], url[8192];
+	char *path = wh_path(w, rel), *url = NULL;
+	long st;
 
-	wh_path(w, rel, path, sizeof(path));
+	if (path == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	snprintf(what, whatlen, "%s %s", op, path);
-	if (wh_url(w, path, op, NULL, url, sizeof(url), err, errlen) < 0)
-		return -ENAMETOOLONG;
-	return wh_do(w, "GET", url, NULL, what, err, errlen);
+	if ((st = wh_url(w, path, op, NULL, &url, err, errlen)) == 0)
+		st = wh_do(w, "GET", url, NULL, what, err, errlen);
+	curl_free(url);
+	free(path);
+	return st;
 }
 
 /* GETs op of rel's HDFS path for its JSON answer, in w->body.  Returns 1,
@@ -346,18 +396,15 @@ webhdfs_stat(struct webhdfs *w, const char *rel, int64_t *len, char *err,
     size_t errlen)
 {
 	char what[4200];
-	const char *v;
-	int r;
+	int is_dir, r;
 
 	if ((r = wh_get_json(w, rel, "GETFILESTATUS", what, sizeof(what), err,
 	    errlen)) <= 0)
 		return r;
-	if ((v = wh_json_value(w->body, "length")) == NULL) {
-		snprintf(err, errlen, "%s: no length in the answer", what);
-		return -EPROTO;
-	}
-	*len = strtoll(v, NULL, 10);
-	return strstr(w->body, "\"DIRECTORY\"") == NULL ? 1 : -EISDIR;
+	if ((r = webhdfs_answer_status(w->body, w->body_len, what, &is_dir, len,
+	    err, errlen)) < 0)
+		return r;
+	return is_dir ? -EISDIR : 1;
 }
 
 /* Writes src to the HDFS path in CREATE's two steps. */
@@ -366,45 +413,45 @@ wh_create(struct webhdfs *w, const char *path, struct wh_src *src,
     char *err, size_t errlen)
 {
 	struct wh_src none = { -1, "", 0, 0 };
-	char url[8192], what[4200];
+	char *url = NULL, what[4200];
 	long st;
 
 	snprintf(what, sizeof(what), "CREATE %s", path);
-	if (wh_url(w, path, "CREATE", "&overwrite=true", url, sizeof(url), err,
-	    errlen) < 0)
-		return -ENAMETOOLONG;
-	if ((st = wh_do(w, "PUT", url, &none, what, err, errlen)) < 0)
-		return (int)st;
-	if (st != 307 || w->location[0] == '\0')
-		return wh_refused(w, st, what, err, errlen);
-	snprintf(url, sizeof(url), "%s", w->location);
-	if ((st = wh_do(w, "PUT", url, src, what, err, errlen)) < 0)
-		return (int)st;
-	return st == 201 || st == 200 ? 0 : wh_refused(w, st, what, err, errlen);
+	if ((st = wh_url(w, path, "CREATE", "overwrite=true", &url, err,
+	    errlen)) < 0 ||
+	    (st = wh_do(w, "PUT", url, &none, what, err, errlen)) < 0)
+		goto out;
+	if (st != 307 || w->location == NULL) {
+		st = wh_refused(w, st, what, err, errlen);
+		goto out;
+	}
+	curl_free(url);
+	if ((st = wh_follow(w, what, &url, err, errlen)) < 0 ||
+	    (st = wh_do(w, "PUT", url, src, what, err, errlen)) < 0)
+		goto out;
+	st = st == 201 || st == 200 ? 0 : wh_refused(w, st, what, err, errlen);
+out:
+	curl_free(url);
+	return (int)st;
 }
 
 /* A PUT op whose answer is {"boolean": ...}: 1 for true, 0 for false. */
 static int
 wh_boolean_op(struct webhdfs *w, const char *method, const char *path,
-    const char *op, const char *more, char *err, size_t errlen)
+    const char *op, const char *param, char *err, size_t errlen)
 {
-	char url[8192], what[4200];
-	const char *v;
+	char *url = NULL, what[4200];
 	long st;
 
 	snprintf(what, sizeof(what), "%s %s", op, path);
-	if (wh_url(w, path, op, more, url, sizeof(url), err,
-	    errlen) < 0)
-		return -ENAMETOOLONG;
-	if ((st = wh_do(w, method, url, NULL, what, err, errlen)) < 0)
-		return (int)st;
-	if (st != 200)
-		return wh_refused(w, st, what, err, errlen);
-	if ((v = wh_json_value(w->body, "boolean")) == NULL) {
-		snprintf(err, errlen, "%s: no boolean in the answer", what);
-		return -EPROTO;
-	}
-	return strncmp(v, "true", 4) == 0;
+	if ((st = wh_url(w, path, op, param, &url, err, errlen)) < 0 ||
+	    (st = wh_do(w, method, url, NULL, what, err, errlen)) < 0)
+		goto out;
+	st = st != 200 ? wh_refused(w, st, what, err, errlen) :
+	    webhdfs_answer_boolean(w->body, w->body_len, what, err, errlen);
+out:
+	curl_free(url);
+	return (int)st;
 }
 
 /* Renames from to to; false (the source gone, or the destination there)
@@ -413,27 +460,32 @@ static int
 wh_rename(struct webhdfs *w, const char *from, const char *to, char *err,
     size_t errlen)
 {
-	char more[4200];
-	size_t len = (size_t)snprintf(more, sizeof(more), "&destination=");
+	char *param;
 	int r;
 
-	wh_encode(more, sizeof(more), &len, to, "/");
-	if ((r = wh_boolean_op(w, "PUT", from, "RENAME", more, err,
-	    errlen)) != 0)
+	if (asprintf(&param, "destination=%s", to) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = wh_boolean_op(w, "PUT", from, "RENAME", param, err, errlen);
+	free(param);
+	if (r != 0)
 		return r < 0 ? r : 0;
 	snprintf(err, errlen, "RENAME %s to %s: HDFS answered false", from, to);
 	return -EIO;
 }
 
-/* The hidden temporary name beside rel's final path. */
-static void
-wh_temp(const struct webhdfs *w, const char *rel, char *buf, size_t size)
+/* The hidden temporary name beside rel's final path, malloc'd; NULL when
+ * out of memory. */
+static char *
+wh_temp(const struct webhdfs *w, const char *rel)
 {
 	const char *name = strrchr(rel, '/');
 	int dirlen = name != NULL ? (int)(name - rel) + 1 : 0;
+	char *tmp;
 
-	snprintf(buf, size, "%s/%.*s.%s.tmp", w->base, dirlen, rel,
-	    name != NULL ? name + 1 : rel);
+	return asprintf(&tmp, "%s/%.*s.%s.tmp", w->base, dirlen, rel,
+	    name != NULL ? name + 1 : rel) < 0 ? NULL : tmp;
 }
 
 /* Writes src under the temporary name and renames it to rel, deleting
@@ -443,18 +495,25 @@ static int
 wh_place(struct webhdfs *w, struct wh_src *src, const char *rel,
     int replace, char *err, size_t errlen)
 {
-	char tmp[4096], path[4096];
+	char *tmp = wh_temp(w, rel), *path = wh_path(w, rel);
 	int r;
 
-	wh_temp(w, rel, tmp, sizeof(tmp));
-	wh_path(w, rel, path, sizeof(path));
+	if (tmp == NULL || path == NULL) {
+		snprintf(err, errlen, "out of memory");
+		r = -ENOMEM;
+		goto out;
+	}
 	if ((r = wh_create(w, tmp, src, err, errlen)) < 0)
-		return r;
+		goto out;
 	crash_point("webhdfs-before-rename");
 	if (replace && (r = wh_boolean_op(w, "DELETE", path, "DELETE", NULL,
 	    err, errlen)) < 0)
-		return r;
-	return wh_rename(w, tmp, path, err, errlen);
+		goto out;
+	r = wh_rename(w, tmp, path, err, errlen);
+out:
+	free(tmp);
+	free(path);
+	return r;
 }
 
 int
@@ -509,18 +568,18 @@ int
 webhdfs_read(struct webhdfs *w, const char *rel, size_t max, char **data,
     size_t *len, char *err, size_t errlen)
 {
-	char url[8192], what[4200];
+	char *url = NULL, what[4200];
 	long st;
 
 	*data = NULL;
 	*len = 0;
 	if ((st = wh_get(w, rel, "OPEN", what, sizeof(what), err, errlen)) ==
-	    307 && w->location[0] != '\0') {
+	    307 && (st = wh_follow(w, what, &url, err, errlen)) == 0) {
 		/* WebHDFS sends the reader to a datanode; HttpFS answers itself */
-		snprintf(url, sizeof(url), "%s", w->location);
 		w->body_max = max;
 		st = wh_do(w, "GET", url, NULL, what, err, errlen);
 		w->body_max = WH_ANSWER_MAX;
+		curl_free(url);
 	}
 	if (st < 0)
 		return (int)st;
@@ -543,19 +602,21 @@ int
 webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
     size_t errlen)
 {
-	char url[8192], what[4200];
+	char *url = NULL, what[4200];
 	long st;
 
 	/* HttpFS answers with the bytes, WebHDFS sends the reader to a
 	 * datanode: either way only a 200's body is the file */
 	w->sink = fd;
 	st = wh_get(w, rel, "OPEN", what, sizeof(what), err, errlen);
-	if (st == 307 && w->location[0] != '\0') {
-		snprintf(url, sizeof(url), "%s", w->location);
-		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+	if (st == 307 && (st = wh_follow(w, what, &url, err, errlen)) == 0) {
+		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
 			st = -errno;
-		else
+			snprintf(err, errlen, "%s: the local copy: %s", what,
+			    strerror(errno));
+		} else
 			st = wh_do(w, "GET", url, NULL, what, err, errlen);
+		curl_free(url);
 	}
 	w->sink = -1;
 	if (st < 0)
@@ -563,137 +624,196 @@ webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
 	return st == 200 ? 0 : wh_refused(w, st, what, err, errlen);
 }
 
-/* The end of the JSON object that starts at p ('{'), strings skipped;
- * NULL when it does not end. */
-static const char *
-wh_json_object_end(const char *p)
-{
-	int depth = 0, quoted = 0;
-
-	for (; *p != '\0'; p++) {
-		if (quoted) {
-			if (*p == '\\' && p[1] != '\0')
-				p++;
-			else if (*p == '"')
-				quoted = 0;
-		} else if (*p == '"') {
-			quoted = 1;
-		} else if (*p == '{') {
-			depth++;
-		} else if (*p == '}' && --depth == 0) {
-			return p;
-		}
-	}
-	return NULL;
-}
-
 int
 webhdfs_list(struct webhdfs *w, const char *rel,
     int (*fn)(const char *name, int is_dir, int64_t len, void *arg),
     void *arg, char *err, size_t errlen)
 {
-	char what[4200], name[1024], type[32], *body;
-	const char *p, *end, *v;
+	char what[4200];
 	int r;
 
 	if ((r = wh_get_json(w, rel, "LISTSTATUS", what, sizeof(what), err,
 	    errlen)) <= 0)
 		return r;
-	/* fn may make requests of its own, which reuse w->body */
-	if ((body = strdup(w->body)) == NULL)
-		return -ENOMEM;
-	if ((p = strstr(body, "\"FileStatus\"")) == NULL ||
-	    (p = strchr(p, '[')) == NULL) {
-		snprintf(err, errlen, "%s: no FileStatus list in the answer", what);
-		free(body);
-		return -EPROTO;
-	}
-	/* each entry a flat object: pathSuffix, type, length, ... */
-	r = 0;
-	while (r == 0 && (p = strchr(p, '{')) != NULL &&
-	    (end = wh_json_object_end(p)) != NULL) {
-		char *obj = strndup(p, (size_t)(end - p + 1));
-
-		if (obj == NULL) {
-			free(body);
-			return -ENOMEM;
-		}
-		wh_json_string(obj, "pathSuffix", name, sizeof(name));
-		wh_json_string(obj, "type", type, sizeof(type));
-		v = wh_json_value(obj, "length");
-		if (name[0] != '\0')
-			r = fn(name, strcmp(type, "DIRECTORY") == 0,
-			    v != NULL ? strtoll(v, NULL, 10) : 0, arg);
-		free(obj);
-		p = end + 1;
-	}
-	free(body);
-	return r;
+	/* the answer is parsed before fn runs: its requests reuse w->body */
+	return webhdfs_answer_list(w->body, w->body_len, what, fn, arg, err,
+	    errlen);
 }
 
 int
 webhdfs_remove(struct webhdfs *w, const char *rel, char *err, size_t errlen)
 {
-	char path[4096];
+	char *path = wh_path(w, rel);
 	int r;
 
-	wh_path(w, rel, path, sizeof(path));
+	if (path == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	r = wh_boolean_op(w, "DELETE", path, "DELETE", NULL, err, errlen);
+	free(path);
 	return r < 0 ? r : 0;
 }
 
+/* A copy of base_dir in progress: each level's listing is one
+ * wh_mirror_dir(), whose entries land under the directory fd of that
+ * level only, never through a path the server named. */
 struct wh_mirror {
 	struct webhdfs *w;
-	const char *rel;
-	const char *dir;
+	const char *rel;           /* of this level under base_dir */
+	int dirfd;                 /* of this level in the copy */
+	int depth;                 /* of this level, base_dir's is 0 */
+	size_t *entries;           /* made so far, in all */
 	char *err;
 	size_t errlen;
 };
 
-static int wh_mirror_dir(struct webhdfs *w, const char *rel, const char *dir,
-    char *err, size_t errlen);
+static int wh_mirror_dir(struct wh_mirror *up, const char *rel, int dirfd);
+
+/* Whether name may become a file in the copy: one component, no control
+ * byte (webhdfs_answer_list() has refused "", ".", ".." and '/'). */
+static int
+wh_mirror_name_ok(const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
 
 static int
 wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 {
 	struct wh_mirror *m = arg;
-	char rel[4096], path[4096];
-	int fd, r;
+	char shown[128], *rel = NULL;
+	int fd = -1, r;
 
 	(void)len;
-	snprintf(rel, sizeof(rel), "%s%s%s", m->rel, m->rel[0] ? "/" : "",
-	    name);
-	snprintf(path, sizeof(path), "%s/%s", m->dir, name);
+	webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
+	if (!wh_mirror_name_ok(name)) {
+		snprintf(m->err, m->errlen, "LISTSTATUS %s%s%s: HDFS listed the "
+		    "name \"%s\", which holds a control byte; refusing it",
+		    m->w->base, m->rel[0] ? "/" : "", m->rel, shown);
+		return -EPROTO;
+	}
+	if (++*m->entries > WH_MIRROR_ENTRIES) {
+		snprintf(m->err, m->errlen, "%s holds more than %d files and "
+		    "directories; refusing to copy more", m->w->where,
+		    WH_MIRROR_ENTRIES);
+		return -E2BIG;
+	}
+	if (asprintf(&rel, "%s%s%s", m->rel, m->rel[0] ? "/" : "", name) < 0) {
+		snprintf(m->err, m->errlen, "out of memory");
+		return -ENOMEM;
+	}
 	if (is_dir) {
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			snprintf(m->err, m->errlen, "%s: %s", path, strerror(errno));
-			return -errno;
-		}
-		return wh_mirror_dir(m->w, rel, path, m->err, m->errlen);
+		if ((mkdirat(m->dirfd, name, 0755) < 0 && errno != EEXIST) ||
+		    (fd = openat(m->dirfd, name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			goto fail;
+		r = wh_mirror_dir(m, rel, fd);
+		goto out;
 	}
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0) {
-		snprintf(m->err, m->errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
+	/* O_EXCL: a name listed twice is not fetched over the first */
+	if ((fd = openat(m->dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+		goto fail;
 	r = webhdfs_fetch(m->w, rel, fd, m->err, m->errlen);
-	close(fd);
+	goto out;
+fail:
+	r = -errno;
+	snprintf(m->err, m->errlen, "%s in the copy of %s: %s", shown,
+	    m->w->where, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(rel);
 	return r;
 }
 
+/* Copies the directory rel, one level below up's, into dirfd. */
 static int
-wh_mirror_dir(struct webhdfs *w, const char *rel, const char *dir, char *err,
-    size_t errlen)
+wh_mirror_dir(struct wh_mirror *up, const char *rel, int dirfd)
 {
-	struct wh_mirror m = { w, rel, dir, err, errlen };
+	struct wh_mirror m = *up;
 
-	return webhdfs_list(w, rel, wh_mirror_entry, &m, err, errlen);
+	m.rel = rel;
+	m.dirfd = dirfd;
+	if (++m.depth > WH_MIRROR_DEPTH) {
+		snprintf(m.err, m.errlen, "%s/%s: deeper than %d directories "
+		    "under %s; refusing to copy it", m.w->base, rel,
+		    WH_MIRROR_DEPTH, m.w->where);
+		return -ELOOP;
+	}
+	return webhdfs_list(m.w, rel, wh_mirror_entry, &m, m.err, m.errlen);
 }
 
 int
 webhdfs_mirror(struct webhdfs *w, const char *dir, char *err, size_t errlen)
 {
-	return wh_mirror_dir(w, "", dir, err, errlen);
+	size_t entries = 0;
+	struct wh_mirror top = { w, "", -1, -1, &entries, err, errlen };
+	int fd, r;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	r = wh_mirror_dir(&top, "", fd);
+	close(fd);
+	return r;
+}
+
+/* Parses w->url into w->base_url, w->prefix and w->tls. */
+static int
+wh_parse_url(struct webhdfs *w, char *err, size_t errlen)
+{
+	char *scheme = NULL, *path = NULL;
+	CURLUcode rc;
+	size_t n;
+	int r = -EINVAL;
+
+	if ((w->base_url = curl_url()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if ((rc = curl_url_set(w->base_url, CURLUPART_URL, w->url, 0)) !=
+	    CURLUE_OK ||
+	    (rc = curl_url_get(w->base_url, CURLUPART_SCHEME, &scheme, 0)) !=
+	    CURLUE_OK ||
+	    (rc = curl_url_get(w->base_url, CURLUPART_PATH, &path,
+	    CURLU_URLDECODE)) != CURLUE_OK) {
+		snprintf(err, errlen, "%s: not a URL: %s", w->url,
+		    curl_url_strerror(rc));
+		goto out;
+	}
+	if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) {
+		snprintf(err, errlen, "%s: not an http:// or https:// URL", w->url);
+		goto out;
+	}
+	w->tls = strcmp(scheme, "https") == 0;
+	while ((n = strlen(path)) > 0 && path[n - 1] == '/')
+		path[n - 1] = '\0';
+	r = asprintf(&w->prefix, "%s" WH_PREFIX, path) < 0 ? -ENOMEM : 0;
+	if (r < 0) {
+		w->prefix = NULL;
+		snprintf(err, errlen, "out of memory");
+	}
+out:
+	curl_free(scheme);
+	curl_free(path);
+	return r;
+}
+
+const char *
+webhdfs_clear_warning(const char *url)
+{
+	if (strncmp(url, "http://", 7) != 0)
+		return NULL;
+	return "is http://, not https://: the data, and the SPNEGO token or "
+	    "the user.name and the delegation tokens that authenticate kedge, "
+	    "travel in the clear, readable and replayable by anyone on the "
+	    "network path; use the https:// address of the NameNode or HttpFS";
 }
 
 struct webhdfs *
@@ -728,6 +848,10 @@ webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 		webhdfs_close(w);
 		return NULL;
 	}
+	if (wh_parse_url(w, err, errlen) < 0) {
+		webhdfs_close(w);
+		return NULL;
+	}
 	w->connect_timeout = o->connect_timeout;
 	w->timeout = o->timeout;
 	w->body_cap = 4096;
@@ -746,6 +870,9 @@ webhdfs_close(struct webhdfs *w)
 	if (w->cookies != NULL)
 		curl_share_cleanup(w->cookies); /* after the handle using it */
 	curl_slist_free_all(w->octets);
+	curl_url_cleanup(w->base_url);
+	free(w->prefix);
+	free(w->location);
 	free(w->url);
 	free(w->base);
 	free(w->user);

@@ -86,6 +86,17 @@ int webhdfs_list(struct webhdfs *w, const char *rel,
 int webhdfs_remove(struct webhdfs *w, const char *rel, char *err,
     size_t errlen);
 
+/* The URL of op on base_dir/rel in *url (curl_free() it): the path and
+ * every query value percent-encoded by libcurl, user.name for simple
+ * authentication, and param ("name=value", the value as it is) when it is
+ * not NULL.  Returns 0 or a negative errno with the sentence in err. */
+int webhdfs_url(const struct webhdfs *w, const char *rel, const char *op,
+    const char *param, char **url, char *err, size_t errlen);
+
+/* For a URL that is not https://, the end of a warning sentence that
+ * starts with the URL or the key naming it; NULL for https://. */
+const char *webhdfs_clear_warning(const char *url);
+
 /* "https://namenode:9871/warehouse": for messages. */
 const char *webhdfs_where(const struct webhdfs *w);
 

@@ -11,7 +11,8 @@
 #
 # webhdfs_start sets:
 #   WEBHDFS_PID        the fake's pid
-#   WEBHDFS_URL        http://localhost:NNPORT (the namenode, or HttpFS)
+#   WEBHDFS_URL        http://localhost:NNPORT (the namenode, or HttpFS;
+#                      https:// with --tls-cert)
 #   WEBHDFS_DATANODE   http://localhost:DNPORT (webhdfs mode; else empty)
 #   WEBHDFS_ROOT       the directory holding the namespace (DIR/hdfs
 #                      unless ARGS give --root)
@@ -89,7 +90,8 @@ webhdfs_stop() {
 }
 
 # webhdfs_ctl DIR COMMAND...: COMMAND (down, up, fail N CODE [OP],
-# drop-upload N [partial], slow MS, lose-rename-response N, clear) to the
+# drop-upload N [partial], slow MS, lose-rename-response N, hostile-list
+# KIND, clear) to the
 # fake that webhdfs_start started in DIR, through fixture_ctl (tests/lib.sh).
 webhdfs_ctl() {
 	_whc_dir=$1

@@ -13,7 +13,9 @@
 # and RENAMEd into place, all as kedge/localhost@KEDGE.TEST, and no CREATE
 # of a final name.  Then HttpFS with simple authentication (user.name).
 # `kedge check-config --online` reports base_dir while the fake serves and
-# refuses in one sentence while it is down.
+# refuses in one sentence while it is down.  The fake speaks http://: both
+# check-config and each run warn, once, that the data and the tokens
+# travel in the clear.
 set -eu
 . tests/lib.sh
 . tests/krb.sh
@@ -63,6 +65,22 @@ land() {
 		die "$1: not every record consumed: $(grep 'table access' "$T/$1.log")"
 	grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
 		"$T/$1.log" || die "$1: $(grep 'published' "$T/$1.log")"
+	[ "$(grep -cF "$CLEAR" "$T/$1.log")" -eq 1 ] ||
+		die "$1: kedge run did not warn once that $WEBHDFS_URL is not https: $(grep -F 'output.webhdfs.url' "$T/$1.log")"
+}
+
+# The warning for an http:// URL, as check-config and the run say it.
+CLEAR=
+# check_online CONF: kedge check-config --online, its stdout in out; its
+# stderr must be the one warning that the URL is http://.
+check_online() {
+	CLEAR="output.webhdfs.url $WEBHDFS_URL is http://, not https://: the data"
+	out=$($KEDGE check-config -c "$1" --online 2>"$T/check.err") ||
+		die "check-config --online: $out $(cat "$T/check.err")"
+	[ "$(wc -l <"$T/check.err")" -eq 1 ] &&
+		grep -q "^warning: $CLEAR, and the SPNEGO token .* travel in the clear" \
+			"$T/check.err" ||
+		die "check-config did not warn that $WEBHDFS_URL is not https: $(cat "$T/check.err")"
 }
 
 # log_checks WHO [datanode]: the fake's log shows only two-step CREATEs of
@@ -119,8 +137,7 @@ conf "$T/k.conf" kedge-k "$T/k-spool" 'auth = "kerberos";' "$KRBCONF"
 # kedge must not borrow a ticket from the test's environment.
 export KRB5CCNAME=FILE:$T/no-such-ccache
 
-out=$($KEDGE check-config -c "$T/k.conf" --online 2>&1) ||
-	die "check-config --online: $out"
+check_online "$T/k.conf"
 case $out in
 "configuration OK: logged in as $ME; "*"; HDFS $WEBHDFS_URL: $BASE is not there yet, the first file creates it") ;;
 *) die "check-config --online printed \"$out\"" ;;
@@ -137,8 +154,7 @@ k_files=$(grep -c ' CREATE .* 201 ' "$T/data.log")
 	die "no hour got its manifest in HDFS"
 k_rows=$CHECK_ROWS
 
-out=$($KEDGE check-config -c "$T/k.conf" --online 2>&1) ||
-	die "check-config --online: $out"
+check_online "$T/k.conf"
 case $out in
 *"; HDFS $WEBHDFS_URL: $BASE is there") ;;
 *) die "check-config --online printed \"$out\"" ;;
@@ -163,8 +179,7 @@ webhdfs_stop || die "stopping the Kerberos WebHDFS fake"
 ############ HttpFS, simple authentication (user.name)
 webhdfs_start "$T/h" --mode httpfs --user-allowed kedge
 conf "$T/h.conf" kedge-h "$T/h-spool" 'auth = "simple"; user = "kedge";'
-out=$($KEDGE check-config -c "$T/h.conf" --online 2>&1) ||
-	die "check-config --online (httpfs): $out"
+check_online "$T/h.conf"
 case $out in
 "configuration OK: "*"; HDFS $WEBHDFS_URL: $BASE is not there yet, the first file creates it") ;;
 *) die "check-config --online (httpfs) printed \"$out\"" ;;

@@ -1,0 +1,103 @@
+/*
+ * fuzz_webhdfs: the input is a WebHDFS or HttpFS answer, as a server
+ * (hostile or broken) might send it; byte 0 picks the reader (% 4: the
+ * FileStatus of GETFILESTATUS, the FileStatuses of LISTSTATUS, the boolean
+ * of MKDIRS/RENAME/DELETE, the RemoteException of a refusal), the rest is
+ * the body.  Each reader must return its documented values only, write a
+ * reason when it refuses, never hand on a listed name that is "", ".",
+ * "..", or holds a '/', and keep a RemoteException's text within its
+ * buffer and free of control bytes.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webhdfs_answer.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+fuzz_fail(const char *what)
+{
+	fprintf(stderr, "fuzz_webhdfs: %s\n", what);
+	abort();
+}
+
+static int
+fuzz_on_entry(const char *name, int is_dir, int64_t len, void *arg)
+{
+	(void)arg;
+	if (name[0] == '\0' || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0 || strchr(name, '/') != NULL)
+		fuzz_fail("a listed name that is no entry of a directory");
+	if ((is_dir != 0 && is_dir != 1) || len < 0 || (is_dir && len != 0))
+		fuzz_fail("an entry's type or length out of range");
+	return 0;
+}
+
+static void
+fuzz_check_err(int r, const char *err)
+{
+	if (r < 0 && (err[0] == '\0' || memchr(err, '\0', 512) == NULL))
+		fuzz_fail("refused without a reason");
+}
+
+static void
+fuzz_check_text(const char *s, size_t size)
+{
+	size_t n = strnlen(s, size);
+
+	if (n == size)
+		fuzz_fail("a RemoteException text without its NUL");
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			fuzz_fail("a RemoteException text with a control byte");
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[512], exc[64], msg[256];
+	const char *body = (const char *)data + 1;
+	size_t len = size - 1;
+	int64_t length;
+	int is_dir, r;
+
+	if (size == 0)
+		return 0;
+	err[0] = '\0';
+	switch (data[0] % 4) {
+	case 0:
+		r = webhdfs_answer_status(body, len, "S", &is_dir, &length, err,
+		    sizeof(err));
+		if (r != 0 && r != -EPROTO)
+			fuzz_fail("status: another return");
+		if (r == 0 && (length < 0 || (is_dir != 0 && is_dir != 1)))
+			fuzz_fail("status: a length or type out of range");
+		fuzz_check_err(r, err);
+		break;
+	case 1:
+		r = webhdfs_answer_list(body, len, "L", fuzz_on_entry, NULL, err,
+		    sizeof(err));
+		if (r != 0 && r != -EPROTO && r != -E2BIG)
+			fuzz_fail("list: another return");
+		fuzz_check_err(r, err);
+		break;
+	case 2:
+		r = webhdfs_answer_boolean(body, len, "B", err, sizeof(err));
+		if (r != 0 && r != 1 && r != -EPROTO)
+			fuzz_fail("boolean: another return");
+		fuzz_check_err(r, err);
+		break;
+	default:
+		webhdfs_answer_exception(body, len, exc, sizeof(exc), msg,
+		    sizeof(msg));
+		fuzz_check_text(exc, sizeof(exc));
+		fuzz_check_text(msg, sizeof(msg));
+		break;
+	}
+	return 0;
+}

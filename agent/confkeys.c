@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "metrics.h"
+#include "metrics_http.h"
 #include "udtf/registry.h"
 
 #define CONF_ZONEINFO "/usr/share/zoneinfo"

@@ -13,7 +13,7 @@
 #include "complete.h"
 #include "crash.h"
 #include "log.h"
-#include "metrics.h"
+#include "metrics_http.h"
 #include "notify.h"
 #include "publish.h"
 #include "security/krb.h"

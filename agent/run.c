@@ -360,7 +360,13 @@ agent_renew(struct agent *a, time_t now)
 
 	if (a->krb == NULL)
 		return;
-	if ((r = krb_renew(a->krb, now, err, sizeof(err))) > 0) {
+	/* the login itself runs in krb's thread: the loop goes on, and
+	 * keeps systemd's watchdog fed, however long the KDC takes */
+	if ((r = krb_renew(a->krb, now, err, sizeof(err))) == KRB_STARTED)
+		log_info("kerberos: logging in again as %s; the ticket has "
+		    "%ld s left", a->conf->kerberos.principal,
+		    (long)(krb_expires(a->krb) - now));
+	else if (r == KRB_RENEWED) {
 		agent_log_ticket(a, "logged in again");
 		if (source_held(a->src) & SOURCE_HOLD_LOGIN) {
 			source_hold(a->src, SOURCE_HOLD_LOGIN, 0);

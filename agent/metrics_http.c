@@ -25,7 +25,7 @@
 
 struct metrics_server {
 	struct MHD_Daemon *d;
-	int fd;                    /* listening; closed after the daemon */
+	int fd;                    /* listening; the daemon's once it runs */
 	int port;
 	pthread_mutex_t lock;
 	char *text;                /* the latest rendering, under lock */
@@ -228,14 +228,13 @@ metrics_start(const char *spec, char *err, size_t errlen)
 	    MHD_OPTION_END);
 	thread_unblock_signals(&old);
 	if (s->d == NULL) {
+		/* whether it closed the socket is not said: left open */
 		snprintf(err, errlen, "metrics: libmicrohttpd cannot serve %s",
 		    spec);
 		goto fail;
 	}
 	return s;
 fail:
-	if (s->fd >= 0)
-		close(s->fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return NULL;
@@ -276,10 +275,9 @@ metrics_stop(struct metrics_server *s)
 {
 	if (s == NULL)
 		return;
-	/* closes every connection and joins the thread; the listening
-	 * socket given with MHD_OPTION_LISTEN_SOCKET stays ours */
+	/* closes every connection and the listening socket, and joins
+	 * the thread */
 	MHD_stop_daemon(s->d);
-	close(s->fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s->text);
 	free(s);

@@ -4,7 +4,8 @@
 # the run loop: with 20-second tickets renewed at half their life, the KDC
 # is stopped right after the login, and systemd's watchdog pings (as
 # notify.sh observes them, every 0.5 s) keep coming past the renewal time
-# while that renewal hangs, with no result yet.  Once the KDC runs again
+# while that renewal hangs, with no result yet; its thread blocks the
+# loop's signals.  Once the KDC runs again
 # the renewal succeeds, and SIGTERM during all that stops kedge cleanly.
 set -eu
 . tests/lib.sh
@@ -52,6 +53,13 @@ renewal_hangs_fed() {
 }
 wait_for "30 watchdog pings during a hanging renewal" 30 renewal_hangs_fed
 kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(tail -3 "$T/run.log")"
+# The renewal thread, there while it hangs (kedge's own threads are named
+# as the process, librdkafka's rdk:...: the publisher and it), blocks the
+# loop's signals like every thread but the loop's.
+own=$(cat /proc/$KPID/task/*/comm | grep -cx kedge)
+[ "$own" -ge 3 ] || die "$own threads named kedge, want the loop's, the publisher's and the renewal's"
+bad=$(signal_masks "$KPID" 2)
+[ -z "$bad" ] || die "threads that can take the loop's signals:$bad"
 
 kill -CONT "$KRB_PID"
 wait_for "the renewal to succeed" 60 grep -q "kerberos: logged in again as $P" "$T/run.log"

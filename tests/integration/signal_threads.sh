@@ -30,40 +30,17 @@ checkpoint = { interval = 1; };
 metrics = { enabled = true; listen = "127.0.0.1:$PORT"; };
 CONF
 
-# masks: checks every thread's blocked signals; prints what is wrong.
-# SIGHUP 1, SIGINT 2, SIGPIPE 13, SIGTERM 15: bits 0, 1, 12, 14.
-masks() {
-	_bad=
-	_n=0
-	for _s in /proc/$KPID/task/*/status; do
-		_tid=${_s%/status}
-		_tid=${_tid##*/}
-		_blk=$(awk '$1 == "SigBlk:" { print $2 }' "$_s" 2>/dev/null) || continue
-		[ -n "$_blk" ] || continue   # the thread has just ended
-		_name=$(cat "/proc/$KPID/task/$_tid/comm" 2>/dev/null || echo '?')
-		_has=$(( 0x$_blk & 0x5003 ))
-		if [ "$_tid" = "$KPID" ]; then
-			[ "$_has" -eq 0 ] || _bad="$_bad main($_blk)"
-		else
-			_n=$((_n + 1))
-			[ "$_has" -eq $((0x5003)) ] || _bad="$_bad $_name[$_tid]($_blk)"
-		fi
-	done
-	[ "$_n" -ge 3 ] || _bad="$_bad only $_n threads besides the main one"
-	echo "$_bad"
-}
-
 $KEDGE run -c "$T/k.conf" 2>"$T/run.log" &
 KPID=$!
 wait_for "a file to land" 30 sh -c "[ \$(find '$T/warehouse' -type f ! -name '.*' ! -name '_*' 2>/dev/null | wc -l) -gt 0 ]"
 curl -fs --max-time 3 -o /dev/null "http://127.0.0.1:$PORT/metrics" ||
 	die "no metrics"
-bad=$(masks)
+bad=$(signal_masks "$KPID" 3)
 [ -z "$bad" ] || die "threads that can take the loop's signals:$bad"
 
 kill -HUP "$KPID"
 wait_for "the reload" 20 grep -q "reload: " "$T/run.log"
-bad=$(masks)
+bad=$(signal_masks "$KPID" 3)
 [ -z "$bad" ] || die "after the reload, threads that can take the loop's signals:$bad"
 
 kill -TERM "$KPID"

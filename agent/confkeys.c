@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "metrics.h"
+#include "metrics_http.h"
 #include "udtf/registry.h"
 
 #define CONF_ZONEINFO "/usr/share/zoneinfo"
@@ -307,8 +307,8 @@ static const struct conf_key conf_keys[] = {
 	  "one; kedge warns 30 days before it expires." },
 	{ .path = "kafka.security.key_file", .type = CONF_STRING,
 	  .default_doc = "none", .offset = AT(kafka.key_file),
-	  .description = "PEM private key of cert_file, without a "
-	  "passphrase." },
+	  .description = "PEM private key of cert_file; an encrypted one "
+	  "takes its password from kafka.rdkafka ssl_key_password." },
 	{ .path = "kafka.security.crl_file", .type = CONF_STRING,
 	  .default_doc = "none", .offset = AT(kafka.crl_file),
 	  .description = "PEM certificate revocation list." },

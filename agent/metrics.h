@@ -1,12 +1,7 @@
 /*
  * metrics: kedge's figures in the Prometheus text exposition format
- * (version 0.0.4), served over HTTP at /metrics (docs/metrics.md).
- *
- * The run loop fills a plain snapshot once a second and hands it to
- * metrics_set(), which renders it to text in the loop's thread; a small
- * server thread only ever sees that text, copied under a lock, so a slow
- * or broken scrape never touches, nor waits on, the loop.  The server
- * answers one connection at a time, each within a bounded time.
+ * (version 0.0.4), served over HTTP at /metrics (docs/metrics.md) by
+ * metrics_http.h.
  *
  * The module never logs; errors are sentences in err.
  */
@@ -16,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/socket.h>
 #include <time.h>
 
 #include "hist.h"
@@ -78,31 +72,5 @@ void metrics_snapshot_clear(struct metrics_snapshot *m);
 /* Writes m to out in the text exposition format.  Returns 0, or -EIO when
  * out reports an error. */
 int metrics_render(FILE *out, const struct metrics_snapshot *m);
-
-/* Parses "ADDRESS:PORT" (an IPv4 address, or an IPv6 one in brackets:
- * "[::1]:9466") into addr and *addrlen; port 0 is accepted.  Returns the
- * port, or -EINVAL with what is wrong in why. */
-int metrics_parse_listen(const char *spec, struct sockaddr_storage *addr,
-    socklen_t *addrlen, char *why, size_t whylen);
-
-struct metrics_server;
-
-/* Listens on spec (as metrics_parse_listen(); port 0 picks a free one)
- * and starts the server thread, which answers 503 until the first
- * metrics_set().  Returns the server, or NULL with the sentence in err
- * (the port is taken, the address is not this host's, ...). */
-struct metrics_server *metrics_start(const char *spec, char *err,
-    size_t errlen);
-
-/* The port the server listens on. */
-int metrics_port(const struct metrics_server *s);
-
-/* Renders m and hands the text to the server.  Returns 0 or -ENOMEM (the
- * server keeps serving the text before). */
-int metrics_set(struct metrics_server *s, const struct metrics_snapshot *m);
-
-/* Stops and joins the thread, closes the socket and frees s.  Accepts
- * NULL. */
-void metrics_stop(struct metrics_server *s);
 
 #endif /* KEDGE_METRICS_H */

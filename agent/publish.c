@@ -20,6 +20,7 @@
 #include "sidecar.h"
 #include "spool.h"
 #include "target.h"
+#include "thread.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
 
@@ -263,7 +264,7 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	if ((r = pthread_create(&p->thread, NULL, publish_main, p)) != 0) {
+	if ((r = thread_start(&p->thread, publish_main, p)) != 0) {
 		snprintf(err, errlen, "cannot start the publisher: %s", strerror(r));
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);

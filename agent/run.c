@@ -13,7 +13,7 @@
 #include "complete.h"
 #include "crash.h"
 #include "log.h"
-#include "metrics.h"
+#include "metrics_http.h"
 #include "notify.h"
 #include "publish.h"
 #include "security/krb.h"
@@ -360,7 +360,13 @@ agent_renew(struct agent *a, time_t now)
 
 	if (a->krb == NULL)
 		return;
-	if ((r = krb_renew(a->krb, now, err, sizeof(err))) > 0) {
+	/* the login itself runs in krb's thread: the loop goes on, and
+	 * keeps systemd's watchdog fed, however long the KDC takes */
+	if ((r = krb_renew(a->krb, now, err, sizeof(err))) == KRB_STARTED)
+		log_info("kerberos: logging in again as %s; the ticket has "
+		    "%ld s left", a->conf->kerberos.principal,
+		    (long)(krb_expires(a->krb) - now));
+	else if (r == KRB_RENEWED) {
 		agent_log_ticket(a, "logged in again");
 		if (source_held(a->src) & SOURCE_HOLD_LOGIN) {
 			source_hold(a->src, SOURCE_HOLD_LOGIN, 0);
@@ -436,16 +442,24 @@ agent_backpressure(struct agent *a)
 }
 
 /* Checks the TLS files; with a client certificate, sets *cert_end (when
- * cert_end is not NULL) to its end and warns 30 days before. */
+ * cert_end is not NULL) to its end and warns 30 days before.  Warns when
+ * kafka.rdkafka switches a certificate check off. */
 static int
 agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
     size_t errlen)
 {
 	struct tls_files f = { c->kafka.ca_file, c->kafka.cert_file,
-	    c->kafka.key_file, c->kafka.crl_file };
+	    c->kafka.key_file, NULL, c->kafka.crl_file };
+	char why[1024];
 	time_t end;
 	int r;
 
+	/* librdkafka reads the same key with the same password */
+	for (size_t i = 0; i < c->kafka.n_rdkafka; i++)
+		if (strcmp(c->kafka.rdkafka[i].key, "ssl.key.password") == 0)
+			f.key_password = c->kafka.rdkafka[i].value;
+	if (source_insecure(c, why, sizeof(why)))
+		log_warnx("kafka: %s", why);
 	if ((r = tls_check(&f, &end, err, errlen)) < 0)
 		return r;
 	if (end != 0 && end - time(NULL) < 30 * 86400)

@@ -310,16 +310,32 @@ source_tls_failure(struct source *s, const char *reason)
 	}
 }
 
-/* A fatal error, brokers that refuse kedge's authentication, or a TLS
- * handshake that fails on a certificate (which librdkafka would retry for
- * ever) stop kedge: see source_failure(). */
+/* A record batch over receive.message.max.bytes makes the broker's whole
+ * fetch answer unreadable: librdkafka drops the connection and fetches the
+ * same batch again, for ever, and the partition stalls. */
+static void
+source_size_failure(struct source *s, const char *reason)
+{
+	snprintf(s->failure, sizeof(s->failure), "a broker's answer is larger "
+	    "than librdkafka may receive (%s): a record batch that large "
+	    "stalls its partition for good; raise kafka.rdkafka receive_message_max_bytes "
+	    "(librdkafka's receive.message.max.bytes) above the largest "
+	    "batch of the topics, with fetch_max_bytes and "
+	    "max_partition_fetch_bytes if they are set", reason);
+}
+
+/* A fatal error, brokers that refuse kedge's authentication, a TLS
+ * handshake that fails on a certificate or a batch too large to receive
+ * (which librdkafka would retry for ever) stop kedge: see
+ * source_failure(). */
 static void
 source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
 	struct source *s = opaque;
 	int tls = strstr(reason, "certificate verify failed") != NULL;
+	int big = strstr(reason, "increase receive.message.max.bytes") != NULL;
 	int stop = err == RD_KAFKA_RESP_ERR__FATAL ||
-	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls;
+	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls || big;
 
 	(void)rk;
 	if (!stop) {
@@ -331,6 +347,8 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 		return;
 	if (tls)
 		source_tls_failure(s, reason);
+	else if (big)
+		source_size_failure(s, reason);
 	else if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
 		source_auth_failure(s, reason);
 	else
@@ -447,6 +465,51 @@ source_properties(const struct conf *c, char *err, size_t errlen)
 fail:
 	rd_kafka_conf_destroy(kc);
 	return NULL;
+}
+
+int
+source_insecure(const struct conf *c, char *why, size_t whylen)
+{
+	static const struct {
+		const char *key, *off, *means;
+	} checks[] = {
+		{ "enable.ssl.certificate.verification", "false", "kedge "
+		  "does not check the brokers' certificates at all, so anyone "
+		  "on the way can pose as a broker and read or forge records" },
+		{ "ssl.endpoint.identification.algorithm", "none", "kedge "
+		  "does not check that a broker's certificate names that "
+		  "broker, so any certificate the CA signed passes for any "
+		  "broker" },
+	};
+	const char *p = c->kafka.protocol;
+	rd_kafka_conf_t *kc;
+	char err[512], v[64];
+	int found = 0;
+
+	if (strcmp(p, "SSL") != 0 && strcmp(p, "SASL_SSL") != 0)
+		return 0;
+	/* what librdkafka will use, whatever spelling the value had */
+	if ((kc = source_properties(c, err, sizeof(err))) == NULL)
+		return 0;
+	for (size_t i = 0; !found && i < sizeof(checks) / sizeof(checks[0]);
+	    i++) {
+		size_t len = sizeof(v);
+		int line = 0;
+
+		if (rd_kafka_conf_get(kc, checks[i].key, v, &len) !=
+		    RD_KAFKA_CONF_OK || strcmp(v, checks[i].off) != 0)
+			continue;
+		for (size_t j = 0; j < c->kafka.n_rdkafka; j++)
+			if (strcmp(c->kafka.rdkafka[j].key, checks[i].key) == 0)
+				line = c->kafka.rdkafka[j].line;
+		snprintf(why, whylen, "%s:%d: kafka.rdkafka sets %s = %s: %s; "
+		    "remove it, and name the brokers' CA in "
+		    "kafka.security.ca_file", c->path, line, checks[i].key, v,
+		    checks[i].means);
+		found = 1;
+	}
+	rd_kafka_conf_destroy(kc);
+	return found;
 }
 
 static rd_kafka_conf_t *
@@ -644,6 +707,15 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 				msgs[kept++] = m;
 				continue;
 			}
+		} else if (m->err == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE) {
+			char reason[512];
+
+			snprintf(reason, sizeof(reason), "%s [%" PRId32 "] at "
+			    "offset %" PRId64 ": %s", m->rkt ?
+			    rd_kafka_topic_name(m->rkt) : "-", m->partition,
+			    m->offset, rd_kafka_message_errstr(m));
+			if (s->failure[0] == '\0')
+				source_size_failure(s, reason);
 		} else {
 			log_warnx("kafka: %s [%" PRId32 "]: %s",
 			    m->rkt ? rd_kafka_topic_name(m->rkt) : "-", m->partition,

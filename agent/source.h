@@ -144,8 +144,16 @@ int source_at_end(const struct source *s);
 int source_probe(struct source *s, int timeout_ms, char *info,
     size_t infolen, char *err, size_t errlen);
 
-/* Why consumption cannot go on (a fatal error, or brokers that refuse the
- * authentication), or NULL. */
+/* Whether kafka.rdkafka switches off a check of the brokers' TLS
+ * certificates (enable.ssl.certificate.verification = false,
+ * ssl.endpoint.identification.algorithm = none) where kafka.security.
+ * protocol uses TLS.  Returns 1 with the sentence, which names the line,
+ * in why; else 0. */
+int source_insecure(const struct conf *c, char *why, size_t whylen);
+
+/* Why consumption cannot go on (a fatal error, brokers that refuse the
+ * authentication, a record batch larger than librdkafka may receive), or
+ * NULL. */
 const char *source_failure(const struct source *s);
 
 /* Leaves the group (revoking, which calls the revoked hook) and frees

@@ -2,10 +2,13 @@
 
 #include <errno.h>
 #include <krb5.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "agent/thread.h"
 
 #define KRB_BACKOFF_MAX 60  /* seconds between failed logins, at most */
 
@@ -21,6 +24,18 @@ struct krb {
 	time_t start, end;         /* of the current ticket */
 	time_t next_try;           /* after a failed login */
 	int failures;
+	/*
+	 * The renewal thread.  While it runs it alone uses ctx, cc, princ
+	 * and kt; the run loop reads only the fields above, which only the
+	 * loop writes, and the result below, under lock, once done is set.
+	 */
+	pthread_mutex_t lock;
+	pthread_t worker;
+	int running;               /* started and not joined yet */
+	int done;                  /* under lock: the result is there */
+	int result;                /* 0 or a negative errno */
+	time_t result_start, result_end;
+	char result_err[1024];
 };
 
 /* A relative keytab path is under $CREDENTIALS_DIRECTORY, where systemd's
@@ -237,9 +252,11 @@ krb_login_error(struct krb *k, krb5_error_code code, char *err, size_t errlen)
 }
 
 /* Logs in from the keytab into a new memory cache, then moves its tickets
- * into k->cc in one step, so that a reader never sees it empty. */
+ * into k->cc in one step, so that a reader never sees it empty; the new
+ * ticket's times go to *start and *end. */
 static int
-krb_get_tickets(struct krb *k, char *err, size_t errlen)
+krb_get_tickets(struct krb *k, time_t *start, time_t *end, char *err,
+    size_t errlen)
 {
 	krb5_get_init_creds_opt *opt = NULL;
 	krb5_ccache tmp = NULL;
@@ -270,9 +287,9 @@ krb_get_tickets(struct krb *k, char *err, size_t errlen)
 	}
 	if (k->cc == NULL)
 		k->cc = tmp;    /* the first login's cache is the one */
-	k->start = creds.times.starttime ? creds.times.starttime :
+	*start = creds.times.starttime ? creds.times.starttime :
 	    creds.times.authtime;
-	k->end = creds.times.endtime;
+	*end = creds.times.endtime;
 	krb5_free_cred_contents(k->ctx, &creds);
 	return 0;
 }
@@ -325,6 +342,7 @@ krb_login(const struct krb_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&k->lock, NULL);
 	k->renew_at = o->renew_at;
 	if (krb_open(k, o, err, errlen) < 0)
 		goto fail;
@@ -334,7 +352,7 @@ krb_login(const struct krb_opts *o, char *err, size_t errlen)
 		return k;
 	}
 	k->renews = 1;
-	if (krb_get_tickets(k, err, errlen) < 0)
+	if (krb_get_tickets(k, &k->start, &k->end, err, errlen) < 0)
 		goto fail;
 	type = krb5_cc_get_type(k->ctx, k->cc);
 	name = krb5_cc_get_name(k->ctx, k->cc);
@@ -355,6 +373,9 @@ krb_free(struct krb *k)
 {
 	if (k == NULL)
 		return;
+	if (k->running)
+		pthread_join(k->worker, NULL);
+	pthread_mutex_destroy(&k->lock);
 	if (k->renews && k->cc != NULL) {
 		krb5_cc_destroy(k->ctx, k->cc);
 		k->cc = NULL;
@@ -375,20 +396,78 @@ krb_renew_due(const struct krb *k)
 	return k->start + (time_t)((double)(k->end - k->start) * k->renew_at);
 }
 
-int
-krb_renew(struct krb *k, time_t now, char *err, size_t errlen)
+/* The renewal thread: one login, its result left for krb_renew(). */
+static void *
+krb_renew_main(void *arg)
 {
-	int r, backoff;
+	struct krb *k = arg;
+	time_t start = 0, end = 0;
+	char err[sizeof(k->result_err)];
+	int r;
 
-	if (!k->renews || now < krb_renew_due(k) || now < k->next_try)
-		return 0;
-	if ((r = krb_get_tickets(k, err, errlen)) == 0) {
+	err[0] = '\0';
+	r = krb_get_tickets(k, &start, &end, err, sizeof(err));
+	pthread_mutex_lock(&k->lock);
+	k->result = r;
+	k->result_start = start;
+	k->result_end = end;
+	memcpy(k->result_err, err, sizeof(err));
+	k->done = 1;
+	pthread_mutex_unlock(&k->lock);
+	return NULL;
+}
+
+/* Takes the result of a login: the new ticket, or the failure and when
+ * to try again.  Returns KRB_RENEWED or the negative errno, with the
+ * sentence in err. */
+static int
+krb_renew_result(struct krb *k, time_t now, char *err, size_t errlen)
+{
+	int backoff;
+
+	if (k->result == 0) {
+		k->start = k->result_start;
+		k->end = k->result_end;
 		k->failures = 0;
 		k->next_try = 0;
-		return 1;
+		return KRB_RENEWED;
 	}
+	snprintf(err, errlen, "%s", k->result_err);
 	k->failures++;
 	backoff = k->failures < 6 ? 1 << k->failures : KRB_BACKOFF_MAX;
 	k->next_try = now + backoff;
-	return r;
+	return k->result;
+}
+
+/* Joins the finished renewal thread and takes its result. */
+static int
+krb_renew_finish(struct krb *k, time_t now, char *err, size_t errlen)
+{
+	pthread_join(k->worker, NULL);
+	k->running = 0;
+	k->done = 0;
+	return krb_renew_result(k, now, err, errlen);
+}
+
+int
+krb_renew(struct krb *k, time_t now, char *err, size_t errlen)
+{
+	int done, r;
+
+	if (k->running) {
+		pthread_mutex_lock(&k->lock);
+		done = k->done;
+		pthread_mutex_unlock(&k->lock);
+		return done ? krb_renew_finish(k, now, err, errlen) : 0;
+	}
+	if (!k->renews || now < krb_renew_due(k) || now < k->next_try)
+		return 0;
+	if ((r = thread_start(&k->worker, krb_renew_main, k)) != 0) {
+		k->result = -r;
+		snprintf(k->result_err, sizeof(k->result_err), "cannot start "
+		    "the renewal thread: %s", strerror(r));
+		return krb_renew_result(k, now, err, errlen);
+	}
+	k->running = 1;
+	return KRB_STARTED;
 }

@@ -35,17 +35,26 @@ int krb_check(const struct krb_opts *o, char *err, size_t errlen);
  * principal or the realm, or the clocks are more than the allowed skew
  * apart. */
 struct krb *krb_login(const struct krb_opts *o, char *err, size_t errlen);
-void krb_free(struct krb *k); /* accepts NULL */
+/* Frees k (accepts NULL); a login under way is waited for first, at
+ * most libkrb5's own timeouts. */
+void krb_free(struct krb *k);
 
 /* When the ticket ends, and when the next login is due (UNIX time). */
 time_t krb_expires(const struct krb *k);
 time_t krb_renew_due(const struct krb *k);
 
-/* Logs in again when now is past the renewal time and the last failure's
- * backoff.  Returns 1 after a new login, 0 when nothing was due, or a
- * negative errno with the sentence in err after a failed one (the old
+#define KRB_RENEWED 1   /* krb_renew(): a new ticket is in the cache */
+#define KRB_STARTED 2   /* krb_renew(): a new login is under way */
+
+/* Never waits on the KDC, which libkrb5 gives no time limit (a silent one
+ * takes it about 27 s): the login runs in a thread of its own, one at a
+ * time, and moves the new tickets into the cache in one step.
+ *
+ * When a login under way has finished, takes its result: returns
+ * KRB_RENEWED, or a negative errno with the sentence in err (the old
  * tickets stay in use until they expire; the next try waits longer, up to
- * a minute). */
+ * a minute).  Otherwise, when now is past the renewal time and the last
+ * failure's backoff, starts one and returns KRB_STARTED; else returns 0. */
 int krb_renew(struct krb *k, time_t now, char *err, size_t errlen);
 
 #endif /* KEDGE_SECURITY_KRB_H */

@@ -76,6 +76,56 @@ tls_time(const ASN1_TIME *t, char *buf, size_t len, time_t *out)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* What PEM_read_PrivateKey() asked of tls_password(). */
+struct tls_password {
+	const char *password;      /* NULL: none given */
+	int asked;                 /* the key is encrypted */
+};
+
+/* OpenSSL's passphrase callback: the password given, or a failure, as
+ * OpenSSL's default would prompt on the terminal. */
+static int
+tls_password(char *buf, int size, int rwflag, void *arg)
+{
+	struct tls_password *p = arg;
+	size_t len;
+
+	(void)rwflag;
+	p->asked = 1;
+	if (p->password == NULL || (len = strlen(p->password)) > (size_t)size)
+		return -1;
+	memcpy(buf, p->password, len);
+	return (int)len;
+}
+
+/* Reads the client key from fp; NULL with the sentence in err. */
+static EVP_PKEY *
+tls_read_key(const struct tls_files *f, FILE *fp, char *err, size_t errlen)
+{
+	struct tls_password pw = { f->key_password, 0 };
+	char why[256];
+	EVP_PKEY *key;
+
+	if ((key = PEM_read_PrivateKey(fp, NULL, tls_password, &pw)) != NULL)
+		return key;
+	if (pw.asked && f->key_password == NULL)
+		snprintf(err, errlen, "kafka.security.key_file %s is encrypted "
+		    "and no password is given: set kafka.rdkafka "
+		    "ssl_key_password (librdkafka's ssl.key.password) to its "
+		    "password, or decrypt the key (openssl pkey -in KEY -out "
+		    "PLAIN)", f->key_file);
+	else if (pw.asked)
+		snprintf(err, errlen, "kafka.security.key_file %s: the password "
+		    "in kafka.rdkafka ssl_key_password does not decrypt it (%s)",
+		    f->key_file, tls_reason(why, sizeof(why)));
+	else
+		snprintf(err, errlen, "kafka.security.key_file %s holds no PEM "
+		    "private key (%s)", f->key_file, tls_reason(why,
+		    sizeof(why)));
+	ERR_clear_error();
+	return NULL;
+}
+
 /* The client certificate: parses, is valid now, matches its key. */
 static int
 tls_check_cert(const struct tls_files *f, time_t *cert_end, char *err,
@@ -120,14 +170,10 @@ tls_check_cert(const struct tls_files *f, time_t *cert_end, char *err,
 		r = -ENOENT;
 		goto out;
 	}
-	key = PEM_read_PrivateKey(fp, NULL, NULL, NULL);
+	key = tls_read_key(f, fp, err, errlen);
 	fclose(fp);
-	if (key == NULL) {
-		snprintf(err, errlen, "kafka.security.key_file %s holds no PEM "
-		    "private key kedge can read without a passphrase (%s)",
-		    f->key_file, tls_reason(why, sizeof(why)));
+	if (key == NULL)
 		goto out;
-	}
 	if (X509_check_private_key(cert, key) != 1) {
 		ERR_clear_error();
 		snprintf(err, errlen, "key %s does not match certificate %s: "

@@ -4,7 +4,8 @@
  * naming the file and the fix at start rather than a failed handshake
  * later: the CA file parses and holds certificates, the client
  * certificate (when given) is valid now and matches its key, and how long
- * it has left.
+ * it has left.  An encrypted key is read with the password given, never
+ * by asking on the terminal.
  */
 #ifndef KEDGE_SECURITY_TLS_H
 #define KEDGE_SECURITY_TLS_H
@@ -16,6 +17,7 @@ struct tls_files {
 	const char *ca_file;     /* NULL: the system's CAs */
 	const char *cert_file;   /* NULL: no client certificate */
 	const char *key_file;
+	const char *key_password; /* of an encrypted key_file; NULL: none */
 	const char *crl_file;    /* NULL: none */
 };
 

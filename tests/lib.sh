@@ -335,3 +335,28 @@ notify_got() {
 notify_count() {
 	grep -c " $1\$" "$NOTIFY_LOG" 2>/dev/null || :
 }
+
+# signal_masks PID MIN: checks that process PID's main thread can take
+# SIGHUP, SIGINT, SIGPIPE and SIGTERM (SigBlk bits 0, 1, 12 and 14 of
+# /proc/PID/task/*/status clear) and that its other threads, at least MIN,
+# block all four; prints what is wrong (name[tid](SigBlk)), or nothing.
+signal_masks() {
+	_bad=
+	_n=0
+	for _s in /proc/$1/task/*/status; do
+		_tid=${_s%/status}
+		_tid=${_tid##*/}
+		_blk=$(awk '$1 == "SigBlk:" { print $2 }' "$_s" 2>/dev/null) || continue
+		[ -n "$_blk" ] || continue   # the thread has just ended
+		_name=$(cat "/proc/$1/task/$_tid/comm" 2>/dev/null || echo '?')
+		_has=$(( 0x$_blk & 0x5003 ))
+		if [ "$_tid" = "$1" ]; then
+			[ "$_has" -eq 0 ] || _bad="$_bad main($_blk)"
+		else
+			_n=$((_n + 1))
+			[ "$_has" -eq $((0x5003)) ] || _bad="$_bad $_name[$_tid]($_blk)"
+		fi
+	done
+	[ "$_n" -ge "$2" ] || _bad="$_bad only $_n threads besides the main one"
+	echo "$_bad"
+}

@@ -2,8 +2,8 @@
  * The metrics: a snapshot renders to the exact Prometheus text (counters,
  * gauges with labels escaped, a histogram turned from ns buckets into
  * cumulative seconds), and the HTTP server answers GET and HEAD /metrics,
- * 404 elsewhere, 400 and 405 to what is not a GET, 503 before the first
- * figures; a silent client neither blocks metrics_set() nor keeps the
+ * 404 elsewhere, 405 to other methods, 431 to a huge head, nothing to
+ * what is not HTTP, 503 before the first figures; a silent client neither blocks metrics_set() nor keeps the
  * server from answering the next one; a taken port is a clear error.
  */
 #include <stdarg.h>
@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "metrics.h"
+#include "metrics_http.h"
 
 /* One rendering of a small snapshot; the caller frees it. */
 static char *
@@ -367,8 +367,8 @@ test_server(void **state)
 {
 	struct metrics_server *s, *again;
 	struct metrics_snapshot m;
-	char err[512], listen_at[64], *resp, *text, *body;
-	int port;
+	char err[512], listen_at[64], *resp, *text, *body, *huge;
+	int port, n;
 
 	(void)state;
 	assert_non_null(s = metrics_start("127.0.0.1:0", err, sizeof(err)));
@@ -402,7 +402,19 @@ test_server(void **state)
 	expect_status(port, "GET /other HTTP/1.1\r\n\r\n", "HTTP/1.1 404 ");
 	expect_status(port, "GET /metricsx HTTP/1.1\r\n\r\n", "HTTP/1.1 404 ");
 	expect_status(port, "POST /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 405 ");
-	expect_status(port, "hello\r\n\r\n", "HTTP/1.1 400 ");
+	/* what is not HTTP is dropped unanswered, a head past the memory
+	 * limit refused; neither stops the server */
+	resp = ask(port, "hello\r\n\r\n");
+	assert_null(strstr(resp, "200 OK"));
+	free(resp);
+	huge = malloc(65536 + 64);
+	assert_non_null(huge);
+	n = snprintf(huge, 64, "GET /metrics HTTP/1.1\r\nX-Big: ");
+	memset(huge + n, 'x', 65536);
+	strcpy(huge + n + 65536, "\r\n\r\n");
+	expect_status(port, huge, "HTTP/1.1 431 ");
+	free(huge);
+	expect_status(port, "GET /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 200 ");
 
 	/* the same port again: refused, saying why */
 	snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", port);

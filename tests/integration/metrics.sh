@@ -2,7 +2,9 @@
 # The metrics endpoint, scraped with curl while kedge runs on a mock topic:
 # the counters move as records arrive, and once everything is read and
 # published they agree with what landed (rows, rejects, files), every
-# partition's lag is 0, and the landed data is exactly once.  A second
+# partition's lag is 0, and the landed data is exactly once.  Idle
+# connections held open do not delay a scrape, and neither a request that
+# is not HTTP nor a huge header stops the server.  A second
 # kedge on the same metrics.listen stops at start naming the key and the
 # fix; with metrics.enabled = false nothing listens.
 set -eu
@@ -10,7 +12,8 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -z "$KPID" ] || kill "$KPID" 2>/dev/null; mock_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+HPID=
+trap '[ -z "$HPID" ] || kill "$HPID" 2>/dev/null; [ -z "$KPID" ] || kill "$KPID" 2>/dev/null; mock_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
 $FIX/gen_nginx --records 8000 --partitions 4 --seed 23 --hours 2 \
 	--start $(($(date +%s) - 7200)) --tz UTC \
@@ -97,6 +100,42 @@ grep -q '^# TYPE kedge_records_total counter$' "$T/scrape" ||
 grep -q '^kedge_build_info{version="[0-9.]*"} 1$' "$T/scrape" ||
 	die "no build info: $(grep build_info "$T/scrape")"
 wait_for "the first 5000 records to be read" 20 read_all 5000
+
+# Five connections that never send a byte, held while we scrape: each
+# scrape must answer within curl's 3 s (one served after the other, with
+# a time limit per connection, they took 10 s).
+python3 - "$PORT" >"$T/held" <<'PY' &
+import socket, sys, time
+held = [socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        for _ in range(5)]
+print("held", flush=True)
+time.sleep(120)
+PY
+HPID=$!
+wait_for "5 idle connections" 10 grep -q held "$T/held"
+for i in 1 2 3; do
+	scrape || die "scrape $i with 5 idle connections held failed"
+done
+# Not HTTP, and a 64 KiB header: answered or dropped, never fatal.
+python3 - "$PORT" >"$T/hostile" <<'PY' || die "hostile requests: $(cat "$T/hostile")"
+import socket, sys
+port = int(sys.argv[1])
+for req in (b"hello\r\n\r\n", b"\x00\xff\r\n\r\n",
+            b"GET /metrics HTTP/1.1\r\nX-Big: " + b"x" * 65536 + b"\r\n\r\n"):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    try:
+        s.sendall(req)
+        answer = s.recv(64)
+    except ConnectionResetError:
+        answer = b""
+    print(repr(answer[:20]))
+    assert b" 200 " not in answer, answer
+PY
+grep -q "431" "$T/hostile" || die "the huge header was not refused: $(cat "$T/hostile")"
+scrape || die "no scrape after the hostile requests"
+kill "$HPID"
+wait "$HPID" 2>/dev/null || :
+HPID=
 first_rows=$(value 'kedge_rows_total{table="access"}')
 first_consumed=$(value kedge_consumed_records_total)
 [ "$first_consumed" -eq 5000 ] || die "consumed $first_consumed, want 5000"

@@ -7,8 +7,9 @@
 # certificate for another name, an expired one, or one whose CA kedge does
 # not trust makes kedge stop, exit 1, and say the TLS handshake failed,
 # with nothing landed.  A front that wants a client certificate lets kedge
-# in with its cert_file and key_file, and refuses it without them or with
-# one of another CA.  Everything listens on 127.0.0.1 only.
+# in with its cert_file and key_file (an encrypted key too, with its
+# password in kafka.rdkafka ssl_key_password), and refuses it without them
+# or with one of another CA.  Everything listens on 127.0.0.1 only.
 set -eu
 . tests/lib.sh
 . tests/krb.sh
@@ -40,15 +41,15 @@ front_stop() {
 
 # conf NAME PROTOCOL [SETTING...]: kedge over PROTOCOL to the front, in
 # consumer group kedge-NAME, landing in $T/NAME, with more
-# kafka.security SETTINGs; Kerberos for SASL_SSL; librdkafka's TLS and
-# broker debugging in its log.
+# kafka.security SETTINGs and $RDKAFKA's kafka.rdkafka ones; Kerberos for
+# SASL_SSL; librdkafka's TLS and broker debugging in its log.
 conf() {
 	_name=$1
 	_proto=$2
 	shift 2
 	cat <<CONF
 kafka = { brokers = "$FRONT"; group_id = "kedge-$_name";
-          rdkafka = { debug = "security,broker"; };
+          rdkafka = { debug = "security,broker"; ${RDKAFKA:-} };
           security = { protocol = "$_proto"; $* }; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
@@ -196,6 +197,16 @@ lands mtls SSL "ca_file = \"$C/ca.pem\"; cert_file = \"$C/client.pem\";
 grep -q ': TLS TLSv.*, client certificate /CN=client$' "$T/front.err" ||
 	die "the front saw no client certificate: $(cat "$T/front.err")"
 front_stop
+openssl pkey -in "$C/client.key" -aes256 -passout pass:s3cret \
+	-out "$C/crypt.key" || die "openssl could not encrypt client.key"
+chmod 600 "$C/crypt.key"
+front_start $MTLS
+RDKAFKA='ssl_key_password = "s3cret";' lands mtls_crypt SSL \
+	"ca_file = \"$C/ca.pem\"; cert_file = \"$C/client.pem\";
+	 key_file = \"$C/crypt.key\";"
+grep -q ': TLS TLSv.*, client certificate /CN=client$' "$T/front.err" ||
+	die "encrypted key: the front saw no client certificate: $(cat "$T/front.err")"
+front_stop
 front_start $MTLS
 refused nocert SSL "ca_file = \"$C/ca.pem\";"
 grep -q 'TLS handshake failed: .*peer did not return a certificate' "$T/front.err" ||
@@ -207,4 +218,4 @@ refused othercert SSL "ca_file = \"$C/ca.pem\"; cert_file = \"$C/other-client.pe
 grep -q 'TLS handshake failed: .*certificate verify failed (client certificate: unable to get local issuer certificate)' "$T/front.err" ||
 	die "othercert: the front said: $(cat "$T/front.err")"
 front_stop
-echo "ok: $RECORDS records over SASL_SSL ($sessions TLS sessions), SSL and mutual TLS; stopped for a wrong host name, an expired certificate and an untrusted CA; refused without a client certificate and with another CA's"
+echo "ok: $RECORDS records over SASL_SSL ($sessions TLS sessions), SSL and mutual TLS (an encrypted key too); stopped for a wrong host name, an expired certificate and an untrusted CA; refused without a client certificate and with another CA's"

@@ -15,7 +15,7 @@
 #   make rpm        kedge-$(VERSION)-1.x86_64.rpm (packaging/rpm/)
 
 VERSION  := 0.1.0
-PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5 openssl libcurl
+PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5 openssl libcurl jansson
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

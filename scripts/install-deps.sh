@@ -9,7 +9,7 @@ PACKAGES="
   libcmocka-dev clang libclang-rt-14-dev
   libkrb5-dev krb5-kdc krb5-admin-server krb5-user libssl-dev openssl
   libsasl2-modules-gssapi-mit
-  libcurl4-openssl-dev python3-gssapi curl
+  libcurl4-openssl-dev libjansson-dev python3-gssapi curl
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
 "

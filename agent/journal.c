@@ -320,7 +320,8 @@ journal_collect(const char *line, size_t end, void *arg)
 
 /* Moves what the journal collected into out, with the descriptive fields
  * of info.  Returns 0, -EINVAL for a format or codec kedge does not know,
- * or -ENOMEM; out holds what was moved either way. */
+ * -ERANGE for a mark's length or rows past INT64_MAX, or -ENOMEM; out
+ * holds what was moved either way. */
 static int
 journal_to_sidecar(const struct journal_state *st,
     const struct journal_file_info *info, struct journal_sidecar *sc,
@@ -329,6 +330,8 @@ journal_to_sidecar(const struct journal_state *st,
 	struct sidecar_ranges *kinds[JOURNAL_KINDS] = { &out->offsets,
 	    &out->empty, &out->spill };
 
+	if (st->rows > INT64_MAX || st->len > INT64_MAX)
+		return -ERANGE;
 	out->version = SIDECAR_VERSION;
 	out->partition = info->partition;
 	out->first_offset = info->first_offset;
@@ -404,6 +407,9 @@ journal_write_sidecar(const struct journal_state *st,
 	else if (r == -EILSEQ)
 		snprintf(err, errlen, "%s: the table, topic or host name is "
 		    "not UTF-8", sidecar_path);
+	else if (r == -ERANGE)
+		snprintf(err, errlen, "%s: the journal's mark says %" PRIu64
+		    " bytes, %" PRIu64 " rows", sidecar_path, st->len, st->rows);
 out:
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "out of memory");

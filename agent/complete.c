@@ -268,9 +268,11 @@ progress_read(struct target *t, const char *table, const char *topic,
 	r = progress_parse(text, len, p, why, sizeof(why));
 	free(text);
 	if (r < 0) {
-		snprintf(err, errlen, "%s in %s/%s: %s", r == -ENOMEM ?
-		    "out of memory" : "unreadable progress", target_where(t),
-		    rel, r == -ENOMEM ? "" : why);
+		if (r == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else
+			snprintf(err, errlen, "unreadable progress in %s/%s: %s",
+			    target_where(t), rel, why);
 		return r;
 	}
 	return 1;
@@ -292,7 +294,7 @@ progress_write(struct target *t, const struct conf *c, const char *table,
     int64_t pending_us, int at_end, time_t last_record, char *err,
     size_t errlen)
 {
-	struct progress p = { (char *)c->output.host, max_event_us,
+	struct progress p = { c->output.host, max_event_us,
 	    pending_us, at_end, (int64_t)last_record, (int64_t)time(NULL) };
 	struct buf text = { 0 };
 	char rel[1024];

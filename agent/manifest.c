@@ -149,8 +149,8 @@ enum field_kind {
 	F_COUNT,      /* uint64_t, from a non-negative JSON integer */
 	F_REVISION,   /* uint64_t, at least 1 */
 	F_PARTITION,  /* int32_t, not negative */
-	F_MICROS,     /* int64_t, not negative */
-	F_TIME,       /* int64_t, not negative, or null: MANIFEST_NO_TIME */
+	F_MICROS,     /* int64_t, an instant (before 1970: negative) */
+	F_TIME,       /* int64_t, an instant, or null: MANIFEST_NO_TIME */
 	F_RANGES,     /* struct sidecar_ranges */
 	F_FILES,      /* the manifest's files */
 	F_PARTS       /* the manifest's partitions */
@@ -354,10 +354,12 @@ read_value(struct jsondoc *d, const json_t *v, const struct field *f,
 		*(int32_t *)at = (int32_t)i64;
 		return 0;
 	case F_TIME:
-		return jsondoc_int_or_null(d, v, 0, INT64_MAX, MANIFEST_NO_TIME,
-		    at);
+		/* an event time is the sidecar's, which may precede 1970;
+		 * INT64_MIN is MANIFEST_NO_TIME */
+		return jsondoc_int_or_null(d, v, -INT64_MAX, INT64_MAX,
+		    MANIFEST_NO_TIME, at);
 	case F_MICROS:
-		return jsondoc_int(d, v, 0, INT64_MAX, at);
+		return jsondoc_int(d, v, -INT64_MAX, INT64_MAX, at);
 	case F_RANGES:
 		return sidecar_ranges_parse(d, v, at);
 	case F_FILES:

@@ -21,8 +21,9 @@
  * by the hour they arrived).  offsets: inclusive ranges of the records
  * whose first row is in the file (the sidecar's "offsets"); per partition,
  * their union over the hour's files.  A file's "revision" is the first
- * revision that listed it.  Times are microseconds since the epoch, UTC;
- * min/max event time are null (JSON null) when the hour holds no row.
+ * revision that listed it.  Times are microseconds since the epoch, UTC
+ * (negative before 1970, as a sidecar's may be); min/max event time are
+ * null (JSON null) when the hour holds no row.
  *
  * The parser is strict, like the sidecar's: a repeated, unknown or missing
  * key, a value of another type or out of its range is an error.

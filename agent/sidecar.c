@@ -216,7 +216,8 @@ read_value(struct jsondoc *d, const struct field *f, const json_t *v,
 			rd->event_nulls++;
 			return 0;
 		}
-		return jsondoc_int(d, v, INT64_MIN, INT64_MAX, i64);
+		/* INT64_MIN is a manifest's "no time" */
+		return jsondoc_int(d, v, -INT64_MAX, INT64_MAX, i64);
 	}
 	return -EINVAL;
 }

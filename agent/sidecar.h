@@ -17,7 +17,8 @@
  * "sha256" is the SHA-256 of the file's bytes as landed, in lowercase hex;
  * "min_event_us" and "max_event_us" are the earliest and latest event time
  * of its rows (the time that chose their hour: for rejects, the arrival),
- * in microseconds since the epoch, both null when it holds no row.  Files
+ * in microseconds since the epoch (negative before 1970, INT64_MIN
+ * excluded), both null when it holds no row.  Files
  * landed by kedge before these keys existed have none of the three, so
  * they are optional; every other key is required.
  *

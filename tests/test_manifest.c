@@ -116,6 +116,35 @@ test_round_trip(void **state)
 	buf_free(&twice);
 }
 
+/* Event times before 1970, which a sidecar may hold (the row's time
+ * chooses its hour), read back: the hour's manifest is not refused. */
+static void
+test_before_1970(void **state)
+{
+	struct sidecar_range r0[] = { { 0, 9 } };
+	struct manifest_file files[] = {
+		{ "t+0+0+h.txt", 100, 20, "", "t", 0, { r0, 1, 1 }, -2000,
+		    -1000, 1 },
+	};
+	struct manifest_partition parts[] = { { "t", 0, { r0, 1, 1 }, 20 } };
+	struct manifest m = {
+		"access", "19691231", "23", 1, "h", "2026-11-30T00:05:00Z",
+		-500, 20, 100, 0, 0, -2000, -1000, files, 1, parts, 1,
+	}, back;
+	struct buf out = { 0 };
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(manifest_format(&m, &out), 0);
+	if (manifest_parse(out.data, out.len, &back, err, sizeof(err)) != 0)
+		fail_msg("%s: %.*s", err, (int)out.len, out.data);
+	assert_int_equal(back.min_event_us, -2000);
+	assert_int_equal(back.files[0].max_event_us, -1000);
+	assert_int_equal(back.watermark_us, -500);
+	manifest_free(&back);
+	buf_free(&out);
+}
+
 /* The example with the first `from` replaced by `to`. */
 static char *
 example_with(const char *from, const char *to)
@@ -226,6 +255,10 @@ test_malformed(void **state)
 		    "\"host\": empty, \".\", \"..\", or holds '/'" },
 		{ "\"watermark_us\":1785621600000000", "\"watermark_us\":null",
 		    "\"watermark_us\": expected an integer, found null" },
+		{ "\"min_event_us\":1785610800000000,\"max_event_us\":"
+		    "1785614399000000,\"files\"", "\"min_event_us\":"
+		    "-9223372036854775808,\"max_event_us\":1,\"files\"",
+		    "\"min_event_us\": -9223372036854775808 is out of range" },
 		/* rules between fields */
 		{ "\"min_event_us\":1785610800000000,\"max_event_us\":"
 		    "1785614399000000,\"files\"",
@@ -273,6 +306,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_before_1970),
 		cmocka_unit_test(test_malformed),
 	};
 

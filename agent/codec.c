@@ -282,3 +282,12 @@ codec_kind_ext(enum codec_kind kind)
 			return codec_kinds[i].ext;
 	return "";
 }
+
+const char *
+codec_kind_name(enum codec_kind kind)
+{
+	for (size_t i = 0; i < CODEC_NKINDS; i++)
+		if (codec_kinds[i].kind == kind)
+			return codec_kinds[i].name;
+	return "";
+}

@@ -39,5 +39,7 @@ int codec_empty(struct codec *c, struct buf *out);
 int codec_kind_parse(const char *name, enum codec_kind *out);
 /* "", ".gz" or ".zst". */
 const char *codec_kind_ext(enum codec_kind kind);
+/* The name codec_kind_parse() reads: "none", "gzip" or "zstd". */
+const char *codec_kind_name(enum codec_kind kind);
 
 #endif /* KEDGE_CODEC_H */

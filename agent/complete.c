@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "buf.h"
-#include "jsonread.h"
 #include "manifest.h"
+#include "progress.h"
 #include "rejects.h"
 #include "tz.h"
 
@@ -42,16 +42,6 @@ struct completer {
 	time_t *scanned;          /* per table, its last full scan */
 	struct complete_view view;
 	int have_view;
-};
-
-/* One partition's progress, as some host wrote it. */
-struct complete_progress {
-	char *host;
-	int64_t max_event_us;
-	int64_t pending_us;       /* INT64_MAX: none */
-	int64_t at_end;
-	int64_t last_record;
-	int64_t written;
 };
 
 static void
@@ -248,67 +238,41 @@ complete_hour_end(struct completer *cp, const char *dt, const char *hr)
 
 /* --- progress files --- */
 
-static const char *const progress_keys[] = { "host", "max_event_us",
-    "pending_us", "at_end", "last_record", "written" };
-#define PROGRESS_NKEYS (sizeof(progress_keys) / sizeof(progress_keys[0]))
+_Static_assert(PROGRESS_NO_MAX == MANIFEST_NO_TIME,
+    "a progress file's null max_event_us is a manifest's no time");
 
-static int
-progress_value(struct jr *j, size_t i, void *arg)
+/* The progress file of (table, topic, partition), in rel[1024]. */
+static void
+progress_rel(char *rel, const char *table, const char *topic,
+    int32_t partition)
 {
-	struct complete_progress *p = arg;
-
-	switch (i) {
-	case 0:
-		return jr_string(j, &p->host);
-	case 1:
-		if (jr_null(j)) {
-			p->max_event_us = MANIFEST_NO_TIME;
-			return 0;
-		}
-		return jr_int(j, &p->max_event_us);
-	case 2:
-		if (jr_null(j)) {
-			p->pending_us = INT64_MAX;
-			return 0;
-		}
-		return jr_int(j, &p->pending_us);
-	case 3:
-		return jr_int(j, &p->at_end);
-	case 4:
-		return jr_int(j, &p->last_record);
-	default:
-		return jr_int(j, &p->written);
-	}
+	snprintf(rel, 1024, PROGRESS_DIR "/%s/%s+%" PRId32 ".json", table,
+	    topic, partition);
 }
 
 /* Reads the progress of (table, topic, partition).  Returns 1, 0 when
- * there is none, or a negative errno with the sentence in err. */
+ * there is none, or a negative errno with the sentence in err; the caller
+ * frees p either way. */
 static int
 progress_read(struct target *t, const char *table, const char *topic,
-    int32_t partition, struct complete_progress *p, char *err, size_t errlen)
+    int32_t partition, struct progress *p, char *err, size_t errlen)
 {
 	char rel[1024], why[512], *text;
-	struct jr j;
-	uint64_t seen;
 	size_t len;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	snprintf(rel, sizeof(rel), PROGRESS_DIR "/%s/%s+%" PRId32 ".json",
-	    table, topic, partition);
+	progress_rel(rel, table, topic, partition);
 	if ((r = target_read(t, rel, 4096, &text, &len, err, errlen)) <= 0)
 		return r;
-	j = (struct jr)JR_INIT(text, len, why, sizeof(why));
-	r = jr_object(&j, progress_keys, PROGRESS_NKEYS, progress_value, p,
-	    &seen);
-	if (r == 0 && seen != ((uint64_t)1 << PROGRESS_NKEYS) - 1)
-		r = jr_fail(&j, "a key is missing");
+	r = progress_parse(text, len, p, why, sizeof(why));
 	free(text);
 	if (r < 0) {
-		free(p->host);
-		p->host = NULL;
-		snprintf(err, errlen, "%s in %s: %s", r == -ENOMEM ?
-		    "out of memory" : "unreadable progress", rel, why);
+		if (r == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else
+			snprintf(err, errlen, "unreadable progress in %s/%s: %s",
+			    target_where(t), rel, why);
 		return r;
 	}
 	return 1;
@@ -323,16 +287,6 @@ complete_reads(const struct conf_table *ct, const char *topic)
 	return 0;
 }
 
-/* "null" or the number, in buf[24]. */
-static const char *
-progress_time(int64_t us, int64_t none, char *buf)
-{
-	if (us == none)
-		return "null";
-	snprintf(buf, 24, "%" PRId64, us);
-	return buf;
-}
-
 /* Writes the progress of (table, topic, partition). */
 static int
 progress_write(struct target *t, const struct conf *c, const char *table,
@@ -340,18 +294,20 @@ progress_write(struct target *t, const struct conf *c, const char *table,
     int64_t pending_us, int at_end, time_t last_record, char *err,
     size_t errlen)
 {
-	char rel[1024], text[512], a[24], b[24];
-	int n;
+	struct progress p = { c->output.host, max_event_us,
+	    pending_us, at_end, (int64_t)last_record, (int64_t)time(NULL) };
+	struct buf text = { 0 };
+	char rel[1024];
+	int r;
 
-	n = snprintf(text, sizeof(text), "{\"host\":\"%s\",\"max_event_us\":%s,"
-	    "\"pending_us\":%s,\"at_end\":%d,\"last_record\":%lld,"
-	    "\"written\":%lld}\n", c->output.host,
-	    progress_time(max_event_us, MANIFEST_NO_TIME, a),
-	    progress_time(pending_us, INT64_MAX, b), at_end,
-	    (long long)last_record, (long long)time(NULL));
-	snprintf(rel, sizeof(rel), PROGRESS_DIR "/%s/%s+%" PRId32 ".json", table,
-	    topic, partition);
-	return target_write(t, rel, text, (size_t)n, err, errlen);
+	progress_rel(rel, table, topic, partition);
+	if ((r = progress_format(&p, &text)) == 0)
+		r = target_write(t, rel, text.data, text.len, err, errlen);
+	else
+		snprintf(err, errlen, "%s: %s", rel, r == -EILSEQ ?
+		    "output.host is not UTF-8" : "out of memory");
+	buf_free(&text);
+	return r;
 }
 
 int
@@ -383,7 +339,7 @@ progress_write_all(struct completer *cp, struct target *t, char *err,
 
 		for (size_t k = 0; k < cp->view.nparts; k++) {
 			const struct complete_part *part = &cp->view.parts[k];
-			struct complete_progress old;
+			struct progress old;
 			struct complete_max *m;
 			int r;
 
@@ -394,12 +350,13 @@ progress_write_all(struct completer *cp, struct target *t, char *err,
 				return -ENOMEM;
 			if (!m->seeded) {
 				/* a host before this one may have got further */
-				if ((r = progress_read(t, ct->name, part->topic,
-				    part->partition, &old, err, errlen)) < 0)
-					return r;
+				r = progress_read(t, ct->name, part->topic,
+				    part->partition, &old, err, errlen);
 				if (r == 1 && old.max_event_us > m->max_event_us)
 					m->max_event_us = old.max_event_us;
-				free(old.host);
+				progress_free(&old);
+				if (r < 0)
+					return r;
 				m->seeded = 1;
 			}
 			if ((r = progress_write(t, c, ct->name, part->topic,
@@ -453,23 +410,24 @@ complete_watermark(struct completer *cp, struct target *t,
 			return 0;
 		}
 		for (int32_t p = 0; p < n; p++) {
-			struct complete_progress pr;
+			struct progress pr;
 			int64_t at;
 			int r;
 
-			if ((r = progress_read(t, ct->name, ct->topics.v[i], p,
-			    &pr, err, errlen)) < 0)
-				return r;
-			free(pr.host);
-			if (r == 0) {
-				*wm = INT64_MIN;
-				return 0;
-			}
+			r = progress_read(t, ct->name, ct->topics.v[i], p, &pr,
+			    err, errlen);
 			at = pr.at_end || (pr.last_record > 0 && now -
 			    pr.last_record >= cp->c->completion.idle_timeout) ?
 			    present : pr.max_event_us;
 			if (pr.pending_us < at)
 				at = pr.pending_us;
+			progress_free(&pr);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				*wm = INT64_MIN;
+				return 0;
+			}
 			if (at < low)
 				low = at;
 		}
@@ -821,8 +779,13 @@ complete_hour_write(struct completer *cp, struct target *t,
 		goto out;
 	m.rejects = cr.n;
 	snprintf(rel, sizeof(rel), "%s/" MANIFEST_NAME, dir);
-	if ((r = manifest_format(&m, &out)) < 0 ||
-	    (r = target_write(t, rel, out.data, out.len, err, errlen)) < 0)
+	if ((r = manifest_format(&m, &out)) < 0) {
+		if (r != -ENOMEM)
+			snprintf(err, errlen, "%s: %s", rel, r == -EILSEQ ?
+			    "a name is not UTF-8" : "a count out of range");
+		goto out;
+	}
+	if ((r = target_write(t, rel, out.data, out.len, err, errlen)) < 0)
 		goto out;
 	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
 	if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)

@@ -15,9 +15,9 @@
  * file's earlier value); pending_us the earliest of its rows still in
  * this host's spool (their hours cannot be complete yet); at_end says the
  * partition was read to its end; last_record is when its last record was
- * read (UNIX seconds).  A host that is assigned a partition writes
- * pending_us 0 at once, which holds every hour back until it has
- * published what it reads.
+ * read (UNIX seconds); progress.h reads and writes them.  A host that is
+ * assigned a partition writes pending_us 0 at once, which holds every hour
+ * back until it has published what it reads.
  *
  * One host per table, the one that consumes partition 0 of the table's
  * first topic, completes its hours: the watermark is the minimum over every

@@ -393,3 +393,12 @@ format_kind_ext(enum format_kind kind)
 			return format_kinds[i].ext;
 	return "";
 }
+
+const char *
+format_kind_name(enum format_kind kind)
+{
+	for (size_t i = 0; i < FORMAT_NKINDS; i++)
+		if (format_kinds[i].kind == kind)
+			return format_kinds[i].name;
+	return "";
+}

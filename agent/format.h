@@ -46,5 +46,7 @@ int format_json_string(const char *s, size_t len, struct buf *out);
 int format_kind_parse(const char *name, enum format_kind *out);
 /* The file name extension of a format: "txt" or "jsonl". */
 const char *format_kind_ext(enum format_kind kind);
+/* The name format_kind_parse() reads: "hive-text" or "jsonl". */
+const char *format_kind_name(enum format_kind kind);
 
 #endif /* KEDGE_FORMAT_H */

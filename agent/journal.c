@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "codec.h"
+#include "format.h"
 #include "fsutil.h"
+#include "sidecar.h"
 
 static const char journal_letter[] = { 'o', 'e', 's', 'r' };
 #define JOURNAL_KINDS 3          /* the kinds a data file's sidecar lists */
@@ -227,23 +230,18 @@ journal_state_free(struct journal_state *st)
 
 /* Ranges of one kind, merged as they are read. */
 struct journal_ranges {
-	struct buf json;      /* "[a,b],[c,d]" */
-	int64_t a, b;         /* the open range, not yet in json */
+	struct sidecar_ranges done;
+	int64_t a, b;         /* the open range, not yet in done */
 	int open;
 };
 
 static int
 journal_ranges_flush(struct journal_ranges *jr)
 {
-	char item[64];
-	int n;
-
 	if (!jr->open)
 		return 0;
-	n = snprintf(item, sizeof(item), "%s[%" PRId64 ",%" PRId64 "]",
-	    jr->json.len ? "," : "", jr->a, jr->b);
 	jr->open = 0;
-	return buf_append(&jr->json, item, (size_t)n);
+	return sidecar_ranges_push(&jr->done, jr->a, jr->b);
 }
 
 static int
@@ -320,38 +318,55 @@ journal_collect(const char *line, size_t end, void *arg)
 	return 0;
 }
 
-/* Appends `,"name":[ranges]` to out. */
+/* Moves what the journal collected into out, with the descriptive fields
+ * of info.  Returns 0, -EINVAL for a format or codec kedge does not know,
+ * -ERANGE for a mark's length or rows past INT64_MAX, or -ENOMEM; out
+ * holds what was moved either way. */
 static int
-journal_json_ranges(struct buf *out, const char *name,
-    const struct journal_ranges *jr)
+journal_to_sidecar(const struct journal_state *st,
+    const struct journal_file_info *info, struct journal_sidecar *sc,
+    struct sidecar *out)
 {
-	char head[96];
-	int n = snprintf(head, sizeof(head), "\"%s\":[", name), r;
+	struct sidecar_ranges *kinds[JOURNAL_KINDS] = { &out->offsets,
+	    &out->empty, &out->spill };
 
-	if ((r = buf_append(out, head, (size_t)n)) < 0 ||
-	    (r = buf_append(out, jr->json.data, jr->json.len)) < 0)
-		return r;
-	return buf_append(out, "]", 1);
-}
+	if (st->rows > INT64_MAX || st->len > INT64_MAX)
+		return -ERANGE;
+	out->version = SIDECAR_VERSION;
+	out->partition = info->partition;
+	out->first_offset = info->first_offset;
+	out->rows = (int64_t)st->rows;
+	out->bytes = (int64_t)st->len;
+	snprintf(out->sha256, sizeof(out->sha256), "%s", info->sha256);
+	/* a file of no row has its event range null; one whose journal has
+	 * no t line (an earlier kedge's) none */
+	out->has_event_range = st->rows > 0 && sc->events;
+	out->min_event_us = sc->min_event;
+	out->max_event_us = sc->max_event;
+	for (size_t k = 0; k < JOURNAL_KINDS; k++) {
+		*kinds[k] = sc->kinds[k].done;
+		memset(&sc->kinds[k].done, 0, sizeof(sc->kinds[k].done));
+	}
+	if ((out->table = strdup(info->table)) == NULL ||
+	    (out->topic = strdup(info->topic)) == NULL ||
+	    (out->host = strdup(info->host)) == NULL ||
+	    (sc->ntables > 0 && (out->rejected = calloc(sc->ntables,
+	    sizeof(*out->rejected))) == NULL))
+		return -ENOMEM;
+	for (size_t t = 0; t < sc->ntables; t++) {
+		struct sidecar_rejected *rj = &out->rejected[out->nrejected];
 
-/* Appends the event range of the rows, null for no row; nothing when the
- * journal has no t line though rows were written (an earlier kedge's). */
-static int
-journal_json_events(struct buf *out, uint64_t rows,
-    const struct journal_sidecar *sc)
-{
-	char item[96];
-	int n;
-
-	if (rows == 0)
-		n = snprintf(item, sizeof(item), ",\"min_event_us\":null,"
-		    "\"max_event_us\":null");
-	else if (sc->events)
-		n = snprintf(item, sizeof(item), ",\"min_event_us\":%" PRId64
-		    ",\"max_event_us\":%" PRId64, sc->min_event, sc->max_event);
-	else
-		return 0;
-	return buf_append(out, item, (size_t)n);
+		if ((rj->table = strdup(sc->rejected[t].name)) == NULL)
+			return -ENOMEM;
+		rj->ranges = sc->rejected[t].ranges.done;
+		memset(&sc->rejected[t].ranges.done, 0,
+		    sizeof(sc->rejected[t].ranges.done));
+		out->nrejected++;
+	}
+	if (format_kind_parse(info->format, &out->format) < 0 ||
+	    codec_kind_parse(info->codec, &out->codec) < 0)
+		return -EINVAL;
+	return 0;
 }
 
 int
@@ -359,14 +374,15 @@ journal_write_sidecar(const struct journal_state *st,
     const struct journal_file_info *info, const char *sidecar_path,
     char *err, size_t errlen)
 {
-	static const char *const names[] = { "offsets", "empty", "spill" };
 	struct journal_sidecar *sc;
-	struct buf out = { 0 };
-	char tmp[4096];
+	struct sidecar out = { 0 };
+	struct buf text = { 0 };
 	int r;
 
-	if ((sc = calloc(1, sizeof(*sc))) == NULL)
-		goto nomem;
+	if ((sc = calloc(1, sizeof(*sc))) == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
 	if ((r = journal_lines(&st->text, st->journal_len, journal_collect,
 	    sc)) < 0) {
 		snprintf(err, errlen, "%s: %s", sidecar_path, r == -E2BIG ?
@@ -377,50 +393,34 @@ journal_write_sidecar(const struct journal_state *st,
 		r = journal_ranges_flush(&sc->kinds[k]);
 	for (size_t t = 0; t < sc->ntables && r == 0; t++)
 		r = journal_ranges_flush(&sc->rejected[t].ranges);
-	if (r < 0)
-		goto nomem;
-	r = snprintf(tmp, sizeof(tmp), "{\"kedge\":1,\"table\":\"%s\",\"topic\":"
-	    "\"%s\",\"partition\":%" PRId32 ",\"host\":\"%s\",\"first_offset\":%"
-	    PRId64 ",\"rows\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
-	    "\"sha256\":\"%s\",\"format\":\"%s\",\"codec\":\"%s\"",
-	    info->table, info->topic, info->partition, info->host,
-	    info->first_offset, st->rows, st->len, info->sha256, info->format,
-	    info->codec);
-	if ((r = buf_append(&out, tmp, (size_t)r)) < 0 ||
-	    (r = journal_json_events(&out, st->rows, sc)) < 0)
-		goto nomem;
-	for (size_t k = 0; k < JOURNAL_KINDS; k++)
-		if ((r = buf_append(&out, ",", 1)) < 0 ||
-		    (r = journal_json_ranges(&out, names[k], &sc->kinds[k])) < 0)
-			goto nomem;
-	if (sc->ntables > 0) {
-		if ((r = buf_append(&out, ",\"rejected\":{", 13)) < 0)
-			goto nomem;
-		for (size_t t = 0; t < sc->ntables; t++)
-			if ((t > 0 && (r = buf_append(&out, ",", 1)) < 0) ||
-			    (r = journal_json_ranges(&out, sc->rejected[t].name,
-			    &sc->rejected[t].ranges)) < 0)
-				goto nomem;
-		if ((r = buf_append(&out, "}", 1)) < 0)
-			goto nomem;
-	}
-	if ((r = buf_append(&out, "}\n", 2)) < 0)
-		goto nomem;
-	if ((r = fs_write_atomic(sidecar_path, out.data, out.len)) < 0)
+	if (r == 0)
+		r = journal_to_sidecar(st, info, sc, &out);
+	if (r == 0)
+		r = sidecar_format(&out, &text);
+	if (r == 0 && (r = fs_write_atomic(sidecar_path, text.data,
+	    text.len)) < 0)
 		snprintf(err, errlen, "cannot write %s: %s", sidecar_path,
 		    strerror(-r));
-	goto out;
-nomem:
-	snprintf(err, errlen, "out of memory");
-	r = -ENOMEM;
+	else if (r == -EINVAL)
+		snprintf(err, errlen, "%s: format %s or codec %s unknown",
+		    sidecar_path, info->format, info->codec);
+	else if (r == -EILSEQ)
+		snprintf(err, errlen, "%s: the table, topic or host name is "
+		    "not UTF-8", sidecar_path);
+	else if (r == -ERANGE)
+		snprintf(err, errlen, "%s: the journal's mark says %" PRIu64
+		    " bytes, %" PRIu64 " rows", sidecar_path, st->len, st->rows);
 out:
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
 	if (sc != NULL) {
 		for (size_t k = 0; k < JOURNAL_KINDS; k++)
-			buf_free(&sc->kinds[k].json);
+			sidecar_ranges_free(&sc->kinds[k].done);
 		for (size_t t = 0; t < sc->ntables; t++)
-			buf_free(&sc->rejected[t].ranges.json);
+			sidecar_ranges_free(&sc->rejected[t].ranges.done);
 		free(sc);
 	}
-	buf_free(&out);
+	sidecar_free(&out);
+	buf_free(&text);
 	return r;
 }

@@ -6,166 +6,131 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "jsonread.h"
+#include "jsondoc.h"
 
 /*
- * Writing.  Each put_*() appends `"key":value`, with the comma before it
- * unless it opens an object, and returns 0 or -ENOMEM.
+ * Writing: the keys in the order of the example in manifest.h.
  */
 
+/* The counts are uint64_t, JSON integers int64: none of kedge's comes
+ * near, and a larger one must not turn negative. */
 static int
-put(struct buf *out, const char *s)
+set_count(json_t *o, const char *key, uint64_t v)
 {
-	return buf_append(out, s, strlen(s));
+	if (v > INT64_MAX)
+		return -ERANGE;
+	return jsondoc_set_int(o, key, (int64_t)v);
 }
 
 static int
-put_key(struct buf *out, const char *key)
+set_time(json_t *o, const char *key, int64_t us)
 {
-	char text[64];
-	int n, r;
-
-	if (out->len > 0 && out->data[out->len - 1] != '{' &&
-	    (r = put(out, ",")) < 0)
-		return r;
-	n = snprintf(text, sizeof(text), "\"%s\":", key);
-	return buf_append(out, text, (size_t)n);
+	return jsondoc_set_int_or_null(o, key, us, MANIFEST_NO_TIME);
 }
 
-static int
-put_str(struct buf *out, const char *key, const char *s)
+static json_t *
+file_json(const struct manifest_file *f, int *r)
 {
-	int r;
+	json_t *o = json_object();
 
-	if ((r = put_key(out, key)) < 0)
-		return r;
-	return format_json_string(s, strlen(s), out);
-}
-
-static int
-put_u64(struct buf *out, const char *key, uint64_t v)
-{
-	char text[32];
-	int r;
-
-	if ((r = put_key(out, key)) < 0)
-		return r;
-	snprintf(text, sizeof(text), "%" PRIu64, v);
-	return put(out, text);
-}
-
-static int
-put_i64(struct buf *out, const char *key, int64_t v)
-{
-	char text[32];
-	int r;
-
-	if ((r = put_key(out, key)) < 0)
-		return r;
-	snprintf(text, sizeof(text), "%" PRId64, v);
-	return put(out, text);
-}
-
-/* An event time, or null for MANIFEST_NO_TIME. */
-static int
-put_time(struct buf *out, const char *key, int64_t us)
-{
-	int r;
-
-	if (us != MANIFEST_NO_TIME)
-		return put_i64(out, key, us);
-	if ((r = put_key(out, key)) < 0)
-		return r;
-	return put(out, "null");
-}
-
-static int
-put_ranges(struct buf *out, const char *key, const struct sidecar_ranges *rs)
-{
-	char text[64];
-	int r;
-
-	if ((r = put_key(out, key)) < 0 || (r = put(out, "[")) < 0)
-		return r;
-	for (size_t i = 0; i < rs->n; i++) {
-		snprintf(text, sizeof(text), "%s[%" PRId64 ",%" PRId64 "]",
-		    i > 0 ? "," : "", rs->v[i].first, rs->v[i].last);
-		if ((r = put(out, text)) < 0)
-			return r;
+	if (o == NULL)
+		*r = -ENOMEM;
+	else if ((*r = jsondoc_set_str(o, "name", f->name)) != 0 ||
+	    (*r = set_count(o, "bytes", f->bytes)) != 0 ||
+	    (*r = set_count(o, "rows", f->rows)) != 0 ||
+	    (*r = jsondoc_set_str(o, "sha256", f->sha256)) != 0 ||
+	    (*r = jsondoc_set_str(o, "topic", f->topic)) != 0 ||
+	    (*r = jsondoc_set_int(o, "partition", f->partition)) != 0 ||
+	    (*r = jsondoc_set(o, "offsets",
+	    sidecar_ranges_json(&f->offsets))) != 0 ||
+	    (*r = set_time(o, "min_event_us", f->min_event_us)) != 0 ||
+	    (*r = set_time(o, "max_event_us", f->max_event_us)) != 0 ||
+	    (*r = set_count(o, "revision", f->revision)) != 0) {
+		json_decref(o);
+		o = NULL;
 	}
-	return put(out, "]");
+	return o;
 }
 
-static int
-put_file(struct buf *out, const struct manifest_file *f)
+static json_t *
+part_json(const struct manifest_partition *p, int *r)
 {
-	int r;
+	json_t *o = json_object();
 
-	if ((r = put(out, "{")) < 0 ||
-	    (r = put_str(out, "name", f->name)) < 0 ||
-	    (r = put_u64(out, "bytes", f->bytes)) < 0 ||
-	    (r = put_u64(out, "rows", f->rows)) < 0 ||
-	    (r = put_str(out, "sha256", f->sha256)) < 0 ||
-	    (r = put_str(out, "topic", f->topic)) < 0 ||
-	    (r = put_i64(out, "partition", f->partition)) < 0 ||
-	    (r = put_ranges(out, "offsets", &f->offsets)) < 0 ||
-	    (r = put_time(out, "min_event_us", f->min_event_us)) < 0 ||
-	    (r = put_time(out, "max_event_us", f->max_event_us)) < 0 ||
-	    (r = put_u64(out, "revision", f->revision)) < 0)
-		return r;
-	return put(out, "}");
+	if (o == NULL)
+		*r = -ENOMEM;
+	else if ((*r = jsondoc_set_str(o, "topic", p->topic)) != 0 ||
+	    (*r = jsondoc_set_int(o, "partition", p->partition)) != 0 ||
+	    (*r = jsondoc_set(o, "offsets",
+	    sidecar_ranges_json(&p->offsets))) != 0 ||
+	    (*r = set_count(o, "rows", p->rows)) != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
 }
 
+/* Sets key of o to the array of the n elements of v, each of size bytes,
+ * made by elem(). */
 static int
-put_part(struct buf *out, const struct manifest_partition *p)
+set_array(json_t *o, const char *key, const void *v, size_t n, size_t size,
+    json_t *(*elem)(const void *, int *))
 {
+	json_t *a = json_array(), *e;
 	int r;
 
-	if ((r = put(out, "{")) < 0 ||
-	    (r = put_str(out, "topic", p->topic)) < 0 ||
-	    (r = put_i64(out, "partition", p->partition)) < 0 ||
-	    (r = put_ranges(out, "offsets", &p->offsets)) < 0 ||
-	    (r = put_u64(out, "rows", p->rows)) < 0)
+	if ((r = jsondoc_set(o, key, a)) != 0)
 		return r;
-	return put(out, "}");
+	for (size_t i = 0; i < n; i++) {
+		if ((e = elem((const char *)v + i * size, &r)) == NULL)
+			return r;
+		if (json_array_append_new(a, e) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_t *
+file_elem(const void *f, int *r)
+{
+	return file_json(f, r);
+}
+
+static json_t *
+part_elem(const void *p, int *r)
+{
+	return part_json(p, r);
 }
 
 int
 manifest_format(const struct manifest *m, struct buf *out)
 {
-	size_t i;
+	json_t *o = json_object();
 	int r;
 
-	if ((r = put(out, "{")) < 0 ||
-	    (r = put_i64(out, "kedge", MANIFEST_VERSION)) < 0 ||
-	    (r = put_str(out, "table", m->table)) < 0 ||
-	    (r = put_str(out, "dt", m->dt)) < 0 ||
-	    (r = put_str(out, "hr", m->hr)) < 0 ||
-	    (r = put_u64(out, "revision", m->revision)) < 0 ||
-	    (r = put_str(out, "host", m->host)) < 0 ||
-	    (r = put_str(out, "written", m->written)) < 0 ||
-	    (r = put_i64(out, "watermark_us", m->watermark_us)) < 0 ||
-	    (r = put_u64(out, "rows", m->rows)) < 0 ||
-	    (r = put_u64(out, "bytes", m->bytes)) < 0 ||
-	    (r = put_u64(out, "rejects", m->rejects)) < 0 ||
-	    (r = put_u64(out, "late_rows", m->late_rows)) < 0 ||
-	    (r = put_time(out, "min_event_us", m->min_event_us)) < 0 ||
-	    (r = put_time(out, "max_event_us", m->max_event_us)) < 0 ||
-	    (r = put_key(out, "files")) < 0 || (r = put(out, "[")) < 0)
-		return r;
-	for (i = 0; i < m->nfiles; i++)
-		if ((i > 0 && (r = put(out, ",")) < 0) ||
-		    (r = put_file(out, &m->files[i])) < 0)
-			return r;
-	if ((r = put(out, "]")) < 0 ||
-	    (r = put_key(out, "partitions")) < 0 || (r = put(out, "[")) < 0)
-		return r;
-	for (i = 0; i < m->nparts; i++)
-		if ((i > 0 && (r = put(out, ",")) < 0) ||
-		    (r = put_part(out, &m->parts[i])) < 0)
-			return r;
-	return put(out, "]}\n");
+	if (o == NULL)
+		return -ENOMEM;
+	if ((r = jsondoc_set_int(o, "kedge", MANIFEST_VERSION)) == 0 &&
+	    (r = jsondoc_set_str(o, "table", m->table)) == 0 &&
+	    (r = jsondoc_set_str(o, "dt", m->dt)) == 0 &&
+	    (r = jsondoc_set_str(o, "hr", m->hr)) == 0 &&
+	    (r = set_count(o, "revision", m->revision)) == 0 &&
+	    (r = jsondoc_set_str(o, "host", m->host)) == 0 &&
+	    (r = jsondoc_set_str(o, "written", m->written)) == 0 &&
+	    (r = jsondoc_set_int(o, "watermark_us", m->watermark_us)) == 0 &&
+	    (r = set_count(o, "rows", m->rows)) == 0 &&
+	    (r = set_count(o, "bytes", m->bytes)) == 0 &&
+	    (r = set_count(o, "rejects", m->rejects)) == 0 &&
+	    (r = set_count(o, "late_rows", m->late_rows)) == 0 &&
+	    (r = set_time(o, "min_event_us", m->min_event_us)) == 0 &&
+	    (r = set_time(o, "max_event_us", m->max_event_us)) == 0 &&
+	    (r = set_array(o, "files", m->files, m->nfiles, sizeof(*m->files),
+	    file_elem)) == 0 &&
+	    (r = set_array(o, "partitions", m->parts, m->nparts,
+	    sizeof(*m->parts), part_elem)) == 0)
+		r = jsondoc_dump(o, out);
+	json_decref(o);
+	return r;
 }
 
 /*
@@ -175,7 +140,7 @@ manifest_format(const struct manifest *m, struct buf *out)
 
 enum field_kind {
 	F_VERSION,    /* "kedge": must be MANIFEST_VERSION; not stored */
-	F_NAME,       /* char *: not empty, no '/' */
+	F_NAME,       /* char *: not empty, ".", ".." nor holding '/' */
 	F_FILENAME,   /* char *: a part file's name */
 	F_DT,         /* char[9]: YYYYMMDD */
 	F_HR,         /* char[3]: 00..23 */
@@ -184,8 +149,8 @@ enum field_kind {
 	F_COUNT,      /* uint64_t, from a non-negative JSON integer */
 	F_REVISION,   /* uint64_t, at least 1 */
 	F_PARTITION,  /* int32_t, not negative */
-	F_MICROS,     /* int64_t, not negative */
-	F_TIME,       /* int64_t, not negative, or null: MANIFEST_NO_TIME */
+	F_MICROS,     /* int64_t, an instant (before 1970: negative) */
+	F_TIME,       /* int64_t, an instant, or null: MANIFEST_NO_TIME */
 	F_RANGES,     /* struct sidecar_ranges */
 	F_FILES,      /* the manifest's files */
 	F_PARTS       /* the manifest's partitions */
@@ -249,26 +214,21 @@ static const struct field part_fields[] = {
 _Static_assert(NELEMS(manifest_fields) <= NKEYS_MAX &&
     NELEMS(file_fields) <= NKEYS_MAX, "read_object() has room for the keys");
 
-/* What jr_object() passes to object_value(). */
-struct object {
-	const struct field *fields;
-	char *base;            /* the struct the fields are in */
-};
-
-static int read_object(struct jr *j, const struct field *fields,
-    size_t nfields, void *base);
+static int read_object(struct jsondoc *d, const json_t *v,
+    const struct field *fields, size_t nfields, void *base);
 
 /* Reads a string of the form shape, in which each of the letters Y, M, D,
  * H and S stands for a digit and any other character for itself, into out
  * (size bytes). */
 static int
-read_digits(struct jr *j, char *out, size_t size, const char *shape)
+read_digits(struct jsondoc *d, const json_t *v, char *out, size_t size,
+    const char *shape)
 {
-	char *s;
+	const char *s = NULL;
 	size_t i, len = strlen(shape);
 	int r;
 
-	if ((r = jr_string(j, &s)) != 0)
+	if ((r = jsondoc_str(d, v, &s)) != 0)
 		return r;
 	for (i = 0; i < len && s[i] != '\0'; i++) {
 		int digit = s[i] >= '0' && s[i] <= '9';
@@ -276,195 +236,166 @@ read_digits(struct jr *j, char *out, size_t size, const char *shape)
 		    s[i] != shape[i])
 			break;
 	}
-	if (i < len || s[i] != '\0' || len >= size) {
-		free(s);
-		return jr_fail(j, "not of the form %s", shape);
-	}
+	if (i < len || s[i] != '\0' || len >= size)
+		return jsondoc_fail(d, "not of the form %s", shape);
 	memcpy(out, s, len + 1);
-	free(s);
 	return 0;
 }
 
+/* Reads a string that is a name: not empty, ".", ".." nor holding '/',
+ * and with part_file not starting with '.' or '_' either. */
 static int
-read_nonneg(struct jr *j, int64_t *v)
+read_name(struct jsondoc *d, const json_t *v, char **out, int part_file)
 {
 	int r;
 
-	if ((r = jr_int(j, v)) == 0 && *v < 0)
-		return jr_fail(j, "negative");
-	return r;
-}
-
-/* Reads a string that is a name: not empty, no '/', and with part_file
- * not starting with '.' or '_' either. */
-static int
-read_name(struct jr *j, char **out, int part_file)
-{
-	int r;
-
-	if ((r = jr_string(j, out)) != 0)
+	if ((r = jsondoc_string(d, v, out)) != 0)
 		return r;
-	if (**out == '\0' || strchr(*out, '/') != NULL)
-		return jr_fail(j, "empty, or holds '/'");
+	if (**out == '\0' || strchr(*out, '/') != NULL ||
+	    strcmp(*out, ".") == 0 || strcmp(*out, "..") == 0)
+		return jsondoc_fail(d, "empty, \".\", \"..\", or holds '/'");
 	if (part_file && (**out == '.' || **out == '_'))
-		return jr_fail(j, "not a part file's name");
+		return jsondoc_fail(d, "not a part file's name");
 	return 0;
 }
 
 static int
-read_sha256(struct jr *j, char *out)
+read_sha256(struct jsondoc *d, const json_t *v, char *out)
 {
-	char *s;
+	const char *s = NULL;
 	size_t len;
 	int r;
 
-	if ((r = jr_string(j, &s)) != 0)
+	if ((r = jsondoc_str(d, v, &s)) != 0)
 		return r;
 	len = strlen(s);
-	if ((len != 0 && len != 64) || strspn(s, "0123456789abcdef") != len) {
-		free(s);
-		return jr_fail(j, "neither empty nor 64 lowercase hex digits");
-	}
+	if ((len != 0 && len != 64) || strspn(s, "0123456789abcdef") != len)
+		return jsondoc_fail(d, "neither empty nor 64 lowercase hex "
+		    "digits");
 	memcpy(out, s, len + 1);
-	free(s);
 	return 0;
 }
 
-/* Reads [{...},...] into *v[0..*n), objects of fields[0..nfields), each
- * size bytes; names the element in a problem found inside one. */
+/* Reads the array v of objects of fields[0..nfields), each size bytes,
+ * into *out[0..*n); names the element in a problem found inside one. */
 static int
-read_array(struct jr *j, const struct field *fields, size_t nfields,
-    void **v, size_t *n, size_t size)
+read_array(struct jsondoc *d, const json_t *v, const struct field *fields,
+    size_t nfields, void **out, size_t *n, size_t size)
 {
-	const char *key = j->key;
-	char inner[512];
-	size_t cap = 0;
-	void *nv, *elem;
+	const char *key = d->key, *in = d->in;
+	char where[128];
+	const json_t *e;
+	size_t i;
 	int r;
 
-	if ((r = jr_expect(j, '[')) != 0)
+	if ((r = jsondoc_array(d, v)) != 0)
 		return r;
-	if (jr_accept(j, ']'))
+	if (json_array_size(v) == 0)
 		return 0;
-	do {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			if ((nv = realloc(*v, cap * size)) == NULL)
-				return -ENOMEM;
-			*v = nv;
-		}
+	if ((*out = calloc(json_array_size(v), size)) == NULL)
+		return -ENOMEM;
+	json_array_foreach(v, i, e) {
 		/* counted now, so manifest_free() frees what was read */
-		elem = (char *)*v + *n * size;
-		memset(elem, 0, size);
 		(*n)++;
-		if ((r = read_object(j, fields, nfields, elem)) == -EINVAL) {
-			snprintf(inner, sizeof(inner), "%s", j->err);
-			snprintf(j->err, j->errlen, "\"%s\"[%zu]: %s", key,
-			    *n - 1, inner);
-		}
+		snprintf(where, sizeof(where), "%s\"%s\"[%zu]: ", in, key, i);
+		d->in = where;
+		d->key = NULL;
+		r = read_object(d, e, fields, nfields, (char *)*out + i * size);
+		d->in = in;
+		d->key = key;
 		if (r != 0)
 			return r;
-		j->key = key;
-	} while (jr_accept(j, ','));
-	return jr_expect(j, ']');
+	}
+	return 0;
 }
 
 static int
-read_value(struct jr *j, const struct field *f, char *base)
+read_value(struct jsondoc *d, const json_t *v, const struct field *f,
+    char *base)
 {
 	struct manifest *m = (struct manifest *)(void *)base;
 	void *at = base + f->off;
-	int64_t v;
+	int64_t i64;
 	int r;
 
 	switch (f->kind) {
 	case F_VERSION:
-		if ((r = jr_int(j, &v)) == 0 && v != MANIFEST_VERSION)
-			return jr_fail(j, "version %" PRId64 ", this kedge reads "
-			    "%d", v, MANIFEST_VERSION);
+		if ((r = jsondoc_int(d, v, 0, INT64_MAX, &i64)) == 0 &&
+		    i64 != MANIFEST_VERSION)
+			return jsondoc_fail(d, "version %" PRId64 ", this kedge "
+			    "reads %d", i64, MANIFEST_VERSION);
 		return r;
 	case F_NAME:
 	case F_FILENAME:
-		return read_name(j, at, f->kind == F_FILENAME);
+		return read_name(d, v, at, f->kind == F_FILENAME);
 	case F_DT:
-		return read_digits(j, at, sizeof(m->dt), "YYYYMMDD");
+		return read_digits(d, v, at, sizeof(m->dt), "YYYYMMDD");
 	case F_HR:
-		if ((r = read_digits(j, at, sizeof(m->hr), "HH")) == 0 &&
+		if ((r = read_digits(d, v, at, sizeof(m->hr), "HH")) == 0 &&
 		    strcmp(at, "23") > 0)
-			return jr_fail(j, "no hour %s", (char *)at);
+			return jsondoc_fail(d, "no hour %s", (char *)at);
 		return r;
 	case F_WRITTEN:
-		return read_digits(j, at, sizeof(m->written),
+		return read_digits(d, v, at, sizeof(m->written),
 		    "YYYY-MM-DDTHH:MM:SSZ");
 	case F_SHA256:
-		return read_sha256(j, at);
+		return read_sha256(d, v, at);
 	case F_COUNT:
 	case F_REVISION:
-		if ((r = read_nonneg(j, &v)) != 0)
+		if ((r = jsondoc_int(d, v, 0, INT64_MAX, &i64)) != 0)
 			return r;
-		if (f->kind == F_REVISION && v == 0)
-			return jr_fail(j, "revisions start at 1");
-		*(uint64_t *)at = (uint64_t)v;
+		if (f->kind == F_REVISION && i64 == 0)
+			return jsondoc_fail(d, "revisions start at 1");
+		*(uint64_t *)at = (uint64_t)i64;
 		return 0;
 	case F_PARTITION:
-		if ((r = read_nonneg(j, &v)) != 0)
+		if ((r = jsondoc_int(d, v, 0, INT32_MAX, &i64)) != 0)
 			return r;
-		if (v > INT32_MAX)
-			return jr_fail(j, "partition out of range");
-		*(int32_t *)at = (int32_t)v;
+		*(int32_t *)at = (int32_t)i64;
 		return 0;
 	case F_TIME:
-		if (jr_null(j)) {
-			*(int64_t *)at = MANIFEST_NO_TIME;
-			return 0;
-		}
-		/* FALLTHROUGH */
+		/* an event time is the sidecar's, which may precede 1970;
+		 * INT64_MIN is MANIFEST_NO_TIME */
+		return jsondoc_int_or_null(d, v, -INT64_MAX, INT64_MAX,
+		    MANIFEST_NO_TIME, at);
 	case F_MICROS:
-		return read_nonneg(j, at);
+		return jsondoc_int(d, v, -INT64_MAX, INT64_MAX, at);
 	case F_RANGES:
-		return sidecar_ranges_parse(j, at);
+		return sidecar_ranges_parse(d, v, at);
 	case F_FILES:
-		return read_array(j, file_fields, NELEMS(file_fields),
+		return read_array(d, v, file_fields, NELEMS(file_fields),
 		    (void **)&m->files, &m->nfiles, sizeof(*m->files));
 	case F_PARTS:
-		return read_array(j, part_fields, NELEMS(part_fields),
+		return read_array(d, v, part_fields, NELEMS(part_fields),
 		    (void **)&m->parts, &m->nparts, sizeof(*m->parts));
 	}
 	return -EINVAL;
 }
 
-/* jr_value_fn: the value of the object's fields[i]. */
+/* Reads the object v, which has each of fields[0..nfields) once, into
+ * base. */
 static int
-object_value(struct jr *j, size_t i, void *arg)
-{
-	struct object *o = arg;
-
-	return read_value(j, &o->fields[i], o->base);
-}
-
-/* Reads an object that has each of fields[0..nfields) once into base. */
-static int
-read_object(struct jr *j, const struct field *fields, size_t nfields,
-    void *base)
+read_object(struct jsondoc *d, const json_t *v, const struct field *fields,
+    size_t nfields, void *base)
 {
 	const char *keys[NKEYS_MAX];
-	struct object o = { fields, base };
-	size_t at, i;
-	uint64_t seen;
+	const json_t *vals[NKEYS_MAX];
+	size_t i;
 	int r;
 
 	for (i = 0; i < nfields; i++)
 		keys[i] = fields[i].key;
-	jr_ws(j);
-	at = (size_t)(j->p - j->start) + 1;
-	if ((r = jr_object(j, keys, nfields, object_value, &o, &seen)) != 0)
+	if ((r = jsondoc_object(d, v, keys, nfields, vals)) != 0)
 		return r;
-	for (i = 0; i < nfields; i++)
-		if (!(seen & (uint64_t)1 << i)) {
-			snprintf(j->err, j->errlen, "no \"%s\" in the object at "
-			    "column %zu", fields[i].key, at);
-			return -EINVAL;
-		}
+	for (i = 0; i < nfields; i++) {
+		if (vals[i] == NULL)
+			return jsondoc_missing(d, fields[i].key);
+		d->key = fields[i].key;
+		r = read_value(d, vals[i], &fields[i], base);
+		d->key = NULL;
+		if (r != 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -510,12 +441,16 @@ int
 manifest_parse(const char *text, size_t len, struct manifest *m, char *err,
     size_t errlen)
 {
-	struct jr j = JR_INIT(text, len, err, errlen);
+	struct jsondoc d = JSONDOC_INIT(err, errlen);
+	json_t *root;
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	if ((r = read_object(&j, manifest_fields, NELEMS(manifest_fields),
-	    m)) != 0 || (r = jr_end(&j)) != 0)
+	if ((root = jsondoc_parse(&d, text, len)) == NULL)
+		return -EINVAL;
+	r = read_object(&d, root, manifest_fields, NELEMS(manifest_fields), m);
+	json_decref(root);
+	if (r != 0)
 		return r;
 	return manifest_check(m, err, errlen);
 }

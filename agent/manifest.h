@@ -21,11 +21,12 @@
  * by the hour they arrived).  offsets: inclusive ranges of the records
  * whose first row is in the file (the sidecar's "offsets"); per partition,
  * their union over the hour's files.  A file's "revision" is the first
- * revision that listed it.  Times are microseconds since the epoch, UTC;
- * min/max event time are null (JSON null) when the hour holds no row.
+ * revision that listed it.  Times are microseconds since the epoch, UTC
+ * (negative before 1970, as a sidecar's may be); min/max event time are
+ * null (JSON null) when the hour holds no row.
  *
- * The parser is strict, like the sidecar's: an unknown or missing key is
- * an error.
+ * The parser is strict, like the sidecar's: a repeated, unknown or missing
+ * key, a value of another type or out of its range is an error.
  */
 #ifndef KEDGE_MANIFEST_H
 #define KEDGE_MANIFEST_H
@@ -75,12 +76,16 @@ struct manifest {
 	size_t nparts;
 };
 
-/* Appends m as one line of JSON (and a newline) to out.  Returns 0 or
- * -ENOMEM. */
+/* Appends m as one line of JSON (and a newline) to out, the keys in the
+ * order of the example above and names escaped as JSON escapes them.
+ * Returns 0, -EILSEQ when a name is not UTF-8, -ERANGE for a count above
+ * INT64_MAX, or -ENOMEM. */
 int manifest_format(const struct manifest *m, struct buf *out);
 
-/* Parses a manifest.  Returns 0, or -EINVAL with the sentence in err;
- * either way the caller frees m with manifest_free(). */
+/* Parses a manifest.  Returns 0, or -EINVAL with the sentence in err (the
+ * line and column of what is not JSON; the key, in its element, of what
+ * is not as above), or -ENOMEM; either way the caller frees m with
+ * manifest_free(). */
 int manifest_parse(const char *text, size_t len, struct manifest *m,
     char *err, size_t errlen);
 void manifest_free(struct manifest *m);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonread.h"
+#include "jsondoc.h"
 #include "rejects.h"
 
 int
@@ -27,104 +27,122 @@ sidecar_ranges_push(struct sidecar_ranges *r, int64_t first, int64_t last)
 }
 
 int
-sidecar_ranges_parse(struct jr *j, struct sidecar_ranges *out)
+sidecar_ranges_parse(struct jsondoc *d, const json_t *v,
+    struct sidecar_ranges *out)
 {
+	const json_t *pair;
+	size_t i;
 	int64_t a, b;
 	int r;
 
-	if ((r = jr_expect(j, '[')) != 0)
+	if ((r = jsondoc_array(d, v)) != 0)
 		return r;
-	if (jr_accept(j, ']'))
-		return 0;
-	do {
-		if ((r = jr_expect(j, '[')) != 0 || (r = jr_int(j, &a)) != 0 ||
-		    (r = jr_expect(j, ',')) != 0 || (r = jr_int(j, &b)) != 0 ||
-		    (r = jr_expect(j, ']')) != 0)
-			return r;
+	json_array_foreach(v, i, pair) {
+		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+		    !json_is_integer(json_array_get(pair, 0)) ||
+		    !json_is_integer(json_array_get(pair, 1)))
+			return jsondoc_fail(d, "element %zu is not a range "
+			    "[first,last] of two integers", i);
+		a = (int64_t)json_integer_value(json_array_get(pair, 0));
+		b = (int64_t)json_integer_value(json_array_get(pair, 1));
 		if (a < 0)
-			return jr_fail(j, "negative offset in [%" PRId64 ",%"
+			return jsondoc_fail(d, "negative offset in [%" PRId64 ",%"
 			    PRId64 "]", a, b);
 		if (a > b)
-			return jr_fail(j, "range [%" PRId64 ",%" PRId64
+			return jsondoc_fail(d, "range [%" PRId64 ",%" PRId64
 			    "] ends before it starts", a, b);
 		if (out->n > 0 && a <= out->v[out->n - 1].last)
-			return jr_fail(j, "range [%" PRId64 ",%" PRId64
+			return jsondoc_fail(d, "range [%" PRId64 ",%" PRId64
 			    "] is out of order or overlaps the one before", a,
 			    b);
 		if ((r = sidecar_ranges_push(out, a, b)) != 0)
 			return r;
-	} while (jr_accept(j, ','));
-	return jr_expect(j, ']');
+	}
+	return 0;
+}
+
+json_t *
+sidecar_ranges_json(const struct sidecar_ranges *r)
+{
+	json_t *a = json_array(), *pair;
+
+	for (size_t i = 0; a != NULL && i < r->n; i++) {
+		pair = json_pack("[II]", (json_int_t)r->v[i].first,
+		    (json_int_t)r->v[i].last);
+		/* json_array_append_new() takes pair, even on failure */
+		if (pair == NULL || json_array_append_new(a, pair) < 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
 }
 
 /* Reads {"table":[ranges],...} into sc->rejected. */
 static int
-jr_rejected(struct jr *j, struct sidecar *sc)
+read_rejected(struct jsondoc *d, const json_t *v, struct sidecar *sc)
 {
-	size_t cap = 0;
-	char *table;
+	const char *table;
+	json_t *ranges;
+	size_t n = json_object_size(v);
 	int r;
 
-	if ((r = jr_expect(j, '{')) != 0)
-		return r;
-	if (jr_accept(j, '}'))
+	if (!json_is_object(v))
+		return jsondoc_fail(d, "expected an object of ranges");
+	if (n == 0)
 		return 0;
-	do {
-		if ((r = jr_string(j, &table)) != 0)
-			return r;
-		for (size_t i = 0; i < sc->nrejected; i++) {
-			if (strcmp(sc->rejected[i].table, table) == 0) {
-				free(table);
-				return jr_fail(j, "table \"%s\" named twice",
-				    sc->rejected[i].table);
-			}
-		}
-		if (sc->nrejected == cap) {
-			struct sidecar_rejected *v;
-			cap = cap ? cap * 2 : 4;
-			v = realloc(sc->rejected, cap * sizeof(*v));
-			if (v == NULL) {
-				free(table);
-				return -ENOMEM;
-			}
-			sc->rejected = v;
-		}
-		/* sc->rejected owns table from here, so sidecar_free() frees it
-		 * whatever fails next */
-		memset(&sc->rejected[sc->nrejected], 0, sizeof(*sc->rejected));
-		sc->rejected[sc->nrejected++].table = table;
+	if ((sc->rejected = calloc(n, sizeof(*sc->rejected))) == NULL)
+		return -ENOMEM;
+	json_object_foreach((json_t *)v, table, ranges) {
+		struct sidecar_rejected *rj = &sc->rejected[sc->nrejected];
+
+		/* counted now, so sidecar_free() frees it whatever fails next */
+		if ((rj->table = strdup(table)) == NULL)
+			return -ENOMEM;
+		sc->nrejected++;
 		if (strcmp(table, REJECTS_TABLE) == 0)
-			return jr_fail(j, "rejects for the rejects table");
-		if ((r = jr_expect(j, ':')) != 0 || (r = sidecar_ranges_parse(j,
-		    &sc->rejected[sc->nrejected - 1].ranges)) != 0)
+			return jsondoc_fail(d, "rejects for the rejects table");
+		if ((r = sidecar_ranges_parse(d, ranges, &rj->ranges)) != 0)
 			return r;
-	} while (jr_accept(j, ','));
-	return jr_expect(j, '}');
+	}
+	return 0;
 }
 
 /* Reads 64 lowercase hex digits into out. */
 static int
-jr_sha256(struct jr *j, char *out)
+read_sha256(struct jsondoc *d, const json_t *v, char *out)
 {
-	char *s;
+	const char *s = NULL;
 	int r;
 
-	if ((r = jr_string(j, &s)) != 0)
+	if ((r = jsondoc_str(d, v, &s)) != 0)
 		return r;
 	if (strlen(s) != SIDECAR_SHA256_HEX ||
-	    strspn(s, "0123456789abcdef") != SIDECAR_SHA256_HEX) {
-		free(s);
-		return jr_fail(j, "not %d lowercase hex digits",
+	    strspn(s, "0123456789abcdef") != SIDECAR_SHA256_HEX)
+		return jsondoc_fail(d, "not %d lowercase hex digits",
 		    SIDECAR_SHA256_HEX);
-	}
 	memcpy(out, s, SIDECAR_SHA256_HEX + 1);
-	free(s);
+	return 0;
+}
+
+/* Reads a name that becomes a path component: not empty, ".", ".." nor
+ * holding '/'. */
+static int
+read_name(struct jsondoc *d, const json_t *v, char **out)
+{
+	int r;
+
+	if ((r = jsondoc_string(d, v, out)) != 0)
+		return r;
+	if (**out == '\0' || strchr(*out, '/') != NULL ||
+	    strcmp(*out, ".") == 0 || strcmp(*out, "..") == 0)
+		return jsondoc_fail(d, "empty, \".\", \"..\", or holds '/'");
 	return 0;
 }
 
 enum field_kind {
-	F_INT, F_NAME, F_FORMAT, F_CODEC, F_RANGES, F_REJECTED, F_SHA256,
-	F_EVENT
+	F_VERSION, F_PARTITION, F_COUNT, F_NAME, F_FORMAT, F_CODEC, F_RANGES,
+	F_REJECTED, F_SHA256, F_EVENT
 };
 
 static const struct field {
@@ -133,14 +151,14 @@ static const struct field {
 	size_t off;
 	int optional;    /* absent from sidecars of earlier versions */
 } fields[] = {
-	{ "kedge", F_INT, offsetof(struct sidecar, version), 0 },
+	{ "kedge", F_VERSION, offsetof(struct sidecar, version), 0 },
 	{ "table", F_NAME, offsetof(struct sidecar, table), 0 },
 	{ "topic", F_NAME, offsetof(struct sidecar, topic), 0 },
-	{ "partition", F_INT, offsetof(struct sidecar, partition), 0 },
+	{ "partition", F_PARTITION, offsetof(struct sidecar, partition), 0 },
 	{ "host", F_NAME, offsetof(struct sidecar, host), 0 },
-	{ "first_offset", F_INT, offsetof(struct sidecar, first_offset), 0 },
-	{ "rows", F_INT, offsetof(struct sidecar, rows), 0 },
-	{ "bytes", F_INT, offsetof(struct sidecar, bytes), 0 },
+	{ "first_offset", F_COUNT, offsetof(struct sidecar, first_offset), 0 },
+	{ "rows", F_COUNT, offsetof(struct sidecar, rows), 0 },
+	{ "bytes", F_COUNT, offsetof(struct sidecar, bytes), 0 },
 	{ "sha256", F_SHA256, offsetof(struct sidecar, sha256), 1 },
 	{ "format", F_FORMAT, offsetof(struct sidecar, format), 0 },
 	{ "codec", F_CODEC, offsetof(struct sidecar, codec), 0 },
@@ -160,47 +178,46 @@ struct sidecar_read {
 };
 
 static int
-jr_value(struct jr *j, const struct field *f, struct sidecar_read *rd)
+read_value(struct jsondoc *d, const struct field *f, const json_t *v,
+    struct sidecar_read *rd)
 {
 	struct sidecar *sc = rd->sc;
-	char *base = (char *)sc + f->off, *s = NULL;
+	char *base = (char *)sc + f->off;
+	int64_t *i64 = (int64_t *)(void *)base;
+	const char *s = NULL;
 	int r;
 
 	switch (f->kind) {
-	case F_INT:
-		if ((r = jr_int(j, (int64_t *)(void *)base)) == 0 &&
-		    *(int64_t *)(void *)base < 0)
-			return jr_fail(j, "negative");
-		return r;
+	case F_VERSION:
+		return jsondoc_int(d, v, 0, INT64_MAX, i64);
+	case F_PARTITION:
+		return jsondoc_int(d, v, 0, INT32_MAX, i64);
+	case F_COUNT:
+		return jsondoc_int(d, v, 0, INT64_MAX, i64);
 	case F_NAME:
-		/* a name becomes a path component */
-		if ((r = jr_string(j, (char **)(void *)base)) == 0 &&
-		    (**(char **)(void *)base == '\0' ||
-		    strchr(*(char **)(void *)base, '/') != NULL))
-			return jr_fail(j, "empty, or holds '/'");
-		return r;
+		return read_name(d, v, (char **)(void *)base);
 	case F_FORMAT:
 	case F_CODEC:
-		if ((r = jr_string(j, &s)) != 0)
+		if ((r = jsondoc_str(d, v, &s)) != 0)
 			return r;
 		r = f->kind == F_FORMAT ?
 		    format_kind_parse(s, (enum format_kind *)(void *)base) :
 		    codec_kind_parse(s, (enum codec_kind *)(void *)base);
-		free(s);
-		return r == 0 ? 0 : jr_fail(j, "unknown name");
+		return r == 0 ? 0 : jsondoc_fail(d, "unknown name");
 	case F_RANGES:
-		return sidecar_ranges_parse(j,
+		return sidecar_ranges_parse(d, v,
 		    (struct sidecar_ranges *)(void *)base);
 	case F_REJECTED:
-		return jr_rejected(j, sc);
+		return read_rejected(d, v, sc);
 	case F_SHA256:
-		return jr_sha256(j, base);
+		return read_sha256(d, v, base);
 	case F_EVENT:
-		if (jr_null(j)) {
+		if (json_is_null(v)) {
 			rd->event_nulls++;
 			return 0;
 		}
-		return jr_int(j, (int64_t *)(void *)base);
+		/* INT64_MIN is a manifest's "no time" */
+		return jsondoc_int(d, v, -INT64_MAX, INT64_MAX, i64);
 	}
 	return -EINVAL;
 }
@@ -250,11 +267,6 @@ sidecar_check(const struct sidecar *sc, char *err, size_t errlen)
 		    sc->version, SIDECAR_VERSION);
 		return -EINVAL;
 	}
-	if (sc->partition > INT32_MAX) {
-		snprintf(err, errlen, "partition %" PRId64 " out of range",
-		    sc->partition);
-		return -EINVAL;
-	}
 	if (rejects && (sc->offsets.n || sc->empty.n || sc->spill.n)) {
 		snprintf(err, errlen, "a rejects file with \"offsets\", "
 		    "\"empty\" or \"spill\" ranges");
@@ -268,44 +280,124 @@ sidecar_check(const struct sidecar *sc, char *err, size_t errlen)
 	return 0;
 }
 
-/* jr_value_fn: the value of fields[i]. */
+/* Reads the fields of the object root into rd->sc; sets *events to the
+ * number of event-time keys given. */
 static int
-sidecar_value(struct jr *j, size_t i, void *arg)
+sidecar_read(struct jsondoc *d, const json_t *root, struct sidecar_read *rd,
+    int *events)
 {
-	return jr_value(j, &fields[i], arg);
+	static const char *keys[NFIELDS];
+	const json_t *vals[NFIELDS];
+	int r;
+
+	for (size_t i = 0; i < NFIELDS; i++)
+		keys[i] = fields[i].key;
+	if ((r = jsondoc_object(d, root, keys, NFIELDS, vals)) != 0)
+		return r;
+	for (size_t i = 0; i < NFIELDS; i++) {
+		if (vals[i] != NULL) {
+			*events += fields[i].kind == F_EVENT;
+			d->key = fields[i].key;
+			if ((r = read_value(d, &fields[i], vals[i], rd)) != 0)
+				return r;
+			d->key = NULL;
+			continue;
+		}
+		/* only a rejects file must have "rejected"; "table" comes
+		 * before it, so is read by then */
+		if (!fields[i].optional && (fields[i].kind != F_REJECTED ||
+		    strcmp(rd->sc->table, REJECTS_TABLE) == 0))
+			return jsondoc_missing(d, fields[i].key);
+	}
+	return 0;
 }
 
 int
 sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
     size_t errlen)
 {
-	static const char *keys[NFIELDS];
-	struct jr j = JR_INIT(text, len, err, errlen);
+	struct jsondoc d = JSONDOC_INIT(err, errlen);
 	struct sidecar_read rd = { sc, 0 };
-	uint64_t seen;
-	size_t i;
+	json_t *root;
 	int r, events = 0;
 
-	for (i = 0; i < NFIELDS; i++)
-		keys[i] = fields[i].key;
-	if ((r = jr_object(&j, keys, NFIELDS, sidecar_value, &rd,
-	    &seen)) != 0 || (r = jr_end(&j)) != 0)
-		return r;
-	for (i = 0; i < NFIELDS; i++) {
-		if (seen & (uint64_t)1 << i) {
-			events += fields[i].kind == F_EVENT;
-			continue;
-		}
-		/* only a rejects file must have "rejected" */
-		if (!fields[i].optional && (fields[i].kind != F_REJECTED ||
-		    strcmp(sc->table, REJECTS_TABLE) == 0)) {
-			snprintf(err, errlen, "no \"%s\"", fields[i].key);
-			return -EINVAL;
-		}
-	}
-	if ((r = sidecar_check(sc, err, errlen)) != 0)
+	if ((root = jsondoc_parse(&d, text, len)) == NULL)
+		return -EINVAL;
+	r = sidecar_read(&d, root, &rd, &events);
+	json_decref(root);
+	if (r != 0 || (r = sidecar_check(sc, err, errlen)) != 0)
 		return r;
 	return sidecar_check_events(sc, events, rd.event_nulls, err, errlen);
+}
+
+/* Sets key of o to the ranges r. */
+static int
+set_ranges(json_t *o, const char *key, const struct sidecar_ranges *r)
+{
+	return jsondoc_set(o, key, sidecar_ranges_json(r));
+}
+
+/* Sets "rejected" of o. */
+static int
+set_rejected(json_t *o, const struct sidecar *sc)
+{
+	json_t *rj = json_object();
+	int r;
+
+	if ((r = jsondoc_set(o, "rejected", rj)) != 0)
+		return r;
+	for (size_t i = 0; i < sc->nrejected; i++) {
+		if ((r = jsondoc_utf8(sc->rejected[i].table)) != 0 ||
+		    (r = set_ranges(rj, sc->rejected[i].table,
+		    &sc->rejected[i].ranges)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+sidecar_format(const struct sidecar *sc, struct buf *out)
+{
+	json_t *o = json_object();
+	int r;
+
+	if (o == NULL)
+		return -ENOMEM;
+	if ((r = jsondoc_set_int(o, "kedge", sc->version)) != 0 ||
+	    (r = jsondoc_set_str(o, "table", sc->table)) != 0 ||
+	    (r = jsondoc_set_str(o, "topic", sc->topic)) != 0 ||
+	    (r = jsondoc_set_int(o, "partition", sc->partition)) != 0 ||
+	    (r = jsondoc_set_str(o, "host", sc->host)) != 0 ||
+	    (r = jsondoc_set_int(o, "first_offset", sc->first_offset)) != 0 ||
+	    (r = jsondoc_set_int(o, "rows", sc->rows)) != 0 ||
+	    (r = jsondoc_set_int(o, "bytes", sc->bytes)) != 0 ||
+	    (sc->sha256[0] != '\0' &&
+	    (r = jsondoc_set_str(o, "sha256", sc->sha256)) != 0) ||
+	    (r = jsondoc_set_str(o, "format",
+	    format_kind_name(sc->format))) != 0 ||
+	    (r = jsondoc_set_str(o, "codec", codec_kind_name(sc->codec))) != 0)
+		goto out;
+	if (sc->has_event_range) {
+		if ((r = jsondoc_set_int(o, "min_event_us",
+		    sc->min_event_us)) != 0 || (r = jsondoc_set_int(o,
+		    "max_event_us", sc->max_event_us)) != 0)
+			goto out;
+	} else if (sc->rows == 0) {
+		if ((r = jsondoc_set(o, "min_event_us", json_null())) != 0 ||
+		    (r = jsondoc_set(o, "max_event_us", json_null())) != 0)
+			goto out;
+	}
+	if ((r = set_ranges(o, "offsets", &sc->offsets)) != 0 ||
+	    (r = set_ranges(o, "empty", &sc->empty)) != 0 ||
+	    (r = set_ranges(o, "spill", &sc->spill)) != 0)
+		goto out;
+	if ((sc->nrejected > 0 || strcmp(sc->table, REJECTS_TABLE) == 0) &&
+	    (r = set_rejected(o, sc)) != 0)
+		goto out;
+	r = jsondoc_dump(o, out);
+out:
+	json_decref(o);
+	return r;
 }
 
 void

@@ -17,13 +17,17 @@
  * "sha256" is the SHA-256 of the file's bytes as landed, in lowercase hex;
  * "min_event_us" and "max_event_us" are the earliest and latest event time
  * of its rows (the time that chose their hour: for rejects, the arrival),
- * in microseconds since the epoch, both null when it holds no row.  Files
+ * in microseconds since the epoch (negative before 1970, INT64_MIN
+ * excluded), both null when it holds no row.  Files
  * landed by kedge before these keys existed have none of the three, so
  * they are optional; every other key is required.
  *
  * The parser is strict on purpose: an unknown or repeated key, a missing
- * one, a fraction, ranges out of order are all errors, because verify must
- * notice when the writer and it stop agreeing on the format.
+ * one, a value of another type, a fraction, a number out of its range,
+ * ranges out of order are all errors, because verify must notice when the
+ * writer and it stop agreeing on the format.  Names ("table", "topic",
+ * "host", the keys of "rejected") are JSON strings, escaped as JSON
+ * escapes them, so any UTF-8 name without NUL reads back as it was.
  */
 #ifndef KEDGE_SIDECAR_H
 #define KEDGE_SIDECAR_H
@@ -31,10 +35,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "buf.h"
 #include "codec.h"
 #include "format.h"
 
-struct jr;
+struct jsondoc;
 
 #define SIDECAR_VERSION 1
 #define SIDECAR_SHA256_HEX 64 /* digits of "sha256" */
@@ -70,18 +77,29 @@ struct sidecar {
 };
 
 /* Parses text[0..len) into *sc, which the caller zeroed.  Returns 0, or
- * -EINVAL with the first problem and its column in err, or -ENOMEM.  On
- * failure *sc may hold part of the result: sidecar_free() it either way. */
+ * -EINVAL with the first problem in err (its line and column, or the key
+ * it is in), or -ENOMEM.  On failure *sc may hold part of the result:
+ * sidecar_free() it either way. */
 int sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
     size_t errlen);
 /* Frees what *sc holds and zeroes it.  Accepts a zeroed sidecar. */
 void sidecar_free(struct sidecar *sc);
 
-/* Reads a JSON array of ranges, [[a,b],...], at j into out, which must be
+/* Appends sc as one line of JSON and a newline to out, with the keys in
+ * the order of the example above: "sha256" when sc has one, the event
+ * range when sc has one (null, null for a file of no row; left out
+ * otherwise), "rejected" for a file of the rejects table.  Returns 0,
+ * -EILSEQ when a name is not UTF-8, or -ENOMEM. */
+int sidecar_format(const struct sidecar *sc, struct buf *out);
+
+/* Reads the JSON array of ranges v, [[a,b],...], into out, which must be
  * empty, and checks what the format promises: 0 <= a <= b, ascending,
- * non-overlapping.  Returns 0, -EINVAL with the problem in j's err, or
+ * non-overlapping.  Returns 0, -EINVAL with the problem in d's err, or
  * -ENOMEM; out holds what was read either way. */
-int sidecar_ranges_parse(struct jr *j, struct sidecar_ranges *out);
+int sidecar_ranges_parse(struct jsondoc *d, const json_t *v,
+    struct sidecar_ranges *out);
+/* The ranges as a new JSON array, or NULL when short of memory. */
+json_t *sidecar_ranges_json(const struct sidecar_ranges *r);
 /* Appends [first, last] to r.  Returns 0 or -ENOMEM. */
 int sidecar_ranges_push(struct sidecar_ranges *r, int64_t first,
     int64_t last);

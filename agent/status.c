@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +122,9 @@ status_show(const struct conf *c, FILE *out)
 	}
 	if (fgets(line, sizeof(line), f) != NULL)
 		sscanf(line, "kedge %*s pid %ld", &pid);
-	running = pid > 0 && kill((pid_t)pid, 0) == 0 &&
+	/* a pid_t is an int: a larger number would be cut to another pid,
+	 * or to 0, which kill() takes for the whole process group */
+	running = pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) == 0 &&
 	    strstr(line, "(at exit)") == NULL;
 	if (running)
 		fprintf(out, "running (pid %ld); status %ld s old\n", pid,

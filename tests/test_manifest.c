@@ -116,6 +116,35 @@ test_round_trip(void **state)
 	buf_free(&twice);
 }
 
+/* Event times before 1970, which a sidecar may hold (the row's time
+ * chooses its hour), read back: the hour's manifest is not refused. */
+static void
+test_before_1970(void **state)
+{
+	struct sidecar_range r0[] = { { 0, 9 } };
+	struct manifest_file files[] = {
+		{ "t+0+0+h.txt", 100, 20, "", "t", 0, { r0, 1, 1 }, -2000,
+		    -1000, 1 },
+	};
+	struct manifest_partition parts[] = { { "t", 0, { r0, 1, 1 }, 20 } };
+	struct manifest m = {
+		"access", "19691231", "23", 1, "h", "2026-11-30T00:05:00Z",
+		-500, 20, 100, 0, 0, -2000, -1000, files, 1, parts, 1,
+	}, back;
+	struct buf out = { 0 };
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(manifest_format(&m, &out), 0);
+	if (manifest_parse(out.data, out.len, &back, err, sizeof(err)) != 0)
+		fail_msg("%s: %.*s", err, (int)out.len, out.data);
+	assert_int_equal(back.min_event_us, -2000);
+	assert_int_equal(back.files[0].max_event_us, -1000);
+	assert_int_equal(back.watermark_us, -500);
+	manifest_free(&back);
+	buf_free(&out);
+}
+
 /* The example with the first `from` replaced by `to`. */
 static char *
 example_with(const char *from, const char *to)
@@ -143,61 +172,93 @@ test_malformed(void **state)
 	} cases[] = {
 		/* keys: unknown, missing, repeated; top level and nested */
 		{ "\"rejects\":3,", "\"rejects\":3,\"colour\":1,",
-		    "unknown key \"colour\" at column 195" },
-		{ "\"rejects\":3,", "",
-		    "no \"rejects\" in the object at column 1" },
+		    "unknown key \"colour\"" },
+		{ "\"rejects\":3,", "\"rejects\":3,\"co\\\"l\\nour\":1,",
+		    "unknown key \"co\\\"l\\nour\"" },
+		{ "\"rejects\":3,", "", "no \"rejects\"" },
 		{ "\"rejects\":3,", "\"rejects\":3,\"rejects\":3,",
-		    "\"rejects\": key repeated at column 196" },
+		    "line 1, column 195: duplicate object key near "
+		    "'\"rejects\"'" },
 		{ "\"bytes\":56789,\"rows\"", "\"size\":56789,\"rows\"",
-		    "\"files\"[0]: unknown key \"size\" at column" },
-		{ "\"sha256\":\"" SHA "\",", "",
-		    "\"files\"[0]: no \"sha256\" in the object at column 275" },
+		    "\"files\"[0]: unknown key \"size\"" },
+		{ "\"sha256\":\"" SHA "\",", "", "\"files\"[0]: no \"sha256\"" },
 		{ "\"rows\":1234}]}", "\"rows\":1234,\"rows\":1}]}",
-		    "\"partitions\"[0]: \"rows\": key repeated at column" },
+		    "duplicate object key near '\"rows\"'" },
 		{ "\"partition\":0,\"offsets\":[[120000,120180]],\"rows\"",
 		    "\"offsets\":[[120000,120180]],\"rows\"",
-		    "\"partitions\"[0]: no \"partition\" in the object" },
+		    "\"partitions\"[0]: no \"partition\"" },
 		{ "\"files\":[{", "\"files\":[{},{",
-		    "\"files\"[0]: no \"name\" in the object" },
+		    "\"files\"[0]: no \"name\"" },
+		{ "\"files\":[{", "\"files\":[7,{",
+		    "\"files\"[0]: expected an object, found an integer" },
+		{ "\"files\":[{", "\"files\":{\"a\":{",
+		    "line 1, column " },
+		{ "\"partitions\":[{", "\"partitions\":{}, \"x\":[{",
+		    "unknown key \"x\"" },
 		/* ranges, checked as the sidecar's are */
 		{ "[[120000,120180]]", "[[5,9],[1,2]]", "\"files\"[0]: "
 		    "\"offsets\": range [1,2] is out of order or overlaps the "
-		    "one before at column" },
+		    "one before" },
 		{ "[[120000,120180]]", "[[9,5]]",
 		    "\"offsets\": range [9,5] ends before it starts" },
 		{ "[[120000,120180]]", "[[-1,5]]",
 		    "\"offsets\": negative offset in [-1,5]" },
 		{ "[[120000,120180]]", "[120000,120180]",
-		    "\"offsets\": expected '['" },
+		    "\"offsets\": element 0 is not a range [first,last] of two "
+		    "integers" },
+		{ "[[120000,120180]]", "[[1,2,3]]",
+		    "\"offsets\": element 0 is not a range" },
+		{ "[[120000,120180]]", "[[1,2.5]]",
+		    "\"offsets\": element 0 is not a range" },
+		{ "[[120000,120180]]", "{}",
+		    "\"offsets\": expected an array, found an object" },
 		/* values */
 		{ "\"kedge\":1", "\"kedge\":2",
-		    "\"kedge\": version 2, this kedge reads 1 at column" },
+		    "\"kedge\": version 2, this kedge reads 1" },
 		{ "\"20260801\"", "\"2026081\"",
 		    "\"dt\": not of the form YYYYMMDD" },
 		{ "\"hr\":\"21\"", "\"hr\":\"24\"", "\"hr\": no hour 24" },
-		{ "\"hr\":\"21\"", "\"hr\":21", "\"hr\": expected '\"'" },
+		{ "\"hr\":\"21\"", "\"hr\":21",
+		    "\"hr\": expected a string, found an integer" },
 		{ "15:00:00Z", "15:00:00+00:00",
 		    "\"written\": not of the form YYYY-MM-DDTHH:MM:SSZ" },
 		{ SHA, "ABCDEF",
 		    "\"sha256\": neither empty nor 64 lowercase hex digits" },
 		{ "\"rows\":1234,\"bytes\"", "\"rows\":-1,\"bytes\"",
-		    "\"rows\": negative at column" },
+		    "\"rows\": negative" },
 		{ "\"rows\":1234,\"bytes\"", "\"rows\":1.5,\"bytes\"",
-		    "\"rows\": not an integer" },
+		    "\"rows\": expected an integer, found a real number" },
+		{ "\"rows\":1234,\"bytes\"", "\"rows\":1e3,\"bytes\"",
+		    "\"rows\": expected an integer, found a real number" },
 		{ "\"rows\":1234,\"bytes\"", "\"rows\":\"1234\",\"bytes\"",
-		    "\"rows\": expected an integer" },
+		    "\"rows\": expected an integer, found a string" },
+		{ "\"rows\":1234,\"bytes\"", "\"rows\":true,\"bytes\"",
+		    "\"rows\": expected an integer, found true" },
+		{ "\"rows\":1234,\"bytes\"",
+		    "\"rows\":99999999999999999999,\"bytes\"",
+		    "line 1, column 175: too big integer near '99999999999999999999'" },
+		{ "\"rows\":1234,\"bytes\"",
+		    "\"rows\":-9223372036854775809,\"bytes\"",
+		    "too big negative integer" },
 		{ "\"revision\":2", "\"revision\":0",
 		    "\"revision\": revisions start at 1" },
 		{ "\"partition\":0,", "\"partition\":2147483648,",
-		    "\"files\"[0]: \"partition\": partition out of range" },
+		    "\"files\"[0]: \"partition\": 2147483648 is out of range "
+		    "[0, 2147483647]" },
 		{ "\"name\":\"web+", "\"name\":\".web+",
 		    "\"name\": not a part file's name" },
 		{ "\"table\":\"access\"", "\"table\":\"a/b\"",
-		    "\"table\": empty, or holds '/'" },
+		    "\"table\": empty, \".\", \"..\", or holds '/'" },
+		{ "\"table\":\"access\"", "\"table\":\"..\"",
+		    "\"table\": empty, \".\", \"..\", or holds '/'" },
 		{ "\"host\":\"edge01\"", "\"host\":\"\"",
-		    "\"host\": empty, or holds '/'" },
+		    "\"host\": empty, \".\", \"..\", or holds '/'" },
 		{ "\"watermark_us\":1785621600000000", "\"watermark_us\":null",
-		    "\"watermark_us\": expected an integer" },
+		    "\"watermark_us\": expected an integer, found null" },
+		{ "\"min_event_us\":1785610800000000,\"max_event_us\":"
+		    "1785614399000000,\"files\"", "\"min_event_us\":"
+		    "-9223372036854775808,\"max_event_us\":1,\"files\"",
+		    "\"min_event_us\": -9223372036854775808 is out of range" },
 		/* rules between fields */
 		{ "\"min_event_us\":1785610800000000,\"max_event_us\":"
 		    "1785614399000000,\"files\"",
@@ -212,10 +273,14 @@ test_malformed(void **state)
 		{ "\"revision\":1}", "\"revision\":3}",
 		    "\"files\"[0]: revision 3 after the manifest's 2" },
 		/* the text around */
-		{ "}]}\n", "}]}\n{}", "text after the object at column" },
-		{ "}]}\n", "}]", "expected '}', the text ends" },
+		{ "}]}\n", "}]}\n{}", "line 2, column 1: end of file expected" },
+		{ "}]}\n", "}]", "'}' expected near end of file" },
 		{ "\"table\":\"access\"", "\"table\":\"acc\x01ss\"",
-		    "\"table\": control character in a string" },
+		    "line 1, column 23: control character 0x1" },
+		{ "\"table\":\"access\"", "\"table\":\"acc\\u0000ss\"",
+		    "\\u0000 is not allowed without JSON_ALLOW_NUL" },
+		{ "\"table\":\"access\"", "\"table\":\"acc\xffss\"",
+		    "line 1, column 23: unable to decode byte 0xff" },
 	};
 	struct manifest m;
 	char err[512];
@@ -241,6 +306,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_before_1970),
 		cmocka_unit_test(test_malformed),
 	};
 

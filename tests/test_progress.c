@@ -1,0 +1,183 @@
+/*
+ * progress: the header's example reads and writes back byte for byte;
+ * event times past the bound are written as the bound, so that what is
+ * written always reads back; every cut of a progress file, and each kind
+ * of text that is not one (a key twice or missing, a number beyond int64
+ * or its range, a value of another type), is refused saying where.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "progress.h"
+
+static const char example[] =
+    "{\"host\":\"edge01\",\"max_event_us\":1785614399000000,"
+    "\"pending_us\":null,\"at_end\":0,\"last_record\":1795000000,"
+    "\"written\":1795000030}\n";
+
+static void
+assert_reads_back(const char *text)
+{
+	struct progress p;
+	struct buf out = { 0 };
+	char err[512] = "";
+
+	if (progress_parse(text, strlen(text), &p, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(progress_format(&p, &out), 0);
+	assert_int_equal(buf_append(&out, "", 1), 0);
+	assert_string_equal(out.data, text);
+	progress_free(&p);
+	buf_free(&out);
+}
+
+static void
+test_reads_back(void **state)
+{
+	struct progress p;
+	char err[512];
+
+	(void)state;
+	assert_reads_back(example);
+	assert_reads_back("{\"host\":\"h\\\"\\n\",\"max_event_us\":null,"
+	    "\"pending_us\":0,\"at_end\":1,\"last_record\":0,\"written\":0}\n");
+	assert_int_equal(progress_parse(example, strlen(example), &p, err,
+	    sizeof(err)), 0);
+	assert_string_equal(p.host, "edge01");
+	assert_int_equal(p.max_event_us, 1785614399000000);
+	assert_int_equal(p.pending_us, PROGRESS_NO_PENDING);
+	assert_int_equal(p.last_record, 1795000000);
+	progress_free(&p);
+	progress_free(&p); /* a freed one is a zeroed one */
+}
+
+/* What the parser would refuse is written within its bounds. */
+static void
+test_clamped(void **state)
+{
+	struct progress p = { "h", INT64_MAX - 1, INT64_MIN + 1, 1, 5, 6 },
+	    back;
+	struct buf out = { 0 };
+	char err[512];
+
+	(void)state;
+	assert_int_equal(progress_format(&p, &out), 0);
+	if (progress_parse(out.data, out.len, &back, err, sizeof(err)) != 0)
+		fail_msg("%s: %.*s", err, (int)out.len, out.data);
+	assert_int_equal(back.max_event_us, PROGRESS_US_MAX);
+	assert_int_equal(back.pending_us, -PROGRESS_US_MAX);
+	progress_free(&back);
+	buf_free(&out);
+}
+
+static void
+test_truncated(void **state)
+{
+	size_t len = strlen(example) - 1;
+	char err[512];
+
+	(void)state;
+	for (size_t n = 0; n < len; n++) {
+		struct progress p;
+		int r;
+
+		err[0] = '\0';
+		r = progress_parse(example, n, &p, err, sizeof(err));
+		progress_free(&p);
+		if (r != -EINVAL || strncmp(err, "line 1, column ", 15) != 0)
+			fail_msg("cut at %zu: %d \"%s\"", n, r, err);
+	}
+}
+
+static char *
+example_with(const char *from, const char *to)
+{
+	const char *at = strstr(example, from);
+	size_t head;
+	char *s;
+
+	if (at == NULL)
+		fail_msg("\"%s\" is not in the example", from);
+	head = (size_t)(at - example);
+	assert_non_null(s = malloc(strlen(example) + strlen(to) + 1));
+	memcpy(s, example, head);
+	strcpy(s + head, to);
+	strcat(s, at + strlen(from));
+	return s;
+}
+
+static void
+test_refused(void **state)
+{
+	static const struct {
+		const char *from, *to, *want;
+	} cases[] = {
+		{ "\"at_end\":0,", "\"at_end\":0,\"at_end\":1,",
+		    "line 1, column 86: duplicate object key near '\"at_end\"'" },
+		{ "\"at_end\":0,", "", "no \"at_end\"" },
+		{ "\"at_end\":0,", "\"at_end\":0,\"colour\":0,",
+		    "unknown key \"colour\"" },
+		{ "\"at_end\":0", "\"at_end\":2",
+		    "\"at_end\": 2 is out of range [0, 1]" },
+		{ "\"at_end\":0", "\"at_end\":false",
+		    "\"at_end\": expected an integer, found false" },
+		{ "\"last_record\":1795000000", "\"last_record\":-1",
+		    "\"last_record\": negative" },
+		{ "\"last_record\":1795000000",
+		    "\"last_record\":-9223372036854775808",
+		    "\"last_record\": negative" },
+		{ "\"written\":1795000030", "\"written\":1e9",
+		    "\"written\": expected an integer, found a real number" },
+		{ "\"written\":1795000030", "\"written\":18446744073709551616",
+		    "line 1, column 133: too big integer" },
+		{ "\"pending_us\":null", "\"pending_us\":9223372036854775807",
+		    "\"pending_us\": 9223372036854775807 is out of range" },
+		{ "\"max_event_us\":1785614399000000",
+		    "\"max_event_us\":-9223372036854775807",
+		    "\"max_event_us\": -9223372036854775807 is out of range" },
+		{ "\"max_event_us\":1785614399000000", "\"max_event_us\":\"1\"",
+		    "\"max_event_us\": expected an integer, found a string" },
+		{ "\"host\":\"edge01\"", "\"host\":\"\"", "\"host\": empty" },
+		{ "\"host\":\"edge01\"", "\"host\":null",
+		    "\"host\": expected a string, found null" },
+		{ "\"host\":\"edge01\"", "\"host\":\"e\\u0000\"",
+		    "line 1, column 17: \\u0000 is not allowed" },
+	};
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = example_with(cases[i].from, cases[i].to);
+		struct progress p;
+		int r;
+
+		err[0] = '\0';
+		r = progress_parse(text, strlen(text), &p, err, sizeof(err));
+		progress_free(&p);
+		if (r != -EINVAL || strstr(err, cases[i].want) == NULL)
+			fail_msg("case %zu: %d \"%s\", want -EINVAL \"%s\"", i, r,
+			    err, cases[i].want);
+		free(text);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reads_back),
+		cmocka_unit_test(test_clamped),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,75 @@
+/*
+ * status: `kedge status` tells whether the daemon that wrote the status
+ * file still runs from the pid on its first line; a pid no process can
+ * have (one past a pid_t, which a cast would turn into 0, the caller's own
+ * process group) is not taken for a running daemon.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "status.h"
+
+/* What status_show() prints for a status file whose first line is
+ * first, in out[size]. */
+static void
+show(const char *first, char *out, size_t size)
+{
+	char dir[] = "/tmp/kedge-status-XXXXXX", path[64];
+	struct conf c = { 0 };
+	FILE *f, *o;
+	size_t n;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/" STATUS_FILE, dir);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "%s\nrecords: 0\n", first);
+	assert_int_equal(fclose(f), 0);
+	c.output.spool_dir = dir;
+	c.path = "kedge.conf";
+	assert_non_null(o = tmpfile());
+	assert_int_equal(status_show(&c, o), 0);
+	rewind(o);
+	n = fread(out, 1, size - 1, o);
+	out[n] = '\0';
+	fclose(o);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void
+test_pid(void **state)
+{
+	char line[128], out[4096];
+
+	(void)state;
+	snprintf(line, sizeof(line), "kedge 0.1.0 pid %ld started x written y",
+	    (long)getpid());
+	show(line, out, sizeof(out));
+	assert_true(strncmp(out, "running (pid ", 13) == 0);
+	show("kedge 0.1.0 pid 4294967296 started x written y", out,
+	    sizeof(out));
+	assert_true(strncmp(out, "not running", 11) == 0);
+	show("kedge 0.1.0 pid 99999999999999999999999 started x written y",
+	    out, sizeof(out));
+	assert_true(strncmp(out, "not running", 11) == 0);
+	show("kedge 0.1.0 pid -1 started x written y", out, sizeof(out));
+	assert_true(strncmp(out, "not running", 11) == 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

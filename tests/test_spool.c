@@ -43,7 +43,7 @@ setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct writer_opts o = { .table = "t", .host = "h1",
-	    .codec = CODEC_NONE, .roll = { 1 << 30, 900, 300 } };
+	    .codec = CODEC_NONE, .roll = { 1 << 30, 900, 300, 0 } };
 	char err[256];
 
 	strcpy(f->dir, "/tmp/kedge-test-spool.XXXXXX");

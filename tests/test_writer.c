@@ -19,7 +19,7 @@
 
 #include "writer.h"
 
-static const struct roll_policy policy = { 1000, 900, 300 };
+static const struct roll_policy policy = { 1000, 900, 300, 0 };
 
 static void
 test_roll_check(void **state)
@@ -240,7 +240,7 @@ test_gzip_members_valid_at_every_flush(void **state)
 	struct writer_opts o = {
 		.table = "g", .spool_dir = f->dir, .host = "h1",
 		.format = { FORMAT_HIVE_TEXT, '\001', f->tz },
-		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300 },
+		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300, 0 },
 	};
 	char path[256], err[256], line[64], want[64];
 	struct writer_origin origin = { "top", 0, 0, 1, NULL, 0 };

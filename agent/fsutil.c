@@ -146,7 +146,8 @@ fs_strerror(int errnum)
 	struct rlimit rl;
 
 	if (errnum == ENFILE)
-		return "the system's table of open files is full (fs.file-max)";
+		return "the system's table of open files is full: raise "
+		    "fs.file-max, or lower output.roll.max_open_files";
 	if (errnum != EMFILE)
 		return strerror(errnum);
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)

@@ -51,9 +51,8 @@ spool_number(const char *s, int64_t max, int64_t *out)
 int
 spool_name_parse(const char *name, struct spool_name *out)
 {
-	int64_t partition;
-
 	char buf[NAME_MAX + 1], *p, *q, *end;
+	int64_t partition;
 
 	if (strlen(name) >= sizeof(buf) || name[0] == '.')
 		return -EINVAL;

@@ -1,6 +1,8 @@
 #include "buf.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int
@@ -35,6 +37,27 @@ buf_append(struct buf *b, const void *p, size_t n)
 		return r;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
+	return 0;
+}
+
+int
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n, r;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	/* room for vsnprintf's NUL, which len does not count */
+	if ((r = buf_reserve(b, (size_t)n + 1)) < 0)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
 	return 0;
 }
 

@@ -18,6 +18,10 @@ struct buf {
 int buf_reserve(struct buf *b, size_t n);
 /* Appends n bytes; returns 0 or -ENOMEM. */
 int buf_append(struct buf *b, const void *p, size_t n);
+/* Appends printf(fmt, ...), of any length (no NUL is kept); returns 0 or
+ * -ENOMEM. */
+int buf_printf(struct buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Frees the memory; leaves an empty buffer.  Accepts a zeroed buffer. */
 void buf_free(struct buf *b);
 

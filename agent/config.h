@@ -17,6 +17,9 @@
 #include "format.h"
 
 #define CONF_DEFAULT_PATH "/etc/kedge/kedge.conf"
+/* A table name's bytes at most: Hive's bound, and well within a file
+ * name (NAME_MAX) with its journal's and sidecar's dots and suffixes. */
+#define CONF_TABLE_NAME_MAX 128
 
 /* A key and value given as strings (rdkafka pass-through, udtf_config). */
 struct conf_kv {
@@ -97,7 +100,12 @@ struct conf {
 			int64_t max_bytes;
 			int max_age;      /* seconds */
 			int inactive;     /* seconds */
+			int max_open_files; /* per table, and _rejects */
 		} roll;
+		struct {
+			int past;         /* seconds before now */
+			int future;       /* seconds after now */
+		} event_window;
 		struct {
 			enum format_kind format;
 			enum codec_kind codec;

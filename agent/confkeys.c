@@ -121,6 +121,10 @@ conf_check_topic(const char *v, char *why, size_t whylen)
 static int
 conf_check_table_name(const char *v, char *why, size_t whylen)
 {
+	if (strlen(v) > CONF_TABLE_NAME_MAX)
+		return conf_why(why, whylen, "\"%.20s...\" is %zu bytes long; "
+		    "at most %d fit in file names and Hive", v, strlen(v),
+		    CONF_TABLE_NAME_MAX);
 	if (!conf_is_word(v, "_"))
 		return conf_why(why, whylen, "\"%s\" may hold only letters, "
 		    "digits and '_'", v);
@@ -329,7 +333,7 @@ static const struct conf_key conf_keys[] = {
 	  .flags = CONF_REQUIRED | CONF_IN_TABLE, .offset = TAT(name),
 	  .check = conf_check_table_name,
 	  .description = "Table name, unique: letters, digits and '_', not "
-	  "starting with '_'." },
+	  "starting with '_', at most 128 bytes." },
 	{ .path = "tables.topics", .type = CONF_STRING_LIST,
 	  .flags = CONF_REQUIRED | CONF_IN_TABLE, .offset = TAT(topics),
 	  .min = 1, .check = conf_check_topic,
@@ -446,6 +450,12 @@ static const struct conf_key conf_keys[] = {
 	  .min = 1, .max = 86400,
 	  .description = "A part file is closed after this many seconds "
 	  "without a row." },
+	{ .path = "output.roll.max_open_files", .type = CONF_INT,
+	  .default_text = "64", .offset = AT(output.roll.max_open_files),
+	  .min = 1, .max = 65536,
+	  .description = "Part files a table (and _rejects) keeps open at "
+	  "once, each with its journal: two descriptors; past it the least "
+	  "recently written is closed." },
 	{ .path = "output.rejects.format", .type = CONF_ENUM,
 	  .default_text = "\"hive-text\"", .offset = AT(output.rejects.format),
 	  .values = FORMATS, .parse = conf_parse_format,
@@ -460,6 +470,16 @@ static const struct conf_key conf_keys[] = {
 	  .description = "A rejects row keeps this many bytes of its record at "
 	  "most; raw_bytes gives the record's length, raw_truncated says it "
 	  "was cut." },
+	{ .path = "output.event_window.past", .type = CONF_INT,
+	  .default_text = "691200", .offset = AT(output.event_window.past),
+	  .min = 3600, .max = 315360000,
+	  .description = "A row whose event time is more than this many "
+	  "seconds before now is rejected (default 8 days)." },
+	{ .path = "output.event_window.future", .type = CONF_INT,
+	  .default_text = "86400", .offset = AT(output.event_window.future),
+	  .min = 60, .max = 315360000,
+	  .description = "A row whose event time is more than this many "
+	  "seconds after now is rejected." },
 	{ .path = "kerberos.principal", .type = CONF_STRING,
 	  .default_doc = "none: no Kerberos", .offset = AT(kerberos.principal),
 	  .description = "The principal kedge logs in as, from its keytab: "

@@ -19,7 +19,7 @@
 #define CONF_TABLE_PREFIX "tables."
 /* At least conf_key_count(): the loader marks the keys a file sets in an
  * array of this size, which must be known at compile time. */
-#define CONF_KEYS_MAX 64
+#define CONF_KEYS_MAX 96
 
 enum conf_type {
 	CONF_STRING,

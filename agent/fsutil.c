@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,4 +137,24 @@ fs_rename_durable(const char *from, const char *to)
 	if ((r = fs_fsync_parent(to)) < 0)
 		return r;
 	return fs_fsync_parent(from);
+}
+
+const char *
+fs_strerror(int errnum)
+{
+	static _Thread_local char text[320];
+	struct rlimit rl;
+
+	if (errnum == ENFILE)
+		return "the system's table of open files is full: raise "
+		    "fs.file-max, or lower output.roll.max_open_files";
+	if (errnum != EMFILE)
+		return strerror(errnum);
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		rl.rlim_cur = 0;
+	snprintf(text, sizeof(text), "too many open files: kedge may hold "
+	    "%llu (RLIMIT_NOFILE: LimitNOFILE= in its unit, ulimit -n); raise "
+	    "it or lower output.roll.max_open_files",
+	    (unsigned long long)rl.rlim_cur);
+	return text;
 }

@@ -28,4 +28,9 @@ int fs_write_atomic(const char *path, const void *data, size_t len);
  * spool_ready_lock().) */
 int fs_rename_durable(const char *from, const char *to);
 
+/* strerror(errnum), except that running out of descriptors (EMFILE,
+ * ENFILE) says which limit to raise and which key bounds kedge's use of
+ * them.  The text lasts until the thread's next call. */
+const char *fs_strerror(int errnum);
+
 #endif /* KEDGE_FSUTIL_H */

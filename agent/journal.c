@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,6 @@
 
 static const char journal_letter[] = { 'o', 'e', 's', 'r' };
 #define JOURNAL_KINDS 3          /* the kinds a data file's sidecar lists */
-#define JOURNAL_TABLES_MAX 64    /* tables one rejects file can name */
 
 struct journal_range {
 	enum journal_kind kind;
@@ -26,7 +26,7 @@ struct journal_range {
 
 struct journal {
 	char *path;
-	int fd;
+	int fd;                          /* -1: parked, opened by each seal */
 	struct journal_range *pending;   /* noted since the last seal */
 	size_t npending, cap;
 	int events;                      /* rows since the last seal: */
@@ -47,7 +47,7 @@ journal_create(const char *path, char *err, size_t errlen)
 	    0644);
 	if (j->fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", path,
-		    strerror(errno));
+		    fs_strerror(errno));
 		free(j->path);
 		free(j);
 		return NULL;
@@ -56,11 +56,20 @@ journal_create(const char *path, char *err, size_t errlen)
 }
 
 void
+journal_park(struct journal *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+}
+
+void
 journal_close(struct journal *j)
 {
 	if (j == NULL)
 		return;
-	close(j->fd);
+	if (j->fd >= 0)
+		close(j->fd);
 	free(j->pending);
 	free(j->path);
 	free(j);
@@ -123,32 +132,32 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
     char *err, size_t errlen)
 {
 	struct buf b = { 0 };
-	char line[96];
-	int r = 0;
+	int parked = j->fd < 0, r = 0;
 
 	for (size_t i = 0; i < j->npending && r == 0; i++) {
 		const struct journal_range *p = &j->pending[i];
-		int n = snprintf(line, sizeof(line), "%c%s%s %" PRId64 " %" PRId64
-		    "\n", journal_letter[p->kind], p->table ? " " : "",
+		r = buf_printf(&b, "%c%s%s %" PRId64 " %" PRId64 "\n",
+		    journal_letter[p->kind], p->table ? " " : "",
 		    p->table ? p->table : "", p->a, p->b);
-		r = buf_append(&b, line, (size_t)n);
 	}
-	if (r == 0 && j->events) {
-		int n = snprintf(line, sizeof(line), "t %" PRId64 " %" PRId64
-		    "\n", j->min_event, j->max_event);
-		r = buf_append(&b, line, (size_t)n);
-	}
-	if (r == 0) {
-		int n = snprintf(line, sizeof(line), "m %" PRIu64 " %" PRIu64 " %"
-		    PRIu64 "\n", id, len, rows);
-		r = buf_append(&b, line, (size_t)n);
-	}
+	if (r == 0 && j->events)
+		r = buf_printf(&b, "t %" PRId64 " %" PRId64 "\n", j->min_event,
+		    j->max_event);
+	if (r == 0)
+		r = buf_printf(&b, "m %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id,
+		    len, rows);
+	if (r == 0 && parked &&
+	    (j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
+		r = -errno;
 	if (r == 0 && (r = fs_write_all(j->fd, b.data, b.len)) == 0 &&
 	    fsync(j->fd) < 0)
 		r = -errno;
+	if (parked)
+		journal_park(j);
 	buf_free(&b);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", j->path, strerror(-r));
+		snprintf(err, errlen, "cannot write %s: %s", j->path,
+		    fs_strerror(-r));
 		return r;
 	}
 	j->npending = 0;
@@ -156,29 +165,131 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 	return 0;
 }
 
-/* Calls fn for each whole line of b[0..len) with its end offset; stops
- * when fn returns non-zero and returns that. */
+/* One line of a journal, as read. */
+struct journal_line {
+	char kind;             /* o e s r t m */
+	const char *table;     /* r: not NUL-terminated */
+	size_t tablelen;
+	int64_t a, b;          /* o e s r: offsets; t: event times */
+	uint64_t id, len, rows; /* m */
+};
+
+/* Reads a decimal number of at most max at *s (before end), with a '-'
+ * when neg, then a space or the end of the line.  Returns 0, or -EINVAL
+ * for anything else: no digit, too large, other bytes. */
+static int
+journal_number(const char **s, const char *end, int neg, uint64_t max,
+    uint64_t *out, int *negative)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+
+	*negative = 0;
+	if (neg && p < end && *p == '-') {
+		*negative = 1;
+		max++;          /* INT64_MIN's magnitude */
+		p++;
+	}
+	if (p == end || *p < '0' || *p > '9')
+		return -EINVAL;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (v > (max - (uint64_t)(*p - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < end && *p++ != ' ')
+		return -EINVAL;
+	*s = p;
+	*out = v;
+	return 0;
+}
+
+static int
+journal_u64(const char **s, const char *end, uint64_t *out)
+{
+	int negative;
+
+	return journal_number(s, end, 0, UINT64_MAX, out, &negative);
+}
+
+/* An offset (>= 0), or with neg an event time (any int64). */
+static int
+journal_i64(const char **s, const char *end, int neg, int64_t *out)
+{
+	uint64_t v;
+	int negative, r;
+
+	if ((r = journal_number(s, end, neg, INT64_MAX, &v, &negative)) < 0)
+		return r;
+	/* -(v - 1) - 1: INT64_MIN without overflow */
+	*out = negative ? -(int64_t)(v - 1) - 1 : (int64_t)v;
+	return 0;
+}
+
+/* Parses one line (without its newline).  Returns 0, or -EINVAL when it
+ * is none that journal_seal() writes. */
+static int
+journal_parse_line(const char *s, size_t n, struct journal_line *jl)
+{
+	const char *end = s + n, *sp;
+
+	memset(jl, 0, sizeof(*jl));
+	if (n < 2 || s[1] != ' ')
+		return -EINVAL;
+	jl->kind = s[0];
+	s += 2;
+	switch (jl->kind) {
+	case 'm':
+		if (journal_u64(&s, end, &jl->id) < 0 ||
+		    journal_u64(&s, end, &jl->len) < 0 ||
+		    journal_u64(&s, end, &jl->rows) < 0)
+			return -EINVAL;
+		break;
+	case 'r':
+		if ((sp = memchr(s, ' ', (size_t)(end - s))) == NULL || sp == s)
+			return -EINVAL;
+		jl->table = s;
+		jl->tablelen = (size_t)(sp - s);
+		s = sp + 1;
+		/* fall through */
+	case 'o':
+	case 'e':
+	case 's':
+	case 't':
+		if (journal_i64(&s, end, jl->kind == 't', &jl->a) < 0 ||
+		    journal_i64(&s, end, jl->kind == 't', &jl->b) < 0 ||
+		    jl->a > jl->b)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* each number took its space: one at the end is one too many */
+	return s == end && end[-1] != ' ' ? 0 : -EINVAL;
+}
+
+/* Calls fn for each whole line of b[0..len) with its number, its end
+ * offset, and what it says (NULL: the line is damaged); stops when fn
+ * returns non-zero and returns that. */
 static int
 journal_lines(const struct buf *b, size_t len,
-    int (*fn)(const char *line, size_t end, void *arg), void *arg)
+    int (*fn)(const struct journal_line *jl, size_t lineno, size_t end,
+    void *arg), void *arg)
 {
-	size_t pos = 0;
+	size_t pos = 0, lineno = 0;
 
 	while (pos < len) {
-		const char *nl = memchr(b->data + pos, '\n', len - pos);
-		char line[128];
-		size_t n;
+		const char *line = b->data + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		struct journal_line jl;
 		int r;
 
 		if (nl == NULL)
 			break; /* cut by a crash: not part of any mark */
-		n = (size_t)(nl - (b->data + pos));
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-		memcpy(line, b->data + pos, n);
-		line[n] = '\0';
 		pos = (size_t)(nl - b->data) + 1;
-		if ((r = fn(line, pos, arg)) != 0)
+		lineno++;
+		r = journal_parse_line(line, (size_t)(nl - line), &jl);
+		if ((r = fn(r < 0 ? NULL : &jl, lineno, pos, arg)) != 0)
 			return r;
 	}
 	return 0;
@@ -187,22 +298,30 @@ journal_lines(const struct buf *b, size_t len,
 struct journal_find {
 	uint64_t upto;
 	struct journal_state *st;
+	size_t damaged;        /* the first damaged line; 0: none */
+	size_t damaged_end;
 };
 
 static int
-journal_find_mark(const char *line, size_t end, void *arg)
+journal_find_mark(const struct journal_line *jl, size_t lineno, size_t end,
+    void *arg)
 {
 	struct journal_find *jf = arg;
-	uint64_t id, len, rows;
 
-	if (sscanf(line, "m %" SCNu64 " %" SCNu64 " %" SCNu64, &id, &len,
-	    &rows) != 3)
+	if (jl == NULL) {
+		if (jf->damaged == 0) {
+			jf->damaged = lineno;
+			jf->damaged_end = end;
+		}
 		return 0;
-	if (id > jf->upto)
+	}
+	if (jl->kind != 'm')
+		return 0;
+	if (jl->id > jf->upto)
 		return 1;
 	jf->st->found = 1;
-	jf->st->len = len;
-	jf->st->rows = rows;
+	jf->st->len = jl->len;
+	jf->st->rows = jl->rows;
 	jf->st->journal_len = end;
 	return 0;
 }
@@ -211,15 +330,24 @@ int
 journal_read(const char *path, uint64_t upto, struct journal_state *st,
     char *err, size_t errlen)
 {
-	struct journal_find jf = { upto, st };
+	struct journal_find jf = { upto, st, 0, 0 };
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	if ((r = fs_read_all(path, &st->text)) < 0)
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-r));
-	else
-		journal_lines(&st->text, st->text.len, journal_find_mark, &jf);
-	return r;
+	if ((r = fs_read_all(path, &st->text)) < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+		    fs_strerror(-r));
+		return r;
+	}
+	journal_lines(&st->text, st->text.len, journal_find_mark, &jf);
+	/* what follows the mark kept is dropped, damaged or not; a damaged
+	 * line before it would make the file's description a guess */
+	if (jf.damaged != 0 && st->found && jf.damaged_end <= st->journal_len) {
+		snprintf(err, errlen, "%s: line %zu is damaged: it is none that "
+		    "kedge writes", path, jf.damaged);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void
@@ -262,59 +390,75 @@ journal_ranges_add(struct journal_ranges *jr, int64_t a, int64_t b)
 	return 0;
 }
 
+/* The rejects of one table. */
+struct journal_rejected {
+	char *name;
+	struct journal_ranges ranges;
+};
+
 /* Everything a sidecar lists. */
 struct journal_sidecar {
 	struct journal_ranges kinds[JOURNAL_KINDS];
-	struct {
-		char name[64];
-		struct journal_ranges ranges;
-	} rejected[JOURNAL_TABLES_MAX];
-	size_t ntables;
+	struct journal_rejected *rejected;
+	size_t ntables, cap;
 	int events;                   /* a t line was read: */
 	int64_t min_event, max_event; /* the range of them all */
 };
 
 static struct journal_ranges *
-journal_rejected_for(struct journal_sidecar *sc, const char *table)
+journal_rejected_for(struct journal_sidecar *sc, const char *table,
+    size_t len)
 {
+	struct journal_rejected *r;
 	size_t i;
 
 	for (i = 0; i < sc->ntables; i++)
-		if (strcmp(sc->rejected[i].name, table) == 0)
+		if (strlen(sc->rejected[i].name) == len &&
+		    memcmp(sc->rejected[i].name, table, len) == 0)
 			return &sc->rejected[i].ranges;
-	if (sc->ntables == JOURNAL_TABLES_MAX)
+	if (sc->ntables == sc->cap) {
+		size_t cap = sc->cap ? sc->cap * 2 : 4;
+		if ((r = realloc(sc->rejected, cap * sizeof(*r))) == NULL)
+			return NULL;
+		sc->rejected = r;
+		sc->cap = cap;
+	}
+	r = &sc->rejected[i];
+	memset(r, 0, sizeof(*r));
+	if ((r->name = strndup(table, len)) == NULL)
 		return NULL;
-	snprintf(sc->rejected[i].name, sizeof(sc->rejected[i].name), "%s", table);
 	sc->ntables++;
-	return &sc->rejected[i].ranges;
+	return &r->ranges;
 }
 
 static int
-journal_collect(const char *line, size_t end, void *arg)
+journal_collect(const struct journal_line *jl, size_t lineno, size_t end,
+    void *arg)
 {
 	struct journal_sidecar *sc = arg;
 	struct journal_ranges *jr;
-	char table[64];
-	int64_t a, b;
-	char c;
 
+	(void)lineno;
 	(void)end;
-	if (sscanf(line, "t %" SCNd64 " %" SCNd64, &a, &b) == 2) {
-		journal_widen(&sc->events, &sc->min_event, &sc->max_event, a,
-		    b);
+	if (jl == NULL)     /* journal_read() refused any before the mark */
+		return -EINVAL;
+	switch (jl->kind) {
+	case 't':
+		journal_widen(&sc->events, &sc->min_event, &sc->max_event,
+		    jl->a, jl->b);
+		return 0;
+	case 'r':
+		if ((jr = journal_rejected_for(sc, jl->table,
+		    jl->tablelen)) == NULL)
+			return -ENOMEM;
+		return journal_ranges_add(jr, jl->a, jl->b) < 0 ? -ENOMEM : 0;
+	case 'm':
 		return 0;
 	}
-	if (sscanf(line, "r %63s %" SCNd64 " %" SCNd64, table, &a, &b) == 3) {
-		if ((jr = journal_rejected_for(sc, table)) == NULL)
-			return -E2BIG;
-		return journal_ranges_add(jr, a, b) < 0 ? -ENOMEM : 0;
-	}
-	if (sscanf(line, "%c %" SCNd64 " %" SCNd64, &c, &a, &b) != 3)
-		return 0;
 	for (size_t k = 0; k < JOURNAL_KINDS; k++)
-		if (c == journal_letter[k])
-			return journal_ranges_add(&sc->kinds[k], a, b) < 0 ?
-			    -ENOMEM : 0;
+		if (jl->kind == journal_letter[k])
+			return journal_ranges_add(&sc->kinds[k], jl->a, jl->b) <
+			    0 ? -ENOMEM : 0;
 	return 0;
 }
 
@@ -385,8 +529,8 @@ journal_write_sidecar(const struct journal_state *st,
 	}
 	if ((r = journal_lines(&st->text, st->journal_len, journal_collect,
 	    sc)) < 0) {
-		snprintf(err, errlen, "%s: %s", sidecar_path, r == -E2BIG ?
-		    "rejects of too many tables" : "out of memory");
+		snprintf(err, errlen, "%s: %s", sidecar_path, r == -EINVAL ?
+		    "its journal is damaged" : "out of memory");
 		goto out;
 	}
 	for (size_t k = 0; k < JOURNAL_KINDS && r == 0; k++)
@@ -400,7 +544,7 @@ journal_write_sidecar(const struct journal_state *st,
 	if (r == 0 && (r = fs_write_atomic(sidecar_path, text.data,
 	    text.len)) < 0)
 		snprintf(err, errlen, "cannot write %s: %s", sidecar_path,
-		    strerror(-r));
+		    fs_strerror(-r));
 	else if (r == -EINVAL)
 		snprintf(err, errlen, "%s: format %s or codec %s unknown",
 		    sidecar_path, info->format, info->codec);
@@ -416,8 +560,11 @@ out:
 	if (sc != NULL) {
 		for (size_t k = 0; k < JOURNAL_KINDS; k++)
 			sidecar_ranges_free(&sc->kinds[k].done);
-		for (size_t t = 0; t < sc->ntables; t++)
+		for (size_t t = 0; t < sc->ntables; t++) {
 			sidecar_ranges_free(&sc->rejected[t].ranges.done);
+			free(sc->rejected[t].name);
+		}
+		free(sc->rejected);
 		free(sc);
 	}
 	sidecar_free(&out);

@@ -42,6 +42,10 @@ struct journal;
  * in err. */
 struct journal *journal_create(const char *path, char *err, size_t errlen);
 void journal_close(struct journal *j); /* accepts NULL; writes nothing */
+/* Closes the journal's descriptor, for a file that is closed itself: each
+ * later seal opens the journal again for its write, so that files waiting
+ * for their last checkpoint hold no descriptor. */
+void journal_park(struct journal *j);
 
 /* Notes that record `offset` is of the given kind in this file; table names
  * the table a JOURNAL_REJECTED record was meant for (NULL otherwise) and
@@ -71,8 +75,10 @@ struct journal_state {
 };
 
 /* Reads the journal at path up to the last mark with id <= upto.  Returns 0
- * or -errno with a sentence in err; either way the caller frees st with
- * journal_state_free(). */
+ * or -errno with a sentence in err (-EINVAL: a whole line before that mark
+ * is none journal_seal() writes, such as a number out of range); either
+ * way the caller frees st with journal_state_free().  A line cut by a
+ * crash, and whatever follows the mark, are not read. */
 int journal_read(const char *path, uint64_t upto, struct journal_state *st,
     char *err, size_t errlen);
 void journal_state_free(struct journal_state *st);

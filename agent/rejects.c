@@ -35,7 +35,8 @@ rejects_new(const struct conf *c, struct tz *tz, char *err, size_t errlen)
 		.format = { c->output.rejects.format, '\001', tz },
 		.codec = c->output.rejects.codec,
 		.roll = { (uint64_t)c->output.roll.max_bytes,
-		    c->output.roll.max_age, c->output.roll.inactive },
+		    c->output.roll.max_age, c->output.roll.inactive,
+		    (unsigned)c->output.roll.max_open_files },
 	};
 	struct rejects *rj;
 

@@ -714,6 +714,39 @@ agent_restart_publisher(struct agent *a, const struct conf *c)
 	}
 }
 
+/* Descriptors kedge holds besides its part files and journals: Kafka and
+ * HDFS connections, the publisher's copies, the checkpoint store, the
+ * spool walks, the log and the metrics socket. */
+#define RUN_FD_RESERVE 128
+
+/* Makes sure RLIMIT_NOFILE holds what the writers may open: raises the
+ * soft limit up to the hard one when it is short.  Returns 0, or -EMFILE
+ * with the sentence in err. */
+static int
+run_check_nofile(const struct conf *c, size_t nwriters, char *err,
+    size_t errlen)
+{
+	rlim_t need = (rlim_t)nwriters * 2 *
+	    (rlim_t)c->output.roll.max_open_files + RUN_FD_RESERVE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max >= need) {
+		rl.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+			return 0;
+	}
+	snprintf(err, errlen, "RLIMIT_NOFILE is %llu (at most %llu), but %zu "
+	    "writers (the tables and _rejects) x 2 x output.roll.max_open_files "
+	    "(%d) + %d need %llu descriptors: raise LimitNOFILE= in the unit "
+	    "(ulimit -n), or lower output.roll.max_open_files in %s",
+	    (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
+	    nwriters, c->output.roll.max_open_files, RUN_FD_RESERVE,
+	    (unsigned long long)need, c->path);
+	return -EMFILE;
+}
+
 /* What a reload found changed: the keys applied and those that wait. */
 struct agent_changes {
 	int against_start;         /* this pass compares with the first conf */
@@ -817,9 +850,12 @@ agent_reload(struct agent *a)
 		else
 			agent_log_notes(a->tables[i]);
 	}
+	if (run_check_nofile(c, a->nwriters, err, sizeof(err)) < 0)
+		log_warnx("reload: %s", err);
 	for (size_t i = 0; i < a->nwriters; i++) {
 		struct roll_policy p = { (uint64_t)c->output.roll.max_bytes,
-		    c->output.roll.max_age, c->output.roll.inactive };
+		    c->output.roll.max_age, c->output.roll.inactive,
+		    (unsigned)c->output.roll.max_open_files };
 		writer_set_roll(a->writers[i], &p);
 	}
 	if (ch.publisher && ch.restart[0] == '\0')
@@ -1019,6 +1055,11 @@ run_main(const struct conf *c, const struct run_opts *o)
 		log_errx("%s", err);
 		agent_free(&a);
 		return 1;
+	}
+	if (run_check_nofile(c, a.nwriters, err, sizeof(err)) < 0) {
+		log_errx("%s", err);
+		agent_free(&a);
+		return 78; /* EX_CONFIG: a restart would not help */
 	}
 	run_signals();
 	if (c->metrics.enabled && (a.metrics = metrics_start(c->metrics.listen,

@@ -17,7 +17,8 @@ struct run_opts {
 
 /* Runs until SIGTERM or SIGINT (or the end, with exit_at_end), then rolls
  * every file, commits, publishes and returns 0; returns 1 after an error
- * that stopped consumption (logged). */
+ * that stopped consumption (logged), 78 (EX_CONFIG) when RLIMIT_NOFILE
+ * cannot hold what output.roll.max_open_files allows. */
 int run_main(const struct conf *c, const struct run_opts *o);
 
 /* Checks what the config names beyond its syntax: the time zone, every

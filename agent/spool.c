@@ -30,10 +30,29 @@ spool_strip(char *s, const char *suffix)
 	return 1;
 }
 
+/* Reads the decimal digits of s (no sign, no space, something) as a
+ * number of at most max.  Returns 0 or -EINVAL. */
+static int
+spool_number(const char *s, int64_t max, int64_t *out)
+{
+	int64_t v = 0;
+
+	if (*s == '\0')
+		return -EINVAL;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
 int
 spool_name_parse(const char *name, struct spool_name *out)
 {
 	char buf[NAME_MAX + 1], *p, *q, *end;
+	int64_t partition;
 
 	if (strlen(name) >= sizeof(buf) || name[0] == '.')
 		return -EINVAL;
@@ -56,11 +75,10 @@ spool_name_parse(const char *name, struct spool_name *out)
 		return -EINVAL;
 	strcpy(out->topic, buf);
 	strcpy(out->host, end + 1);
-	errno = 0;
-	out->partition = (int32_t)strtol(p + 1, &p, 10);
-	out->first_offset = strtoll(q + 1, &q, 10);
-	if (errno != 0 || *p != '\0' || *q != '\0')
+	if (spool_number(p + 1, INT32_MAX, &partition) < 0 ||
+	    spool_number(q + 1, INT64_MAX, &out->first_offset) < 0)
 		return -EINVAL;
+	out->partition = (int32_t)partition;
 	return 0;
 }
 
@@ -88,7 +106,8 @@ close:
 	close(fd);
 out:
 	if (r < 0 && r != -EIO)
-		snprintf(err, errlen, "cannot cut %s back: %s", path, strerror(-r));
+		snprintf(err, errlen, "cannot cut %s back: %s", path,
+		    fs_strerror(-r));
 	return r;
 }
 
@@ -157,7 +176,7 @@ spool_sha256(const char *path, struct spool_digest *out, char *err,
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "cannot read %s: %s", path,
-		    strerror(errno));
+		    fs_strerror(errno));
 		return r;
 	}
 	if ((h = spool_hash_new()) == NULL)
@@ -171,7 +190,8 @@ spool_sha256(const char *path, struct spool_digest *out, char *err,
 	spool_hash_free(h);
 	close(fd);
 	if (r < 0)
-		snprintf(err, errlen, "cannot hash %s: %s", path, strerror(-r));
+		snprintf(err, errlen, "cannot hash %s: %s", path,
+		    fs_strerror(-r));
 	return r;
 }
 
@@ -194,7 +214,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
     const struct spool_digest *known, char *err, size_t errlen)
 {
 	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX];
-	char ready[PATH_MAX], ready_sidecar[PATH_MAX], table[256];
+	char ready[PATH_MAX], ready_sidecar[PATH_MAX], *table = NULL;
 	struct spool_digest digest;
 	const char *name = strrchr(rel, '/'), *slash = strchr(rel, '/');
 	int dirlen = name ? (int)(name - rel) : 0;
@@ -204,12 +224,10 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	int r;
 
 	name = name ? name + 1 : rel;
-	if (spool_name_parse(name, &sn) < 0 || slash == NULL ||
-	    (size_t)(slash - rel) >= sizeof(table)) {
+	if (spool_name_parse(name, &sn) < 0 || slash == NULL) {
 		snprintf(err, errlen, "%s/open/%s is not a part file", spool_dir, rel);
 		return -EINVAL;
 	}
-	snprintf(table, sizeof(table), "%.*s", (int)(slash - rel), rel);
 	if ((size_t)snprintf(data, sizeof(data), "%s/open/%s", spool_dir, rel) >=
 	    sizeof(data) ||
 	    (size_t)snprintf(journal, sizeof(journal), "%s/open/%.*s/.%s.journal",
@@ -225,6 +243,10 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		return -ENAMETOOLONG;
 	}
 	memset(&st, 0, sizeof(st));
+	if ((table = strndup(rel, (size_t)(slash - rel))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	if (access(journal, F_OK) == 0 &&
 	    (r = journal_read(journal, upto, &st, err, errlen)) < 0)
 		goto out;
@@ -254,7 +276,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	if (r < 0) {
 		/* which one is missing says where to look */
 		snprintf(err, errlen, "cannot move %s to %s/ready: %s (%s)", data,
-		    spool_dir, strerror(-r), access(sidecar, F_OK) == 0 ?
+		    spool_dir, fs_strerror(-r), access(sidecar, F_OK) == 0 ?
 		    "its sidecar is still in open/" : access(data, F_OK) != 0 ?
 		    "the part file is gone" : "ready/ kept vanishing");
 		goto out;
@@ -263,6 +285,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	r = 1;
 out:
 	journal_state_free(&st);
+	free(table);
 	return r;
 }
 
@@ -344,7 +367,7 @@ spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
 	if ((r = spool_walk_dir(&sw, "")) < 0) {
 		if (err[0] == '\0')
 			snprintf(err, errlen, "cannot read %s/open: %s", spool_dir,
-			    strerror(-r));
+			    fs_strerror(-r));
 		return r;
 	}
 	sw.hidden = 1;

@@ -1,6 +1,7 @@
 #include "table.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@ struct table {
 	int event_col;              /* -1: the Kafka timestamp */
 	struct tz *tz;
 	struct writer *writer;
+	int past, future;           /* output.event_window, seconds */
+	int64_t now_us;             /* of the batch being landed */
 	struct table_stats stats;
 };
 
@@ -63,7 +66,8 @@ table_new(const struct conf *c, size_t index, struct tz *tz, char *err,
 		.codec = tc->codec,
 		.codec_level = tc->codec_level,
 		.roll = { (uint64_t)c->output.roll.max_bytes,
-		    c->output.roll.max_age, c->output.roll.inactive },
+		    c->output.roll.max_age, c->output.roll.inactive,
+		    (unsigned)c->output.roll.max_open_files },
 	};
 	struct table *t;
 
@@ -73,6 +77,8 @@ table_new(const struct conf *c, size_t index, struct tz *tz, char *err,
 	}
 	t->conf = tc;
 	t->tz = tz;
+	t->past = c->output.event_window.past;
+	t->future = c->output.event_window.future;
 	if ((t->chain = chain_new(c, index, err, errlen)) == NULL)
 		goto fail;
 	chain_columns(t->chain, &t->cols, &t->ncols);
@@ -167,6 +173,36 @@ struct table_when {
 	struct tz_hour hour;
 };
 
+/* Writes the reason a row's event time ts_us is outside the window, or
+ * returns 0 when it is inside. */
+static int
+table_outside(const struct table *t, int64_t ts_us, char *reason,
+    size_t reasonlen)
+{
+	const char *col = t->event_col < 0 ? TABLE_KAFKA_TIMESTAMP :
+	    t->cols[t->event_col].name;
+	int64_t lo = t->now_us - (int64_t)t->past * 1000000;
+	int64_t hi = t->now_us + (int64_t)t->future * 1000000;
+	time_t secs = (time_t)(ts_us / 1000000 - (ts_us % 1000000 < 0));
+	char when[64];
+	struct tm tm;
+
+	if (ts_us >= lo && ts_us <= hi)
+		return 0;
+	if (gmtime_r(&secs, &tm) == NULL || strftime(when, sizeof(when),
+	    "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(when, sizeof(when), "%" PRId64 " us", ts_us);
+	if (ts_us < lo)
+		snprintf(reason, reasonlen, "event time %s %s is more than %d s "
+		    "in the past (output.event_window.past)", col, when,
+		    t->past);
+	else
+		snprintf(reason, reasonlen, "event time %s %s is more than %d s "
+		    "in the future (output.event_window.future)", col, when,
+		    t->future);
+	return 1;
+}
+
 /* Finds the event time and hour of each of the nrows rows, before any row
  * is written, so that a record is either written whole or rejected whole.
  * Returns 0, or -EINVAL with the reason. */
@@ -185,7 +221,9 @@ table_route(struct table *t, const struct udtf_record *rec,
 				    "record has no Kafka timestamp");
 				return -EINVAL;
 			}
-			ts_us = rec->timestamp_ms * 1000;
+			/* out of the window, and of int64 us */
+			ts_us = rec->timestamp_ms > INT64_MAX / 1000 ? INT64_MAX :
+			    rec->timestamp_ms * 1000;
 		} else {
 			v = &rows[i * t->ncols + (size_t)t->event_col];
 			if (v->type != UDTF_TIMESTAMP) {
@@ -195,6 +233,8 @@ table_route(struct table *t, const struct udtf_record *rec,
 			}
 			ts_us = v->u.ts_us;
 		}
+		if (table_outside(t, ts_us, reason, reasonlen))
+			return -EINVAL;
 		when[i].event_us = ts_us;
 		if (tz_hour_of(t->tz, ts_us, &when[i].hour) < 0) {
 			snprintf(reason, reasonlen, "event time %s is out of range",
@@ -285,6 +325,7 @@ table_process(struct table *t, const struct udtf_record *recs, size_t n,
 	int r;
 
 	*done = 0;
+	t->now_us = (int64_t)time(NULL) * 1000000;
 	while (*done < n) {
 		size_t got = chain_parse_batch(t->chain, recs + *done,
 		    n - *done, spans, &t->stats.parse);

@@ -38,6 +38,7 @@ struct part {
 	int sealed;             /* rolled, and sealed since: ready to release */
 	time_t opened;
 	time_t last_write;
+	uint64_t used;          /* the writer's use count at its last row */
 	int64_t min_event_us;   /* of its rows; INT64_MAX: none yet */
 	char *open_path;        /* <spool>/open/<rel> */
 	char *rel;              /* <table>/dt=../hr=../<name> */
@@ -57,6 +58,7 @@ struct writer {
 	struct part *open;      /* files being written */
 	struct part *rolled;    /* closed, waiting for writer_release() */
 	struct part *last;      /* the file the previous row went to */
+	uint64_t uses;          /* rows written and files opened, in order */
 	struct writer_stats stats;
 };
 
@@ -140,6 +142,40 @@ writer_free(struct writer *w)
 	free(w);
 }
 
+static int part_roll(struct writer *w, struct part **link, char *err,
+    size_t errlen);
+
+/* Rolls the least recently written open files until one more is within
+ * roll.max_open.  A file the record at offset of the partition opened
+ * stays: a new file of its hour would take its name.  When every open file
+ * is such (a record with rows in more hours than the bound, which
+ * max_rows_per_record bounds), one more opens all the same. */
+static int
+writer_make_room(struct writer *w, const char *topic, int32_t partition,
+    int64_t offset, char *err, size_t errlen)
+{
+	int r;
+
+	while (w->roll.max_open > 0 && w->stats.files_open >= w->roll.max_open) {
+		struct part **lru = NULL;
+
+		for (struct part **l = &w->open; *l != NULL; l = &(*l)->next) {
+			const struct part *p = *l;
+			if (p->first_offset == offset &&
+			    p->partition == partition &&
+			    strcmp(p->topic, topic) == 0)
+				continue;
+			if (lru == NULL || p->used < (*lru)->used)
+				lru = l;
+		}
+		if (lru == NULL)
+			return 0;
+		if ((r = part_roll(w, lru, err, errlen)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 static struct part *
 part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
     int32_t partition, int64_t offset, time_t now, char *err, size_t errlen)
@@ -157,6 +193,8 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 		snprintf(err, errlen, "table %s: part file name too long", w->table);
 		return NULL;
 	}
+	if (writer_make_room(w, topic, partition, offset, err, errlen) < 0)
+		return NULL;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		goto nomem;
 	p->fd = -1;
@@ -167,6 +205,7 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	p->min_event_us = INT64_MAX;
 	p->hash = spool_hash_new(); /* NULL: the release reads the file */
 	p->opened = p->last_write = now;
+	p->used = ++w->uses;
 	p->topic = strdup(topic);
 	p->rel = strdup(rel);
 	p->open_path = strdup(path);
@@ -174,7 +213,8 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 		goto nomem;
 	*strrchr(path, '/') = '\0';
 	if ((r = fs_mkdirs(path, 0755)) < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", path, strerror(-r));
+		snprintf(err, errlen, "cannot create %s: %s", path,
+		    fs_strerror(-r));
 		goto fail;
 	}
 	/* O_TRUNC: a name comes back only for a file that recovery deleted
@@ -182,7 +222,7 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	p->fd = open(p->open_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (p->fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", p->open_path,
-		    strerror(errno));
+		    fs_strerror(errno));
 		goto fail;
 	}
 	if ((size_t)snprintf(jpath, sizeof(jpath), "%.2000s/.%.1000s.journal",
@@ -227,7 +267,7 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 	}
 	if ((r = fs_write_all(p->fd, src->data, src->len)) < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", p->open_path,
-		    strerror(-r));
+		    fs_strerror(-r));
 		return r;
 	}
 	if (p->hash != NULL)
@@ -249,7 +289,7 @@ part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
 	if (fsync(p->fd) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "cannot fsync %s: %s", p->open_path,
-		    strerror(errno));
+		    fs_strerror(errno));
 		return r;
 	}
 	return 0;
@@ -331,6 +371,7 @@ writer_write(struct writer *w, const struct tz_hour *hour,
 	}
 	p->rows++;
 	p->last_write = now;
+	p->used = ++w->uses;
 	p->dirty = 1;
 	w->stats.rows++;
 	if (p->rows_buf.len >= WRITER_CHUNK)
@@ -385,6 +426,7 @@ part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
 		return r;
 	close(p->fd);
 	p->fd = -1;
+	journal_park(p->journal);
 	buf_free(&p->rows_buf);
 	p->dirty = 1;           /* its last mark comes with the next seal */
 	*link = p->next;

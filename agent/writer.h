@@ -13,7 +13,10 @@
  * frame, fsyncs, and marks the journal with the checkpoint, so the file can
  * be cut back to any checkpoint.  A file rolls when it reaches
  * roll.max_bytes, roll.max_age seconds or roll.inactive seconds without a
- * row; a rolled file is closed, and writer_release() hands it, with its
+ * row, and when a file of another hour or partition must open while
+ * roll.max_open_files are open, the least recently written rolls (a later
+ * row of its hour opens a new file).  An open file holds two descriptors,
+ * its own and its journal's; a rolled one none.  A rolled file is closed, and writer_release() hands it, with its
  * sidecar, to <spool>/ready/ once a checkpoint that sealed it is decided.
  */
 #ifndef KEDGE_WRITER_H
@@ -34,6 +37,7 @@ struct roll_policy {
 	uint64_t max_bytes;
 	int max_age;    /* seconds */
 	int inactive;   /* seconds */
+	unsigned max_open; /* files open at once; 0: no bound */
 };
 
 enum roll_reason { ROLL_NONE = 0, ROLL_SIZE, ROLL_AGE, ROLL_INACTIVE, ROLL_FORCED };

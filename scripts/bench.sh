@@ -32,7 +32,7 @@ kafka = { brokers = "$BOOTSTRAP"; $_group
           rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "bench" ]; udtf = "nginx";
              event_time = "time_local"; format = "hive-text"; codec = "$1"; } );
-output = { spool_dir = "$B/spool"; local_dir = "$B/warehouse"; timezone = "UTC"; };
+output = { $OLD_EVENTS spool_dir = "$B/spool"; local_dir = "$B/warehouse"; timezone = "UTC"; };
 checkpoint = { interval = ${2:-30}; };
 metrics = { enabled = false; };
 CONF

@@ -533,6 +533,59 @@ test_impossible_strings(void **state)
 	    "output.host: \"edge_01\" may hold only letters, digits, '.' and '-'");
 }
 
+/* A table name goes into directory, file and journal names: check-config
+ * bounds it, so that no name fails first at the first row. */
+static void
+test_table_name_bound(void **state)
+{
+	char text[1024], name[301], want[256];
+	struct conf *c;
+
+	(void)state;
+	memset(name, 'a', sizeof(name) - 1);
+	name[CONF_TABLE_NAME_MAX] = '\0';
+	snprintf(text, sizeof(text), KAFKA "tables = ( { name = \"%s\"; "
+	    "topics = [ \"a\" ]; udtf = \"raw\"; } );\n", name);
+	c = load_ok(text);
+	assert_int_equal(strlen(c->tables[0].name), CONF_TABLE_NAME_MAX);
+	conf_free(c);
+	for (size_t len = CONF_TABLE_NAME_MAX + 1; len <= 300; len += 299 -
+	    CONF_TABLE_NAME_MAX) {
+		memset(name, 'a', sizeof(name) - 1);
+		name[len] = '\0';
+		snprintf(text, sizeof(text), KAFKA "tables = ( { name = \"%s\"; "
+		    "topics = [ \"a\" ]; udtf = \"raw\"; } );\n", name);
+		snprintf(want, sizeof(want), "tables[0].name: \"%.20s...\" is "
+		    "%zu bytes long; at most %d", name, len, CONF_TABLE_NAME_MAX);
+		expect_err(text, 2, want);
+	}
+}
+
+/* The bound on open files and the event-time window. */
+static void
+test_open_files_and_window(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA TABLE);
+	assert_int_equal(c->output.roll.max_open_files, 64);
+	assert_int_equal(c->output.event_window.past, 8 * 86400);
+	assert_int_equal(c->output.event_window.future, 86400);
+	conf_free(c);
+	c = load_ok(KAFKA TABLE "output = { roll = { max_open_files = 8; };\n"
+	    "  event_window = { past = 3600; future = 60; }; };\n");
+	assert_int_equal(c->output.roll.max_open_files, 8);
+	assert_int_equal(c->output.event_window.past, 3600);
+	assert_int_equal(c->output.event_window.future, 60);
+	conf_free(c);
+	expect_err(KAFKA TABLE "output = { roll = {\n max_open_files = 0; };"
+	    " };\n", 4, "output.roll.max_open_files: 0 is out of range "
+	    "1..65536");
+	expect_err(KAFKA TABLE "output = {\n event_window = { past = 60; }; };\n",
+	    4, "output.event_window.past: 60 is out of range 3600..315360000");
+}
+
 static void
 test_duplicate_table_name(void **state)
 {
@@ -757,6 +810,8 @@ main(void)
 		cmocka_unit_test(test_values_out_of_range),
 		cmocka_unit_test(test_impossible_strings),
 		cmocka_unit_test(test_duplicate_table_name),
+		cmocka_unit_test(test_table_name_bound),
+		cmocka_unit_test(test_open_files_and_window),
 		cmocka_unit_test(test_kafka_topics_match_tables),
 		cmocka_unit_test(test_reserved_rdkafka_keys),
 		cmocka_unit_test(test_unusable_dirs),

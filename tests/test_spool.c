@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include <openssl/evp.h>
 
+#include "config.h"
 #include "fsutil.h"
 #include "sidecar.h"
 #include "spool.h"
@@ -43,7 +45,7 @@ setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct writer_opts o = { .table = "t", .host = "h1",
-	    .codec = CODEC_NONE, .roll = { 1 << 30, 900, 300 } };
+	    .codec = CODEC_NONE, .roll = { 1 << 30, 900, 300, 0 } };
 	char err[256];
 
 	strcpy(f->dir, "/tmp/kedge-test-spool.XXXXXX");
@@ -446,6 +448,111 @@ test_rejects_sidecar(void **state)
 	free(side);
 }
 
+/* A table name of the longest length check-config allows goes through the
+ * journal whole and names its rejects in the sidecar (a fixed line buffer
+ * once cut it, and the sidecar lost them). */
+static void
+test_long_table_name_in_journal(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	char name[CONF_TABLE_NAME_MAX + 1], want[CONF_TABLE_NAME_MAX + 64];
+	char *side;
+
+	memset(name, 'n', CONF_TABLE_NAME_MAX);
+	name[CONF_TABLE_NAME_MAX] = '\0';
+	rows(f, 3, 4, name);
+	rows(f, 5, 5, "access");
+	seal(f, 1);
+	crash_and_recover(f, 1, &st);
+	assert_int_equal(st.kept, 1);
+	assert_non_null(side = slurp(f, "ready/t/dt=20261129/hr=10/"
+	    ".top+0+3+h1.txt.json"));
+	snprintf(want, sizeof(want), "\"rejected\":{\"%s\":[[3,4]],"
+	    "\"access\":[[5,5]]}", name);
+	if (strstr(side, want) == NULL)
+		fail_msg("%s", side);
+	free(side);
+}
+
+/* Appends text to the journal of PART. */
+static void
+journal_append(const struct fixture *f, const char *text)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=10/"
+	    ".top+0+0+h1.txt.journal", f->dir);
+	assert_true((fd = open(path, O_WRONLY | O_APPEND)) >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A whole journal line that kedge does not write (a number out of range,
+ * a sign, a range backwards, bytes after it) before the mark recovery
+ * keeps stops the recovery with the file and the line, instead of
+ * describing the file with what a wrapped number says. */
+static void
+test_damaged_journal_line_refused(void **state)
+{
+	static const char *const damaged[] = {
+		"o 5 99999999999999999999\n",
+		"o -5 9\n",
+		"o 9 5\n",
+		"o 5 9 1\n",
+		"m 18446744073709551616 10 5\n",
+		"t 1 x\n",
+		"r  5 9\n",
+		"x 5 9\n",
+	};
+
+	for (size_t i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
+		struct fixture *f = *state;
+		struct spool_recovery st;
+		char err[256] = "";
+
+		if (i > 0) {
+			teardown(state);
+			setup(state);
+			f = *state;
+		}
+		rows(f, 0, 4, NULL);
+		seal(f, 1);
+		journal_append(f, damaged[i]);
+		journal_append(f, "m 2 10 5\n");
+		writer_free(f->w);
+		f->w = NULL;
+		decided = 2;
+		if (spool_recover(f->dir, decide, NULL, &st, err,
+		    sizeof(err)) != -EINVAL)
+			fail_msg("\"%.*s\" was taken: %s", (int)strlen(damaged[i]) -
+			    1, damaged[i], err);
+		/* o, t and m of the first seal, then the damage */
+		if (strstr(err, ".top+0+0+h1.txt.journal: line 4 is damaged") ==
+		    NULL)
+			fail_msg("%s", err);
+	}
+}
+
+/* Damage after the mark kept is dropped with the rest after it. */
+static void
+test_damage_after_the_mark_dropped(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	char *side;
+
+	rows(f, 0, 4, NULL);
+	seal(f, 1);
+	journal_append(f, "o 5 99999999999999999999\nm 2 10 5\n");
+	crash_and_recover(f, 1, &st);
+	assert_int_equal(st.kept, 1);
+	assert_non_null(side = slurp(f, "ready/" SIDECAR));
+	assert_non_null(strstr(side, "\"offsets\":[[0,4]],"));
+	free(side);
+}
+
 static void
 test_names(void **state)
 {
@@ -470,6 +577,19 @@ test_names(void **state)
 	assert_int_equal(spool_name_parse("t+x+0+h.txt", &sn), -EINVAL);
 	assert_int_equal(spool_name_parse("t+0+0+h+i.txt", &sn), -EINVAL);
 	assert_int_equal(spool_name_parse("t+0+0.txt", &sn), -EINVAL);
+	/* numbers: digits only, in range */
+	assert_int_equal(spool_name_parse("t++0+h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+0++h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+-1+0+h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+0+ 5+h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+2147483648+0+h.txt", &sn),
+	    -EINVAL);
+	assert_int_equal(spool_name_parse("t+0+9223372036854775808+h.txt",
+	    &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+2147483647+9223372036854775807+h.txt",
+	    &sn), 0);
+	assert_int_equal(sn.partition, INT32_MAX);
+	assert_int_equal(sn.first_offset, INT64_MAX);
 }
 
 int
@@ -496,6 +616,12 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejects_sidecar, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_long_table_name_in_journal,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_journal_line_refused,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_damage_after_the_mark_dropped, setup, teardown),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

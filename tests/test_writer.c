@@ -13,13 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "writer.h"
 
-static const struct roll_policy policy = { 1000, 900, 300 };
+static const struct roll_policy policy = { 1000, 900, 300, 0 };
 
 static void
 test_roll_check(void **state)
@@ -230,6 +231,161 @@ test_roll_by_size(void **state)
 	assert_int_equal(rolled, 1);
 }
 
+/* The descriptors this process holds. */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Row `row` of record offset of partition 0, at hour h after T10. */
+static void
+write_row_of(struct fixture *f, int h, int64_t offset, int row)
+{
+	struct udtf_value v[2] = {
+		{ .type = UDTF_STRING, .u.s = { "r", 1 } },
+		{ .type = UDTF_INT64, .u.i64 = offset },
+	};
+	int64_t ts = T10 + h * 3600 * INT64_C(1000000);
+	struct writer_origin o = { "top", 0, offset, row == 0, NULL, ts };
+	struct tz_hour hour;
+	char err[256];
+
+	assert_int_equal(tz_hour_of(f->tz, ts, &hour), 0);
+	if (writer_write(f->w, &hour, &o, v, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+}
+
+static int
+exists(const struct fixture *f, const char *rel)
+{
+	char path[256];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", f->dir, rel);
+	return stat(path, &sb) == 0;
+}
+
+/* At most roll.max_open files (and their journals) are open: a file of a
+ * new hour rolls the least recently written one, which the next
+ * checkpoint releases like any roll; a later row of its hour opens a new
+ * file.  Rolled files hold no descriptor while they wait. */
+static void
+test_lru_roll_bounds_open_files(void **state)
+{
+	struct fixture *f = *state;
+	struct roll_policy capped = policy;
+	struct writer_stats st;
+	char err[256];
+	int base = open_fds();
+
+	capped.max_open = 3;
+	writer_set_roll(f->w, &capped);
+	for (int h = 0; h < 10; h++) {
+		write_row_of(f, h, h, 0);
+		writer_get_stats(f->w, &st);
+		assert_true(st.files_open <= 3);
+		assert_true(open_fds() - base <= 6);
+	}
+	/* hour 8 is open: no new file; hour 0 again: hour 7, the least
+	 * recently written, rolls */
+	write_row_of(f, 9, 10, 0);
+	write_row_of(f, 8, 11, 0);
+	write_row_of(f, 0, 12, 0);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 3);
+	assert_int_equal(st.files_rolled, 8);
+	assert_int_equal(open_fds() - base, 6);
+	assert_int_equal(writer_seal(f->w, 1, err, sizeof(err)), 0);
+	assert_int_equal(open_fds() - base, 6);
+	assert_int_equal(writer_release(f->w, err, sizeof(err)), 8);
+	assert_true(exists(f, "ready/t/dt=20261129/hr=10/top+0+0+h1.txt"));
+	assert_true(exists(f, "ready/t/dt=20261129/hr=17/top+0+7+h1.txt"));
+	assert_true(exists(f,
+	    "ready/t/dt=20261129/hr=17/.top+0+7+h1.txt.json"));
+	assert_true(exists(f, "open/t/dt=20261129/hr=18/top+0+8+h1.txt"));
+	assert_true(exists(f, "open/t/dt=20261129/hr=10/top+0+12+h1.txt"));
+	/* the rest land at the next roll and checkpoint */
+	assert_int_equal(writer_roll(f->w, NULL, 0, err, sizeof(err)), 3);
+	assert_int_equal(open_fds() - base, 0);
+	assert_int_equal(writer_seal(f->w, 2, err, sizeof(err)), 0);
+	assert_int_equal(writer_release(f->w, err, sizeof(err)), 3);
+	assert_int_equal(open_fds() - base, 0);
+	assert_true(exists(f, "ready/t/dt=20261129/hr=10/top+0+12+h1.txt"));
+}
+
+/* A file the current record opened is not rolled for it: a new file of
+ * that hour would take the same name.  Such a record may go past the
+ * bound; the next record's file brings it back. */
+static void
+test_lru_keeps_the_records_own_files(void **state)
+{
+	struct fixture *f = *state;
+	struct roll_policy capped = policy;
+	struct writer_stats st;
+	char err[256];
+
+	capped.max_open = 3;
+	writer_set_roll(f->w, &capped);
+	for (int h = 0; h < 3; h++)
+		write_row_of(f, h, h, 0);
+	/* record 20: rows in hours 3..7, then hour 3 again */
+	for (int i = 0; i < 5; i++)
+		write_row_of(f, 3 + i, 20, i);
+	write_row_of(f, 3, 20, 5);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 5);
+	assert_int_equal(st.files_rolled, 3);
+	write_row_of(f, 8, 21, 0);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 3);
+	assert_int_equal(writer_roll(f->w, NULL, 0, err, sizeof(err)), 3);
+	assert_int_equal(writer_seal(f->w, 1, err, sizeof(err)), 0);
+	assert_int_equal(writer_release(f->w, err, sizeof(err)), 9);
+	assert_true(exists(f, "ready/t/dt=20261129/hr=13/top+0+20+h1.txt"));
+}
+
+/* Out of descriptors, the writer says which limit to raise and which key
+ * bounds its files, not only "Too many open files". */
+static void
+test_emfile_names_limit_and_key(void **state)
+{
+	struct fixture *f = *state;
+	struct udtf_value v[2] = {
+		{ .type = UDTF_STRING, .u.s = { "r", 1 } },
+		{ .type = UDTF_INT64, .u.i64 = 0 },
+	};
+	struct rlimit was, low;
+	char err[512] = "";
+	int h, r = 0;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	low = was;
+	low.rlim_cur = (rlim_t)open_fds() + 6;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	for (h = 0; h < 20 && r == 0; h++) {
+		int64_t ts = T10 + h * 3600 * INT64_C(1000000);
+		struct writer_origin o = { "top", 0, h, 1, NULL, ts };
+		struct tz_hour hour;
+
+		assert_int_equal(tz_hour_of(f->tz, ts, &hour), 0);
+		r = writer_write(f->w, &hour, &o, v, err, sizeof(err));
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_int_not_equal(r, 0);
+	if (strstr(err, "too many open files") == NULL ||
+	    strstr(err, "LimitNOFILE=") == NULL ||
+	    strstr(err, "output.roll.max_open_files") == NULL)
+		fail_msg("the message: %s", err);
+}
+
 /* A gzip file is a series of members, one per chunk or flush; zlib's gzread
  * reads it whole, and so does every flushed prefix. */
 static void
@@ -240,7 +396,7 @@ test_gzip_members_valid_at_every_flush(void **state)
 	struct writer_opts o = {
 		.table = "g", .spool_dir = f->dir, .host = "h1",
 		.format = { FORMAT_HIVE_TEXT, '\001', f->tz },
-		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300 },
+		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300, 0 },
 	};
 	char path[256], err[256], line[64], want[64];
 	struct writer_origin origin = { "top", 0, 0, 1, NULL, 0 };
@@ -291,6 +447,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_roll_by_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_gzip_members_valid_at_every_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lru_roll_bounds_open_files,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_lru_keeps_the_records_own_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_emfile_names_limit_and_key,
+		    setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

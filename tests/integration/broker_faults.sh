@@ -41,7 +41,7 @@ kafka = {
 };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "Europe/London"; host = "faults-host";
            roll = { max_bytes = 16384; inactive = 1; }; };
 checkpoint = { interval = 1; };

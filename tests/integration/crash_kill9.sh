@@ -54,7 +54,7 @@ kafka = {
 };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "Asia/Shanghai"; host = "crash-host";
            roll = { max_bytes = 16384; }; };
 checkpoint = { interval = 1; };

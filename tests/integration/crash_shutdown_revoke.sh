@@ -33,7 +33,7 @@ kafka = {
 };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$T/$2/spool-$1"; local_dir = "$T/$2/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/$2/spool-$1"; local_dir = "$T/$2/warehouse";
            timezone = "UTC"; host = "$1"; roll = { max_bytes = 16384; }; };
 checkpoint = { interval = 1; };
 metrics = { enabled = false; };

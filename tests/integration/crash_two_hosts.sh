@@ -63,7 +63,7 @@ kafka = {
 };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$T/spool-$1"; local_dir = "$T/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/spool-$1"; local_dir = "$T/warehouse";
            timezone = "Europe/Berlin"; host = "$1";
            roll = { max_bytes = 16384; }; };
 checkpoint = { interval = 1; };

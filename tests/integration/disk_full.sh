@@ -30,7 +30,7 @@ kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-full";
           rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "full" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
 # no free-space floor: this test is about the disk filling up anyway
 spool = { min_free_bytes = 0; };
 checkpoint = { interval = 1; };

@@ -59,7 +59,7 @@ kafka = { brokers = "$BOOTSTRAP"; $group
           rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "low" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$T/$c/spool"; local_dir = "$T/$c/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/$c/spool"; local_dir = "$T/$c/warehouse";
            timezone = "UTC"; };
 spool = { min_free_bytes = $FLOOR; };
 checkpoint = { interval = 1; };

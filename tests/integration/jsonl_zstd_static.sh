@@ -21,7 +21,7 @@ tables = ( {
   name = "web"; topics = [ "web" ]; udtf = "nginx";
   event_time = "time_local"; format = "jsonl"; codec = "zstd";
 } );
-output = {
+output = { $OLD_EVENTS
   spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
   roll = { max_bytes = 8192; };
   rejects = { format = "jsonl"; codec = "zstd"; };

@@ -30,7 +30,7 @@ cat >"$T/k.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-pause"; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
 checkpoint = { interval = 1; };
 kerberos = { principal = "$P"; keytab = "$KRB_DIR/kedge.keytab"; renew_at = 0.5; };
 metrics = { enabled = false; };

@@ -35,7 +35,7 @@ tables = ( {
   format = "hive-text";
   codec  = "gzip";
 } );
-output = {
+output = { $OLD_EVENTS
   spool_dir = "$T/spool";
   local_dir = "$T/warehouse";
   timezone  = "Asia/Shanghai";

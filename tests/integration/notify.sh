@@ -30,7 +30,7 @@ kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-notify";
           rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
            roll = { max_age = 1; inactive = 1; }; };
 checkpoint = { interval = 1; };
 metrics = { enabled = false; };

@@ -33,7 +33,7 @@ conf() {
 kafka = { brokers = "$3"; group_id = "kedge-reload"; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
            roll = { max_age = $1; inactive = $1; }; };
 checkpoint = { interval = 1; };
 log = { level = "$2"; };

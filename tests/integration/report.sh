@@ -35,7 +35,7 @@ kafka = {
 };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; codec = "none"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$W"; timezone = "UTC";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$W"; timezone = "UTC";
            host = "it-host"; roll = { max_bytes = 16384; }; };
 checkpoint = { interval = 1; };
 # the manifests are this test's own

@@ -53,7 +53,7 @@ kafka = { brokers = "$FRONT"; group_id = "kedge-sasl";
                        kerberos_service_name = "$1"; }; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool-$2"; local_dir = "$T/$2"; timezone = "UTC"; };
+output = { $OLD_EVENTS spool_dir = "$T/spool-$2"; local_dir = "$T/$2"; timezone = "UTC"; };
 checkpoint = { interval = 1; };
 kerberos = { principal = "kedge/localhost@$KRB_REALM";
              keytab = "$KRB_DIR/kedge.keytab"; };

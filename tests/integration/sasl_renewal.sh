@@ -42,7 +42,7 @@ kafka = { brokers = "$FRONT"; group_id = "kedge-renewal";
           security = { protocol = "SASL_PLAINTEXT"; }; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
            roll = { max_age = 5; inactive = 2; }; };
 checkpoint = { interval = 1; };
 kerberos = { principal = "kedge/localhost@$KRB_REALM";

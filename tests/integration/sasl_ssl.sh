@@ -53,7 +53,7 @@ kafka = { brokers = "$FRONT"; group_id = "kedge-$_name";
           security = { protocol = "$_proto"; $* }; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool-$_name"; local_dir = "$T/$_name";
+output = { $OLD_EVENTS spool_dir = "$T/spool-$_name"; local_dir = "$T/$_name";
            timezone = "UTC"; };
 checkpoint = { interval = 1; };
 log = { level = "debug"; };

@@ -34,7 +34,7 @@ kafka = {
 };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "none"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "Europe/Berlin";
            roll = { max_bytes = 32768; inactive = 1; }; };
 checkpoint = { interval = 1; };

@@ -30,7 +30,7 @@ kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-store-$1";
           rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "store" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$d/spool"; local_dir = "$d/warehouse"; timezone = "UTC";
+output = { $OLD_EVENTS spool_dir = "$d/spool"; local_dir = "$d/warehouse"; timezone = "UTC";
            roll = { max_bytes = 65536; }; };
 checkpoint = { interval = 1; };
 metrics = { enabled = false; };

@@ -58,7 +58,7 @@ tables = (
     event_time = "time_local"; codec = "none"; },
   { name = "batch_raw"; topics = [ "batches" ]; udtf = "raw"; codec = "none"; }
 );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC"; };
 metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/kedge.conf" >/dev/null || die "check-config failed"

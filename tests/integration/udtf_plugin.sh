@@ -226,7 +226,7 @@ tables = (
     event_time = "timestamp"; format = "jsonl"; codec = "none";
   }
 );
-output = {
+output = { $OLD_EVENTS
   spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
   rejects = { format = "jsonl"; codec = "none"; };
 };
@@ -475,7 +475,7 @@ tables = (
   { name = "wrong_count"; topics = [ "abi" ];
     udtf = "plugin:$B-WRONG_COUNT.so"; format = "jsonl"; codec = "none"; }
 );
-output = {
+output = { $OLD_EVENTS
   spool_dir = "$T/abi-spool"; local_dir = "$T/abi-warehouse";
   timezone = "UTC"; rejects = { format = "jsonl"; codec = "none"; };
 };

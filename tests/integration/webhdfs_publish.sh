@@ -45,7 +45,7 @@ conf() {
 kafka = { brokers = "$BOOTSTRAP"; group_id = "$2"; };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$3"; timezone = "UTC"; host = "hdfs-host";
+output = { $OLD_EVENTS spool_dir = "$3"; timezone = "UTC"; host = "hdfs-host";
            roll = { max_bytes = 32768; };
            target = "webhdfs";
            webhdfs = { url = "$WEBHDFS_URL"; base_dir = "$BASE"; $4 }; };

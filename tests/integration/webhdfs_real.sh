@@ -120,7 +120,7 @@ cat >"$T/k.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; };
 tables = ( { name = "access"; topics = [ "real" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; } );
-output = { spool_dir = "$T/spool"; timezone = "UTC"; host = "kedge-test";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; timezone = "UTC"; host = "kedge-test";
            roll = { max_bytes = 65536; };
            target = "webhdfs";
            webhdfs = { url = "$URL"; base_dir = "$DIR"; $AUTH $CAKEY }; };

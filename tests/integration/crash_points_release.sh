@@ -15,7 +15,9 @@ trap 'mock_stop; rm -rf "$T"' EXIT
 unset KEDGE_CRASH_AT KEDGE_STALL_AT
 
 RB=${RELEASE_B:-build-release}
-make -s -j2 KEDGE_RELEASE=1 B="$RB" BIN="$RB/kedge" "$RB/kedge" >"$T/make.log" 2>&1 ||
+# Not the make that may have started this test: none of its variables.
+(unset MAKEFLAGS MFLAGS MAKELEVEL
+ make -s -j2 KEDGE_RELEASE=1 B="$RB" BIN="$RB/kedge" "$RB/kedge") >"$T/make.log" 2>&1 ||
 	die "cannot build the release kedge: $(tail -5 "$T/make.log")"
 grep -q 'crashing on purpose' "$KEDGE" ||
 	die "$KEDGE is not a test build: it has no crash points"

@@ -60,14 +60,15 @@ ckpt_record_clear(struct ckpt_record *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Parses the decimal s[0..len) into *v: digits only, at most max.
- * Returns 0, -EINVAL for anything but digits, -ERANGE over max. */
+/* Parses the decimal s[0..len) into *v: digits only, without leading
+ * zeros (as kedge writes numbers: one spelling each), at most max.
+ * Returns 0, -EINVAL for anything else, -ERANGE over max. */
 static int
 ckpt_parse_dec(const char *s, size_t len, uint64_t max, uint64_t *v)
 {
 	uint64_t n = 0;
 
-	if (len == 0)
+	if (len == 0 || (len > 1 && s[0] == '0'))
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
 		unsigned d = (unsigned char)s[i] - '0';

@@ -64,8 +64,8 @@ void ckpt_record_clear(struct ckpt_record *r);
  * wrong in why (which does not quote the host; why may be NULL). */
 int ckpt_host_check(const char *host, size_t len, char *why, size_t whylen);
 
-/* Parses a checkpoint id from s[0..len): decimal digits only, no sign or
- * space, 1 to CKPT_ID_MAX.  Returns 0 with *id, or -EINVAL (-ERANGE when
+/* Parses a checkpoint id from s[0..len): decimal digits only, no sign,
+ * space or leading zero, 1 to CKPT_ID_MAX.  Returns 0 with *id, or -EINVAL (-ERANGE when
  * the digits are out of that range). */
 int ckpt_id_parse(const char *s, size_t len, uint64_t *id);
 

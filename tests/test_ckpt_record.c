@@ -99,6 +99,9 @@ test_refused_damage(void **state)
 	    "part t 1 9223372036854775808\n", "line 4: the offset");
 	expect_refused("kedge-checkpoint 1\nid 1\nhost h\npart t 1 +5\n",
 	    "line 4: the offset");
+	expect_refused("kedge-checkpoint 1\nid 1\nhost h\npart t 01 5\n",
+	    "line 4: the partition");
+	expect_refused("kedge-checkpoint 1\nid 07\nhost h\n", "line 2: the id");
 	expect_refused("kedge-checkpoint 1\nid 1\nhost h\npart t 1 5 6\n",
 	    "line 4");
 	/* names that would reach paths */
@@ -188,6 +191,9 @@ test_metadata_foreign(void **state)
 	expect_foreign("kedge:edge01: 1", 15);
 	expect_foreign("kedge:edge01:1 ", 15);
 	expect_foreign("kedge:edge01:1\n", 15);
+	/* one spelling per id: what kedge writes */
+	expect_foreign("kedge:edge01:042", 16);
+	expect_foreign("kedge:edge01:00", 15);
 	assert_int_equal(ckpt_metadata_parse("kedge:edge01:9223372036854775807",
 	    32, host, sizeof(host), &id), 0);
 	assert_true(id == UINT64_C(9223372036854775807));

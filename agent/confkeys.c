@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checkpoint/ckpt.h"
 #include "config.h"
+#include "escape.h"
 #include "metrics_http.h"
 #include "udtf/registry.h"
 
@@ -134,12 +136,16 @@ conf_check_table_name(const char *v, char *why, size_t whylen)
 	return 0;
 }
 
+/* The host goes in file names and in commit metadata, whose host kedge
+ * checks the same way (ckpt_host_check()). */
 static int
 conf_check_host(const char *v, char *why, size_t whylen)
 {
-	if (!conf_is_word(v, ".-"))
-		return conf_why(why, whylen, "\"%s\" may hold only letters, "
-		    "digits, '.' and '-': it goes in file names", v);
+	char what[128], quoted[ESCAPE_BUF];
+
+	if (ckpt_host_check(v, strlen(v), what, sizeof(what)) < 0)
+		return conf_why(why, whylen, "\"%s\" %s: it goes in file names",
+		    escape_str(v, quoted, sizeof(quoted)), what);
 	return 0;
 }
 
@@ -435,7 +441,8 @@ static const struct conf_key conf_keys[] = {
 	{ .path = "output.host", .type = CONF_STRING,
 	  .default_doc = "the host name", .default_fn = conf_default_host,
 	  .offset = AT(output.host), .check = conf_check_host,
-	  .description = "This host's name in part file names." },
+	  .description = "This host's name in part file names: up to 64 "
+	  "letters, digits, '.' and '-', not starting with '.'." },
 	{ .path = "output.roll.max_bytes", .type = CONF_INT64,
 	  .default_text = "134217728", .offset = AT(output.roll.max_bytes),
 	  .min = 1024, .max = 1099511627776LL,

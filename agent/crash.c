@@ -1,9 +1,27 @@
 #include "crash.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "log.h"
+
+#ifdef KEDGE_NO_CRASH_POINTS
+
+void
+crash_init(void)
+{
+	const char *set = getenv("KEDGE_CRASH_AT") != NULL ? "KEDGE_CRASH_AT" :
+	    getenv("KEDGE_STALL_AT") != NULL ? "KEDGE_STALL_AT" : NULL;
+
+	if (set != NULL)
+		log_warnx("%s is set, but crash points are not in this build "
+		    "(a release build): ignored", set);
+}
+
+#else
 
 /* A point named in the environment, and when it acts. */
 struct crash_spec {
@@ -15,20 +33,34 @@ struct crash_spec {
 static struct crash_spec crash_abort = { "", 1, 0 };
 static struct crash_spec crash_stall = { "", 1, 0 };
 
-/* Reads "<point>[:<n>]" from the environment variable var into s. */
+/* Reads "<point>[:<n>]" from the environment variable var into s; a count
+ * that is not a number from 1 up is said and the variable ignored. */
 static void
 crash_parse(const char *var, struct crash_spec *s)
 {
 	const char *v = getenv(var);
 	const char *colon;
+	char *end;
+	long at = 1;
 
 	if (v == NULL || *v == '\0')
 		return;
 	colon = strchr(v, ':');
+	if (colon != NULL) {
+		errno = 0;
+		at = strtol(colon + 1, &end, 10);
+		if (errno != 0 || end == colon + 1 || *end != '\0' ||
+		    colon[1] == '-' || colon[1] == '+' || colon[1] == ' ' ||
+		    at < 1) {
+			log_warnx("%s=%s: the count after ':' is not a number "
+			    "from 1 up; ignored", var, v);
+			return;
+		}
+	}
 	snprintf(s->name, sizeof(s->name), "%.*s",
 	    (int)(colon ? (size_t)(colon - v) : strlen(v)), v);
-	if (colon != NULL && (s->at = strtol(colon + 1, NULL, 10)) < 1)
-		s->at = 1;
+	s->at = at;
+	s->hits = 0;
 }
 
 void
@@ -65,3 +97,5 @@ crash_point(const char *name)
 			pause();
 	}
 }
+
+#endif /* KEDGE_NO_CRASH_POINTS */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "escape.h"
+
 static enum log_level log_max = LOG_LEVEL_INFO;
 
 static const struct {
@@ -37,20 +39,24 @@ log_set_level(enum log_level level)
 	log_max = level;
 }
 
-/* One fprintf per line, so that lines from threads do not interleave. */
+/* One fprintf per line, so that lines from threads do not interleave.  A
+ * newline or other control byte inside the message (bytes from outside
+ * that a caller did not escape) is written escaped: a message can never
+ * start a line of its own, with a priority prefix of its choosing. */
 static void
 log_vline(enum log_level level, int with_errno, const char *fmt, va_list ap)
 {
-	char msg[2048];
+	char msg[2048], line[2048];
 	int saved = errno;
 
 	if (level > log_max)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	escape_controls(msg, line, sizeof(line));
 	if (with_errno)
-		fprintf(stderr, "<%d>%s: %s\n", level, msg, strerror(saved));
+		fprintf(stderr, "<%d>%s: %s\n", level, line, strerror(saved));
 	else
-		fprintf(stderr, "<%d>%s\n", level, msg);
+		fprintf(stderr, "<%d>%s\n", level, line);
 	errno = saved;
 }
 

@@ -2,6 +2,8 @@
  * log: one line per event on stderr, prefixed with its sd-daemon priority
  * (<3> error ... <7> debug) so that journald files it under the right one.
  * Only agent/ logs; leaf modules return errors and let the caller decide.
+ * A message is always one line: control bytes in it are written escaped
+ * (escape.h), so bytes from outside cannot forge a line of their own.
  */
 #ifndef KEDGE_LOG_H
 #define KEDGE_LOG_H

@@ -12,6 +12,7 @@
 
 #include "complete.h"
 #include "crash.h"
+#include "escape.h"
 #include "log.h"
 #include "metrics_http.h"
 #include "notify.h"
@@ -296,9 +297,12 @@ agent_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 			in = mine;
 		if (table_process(a->tables[i], in, m, a->rejects, &done, err,
 		    sizeof(err)) < 0) {
+			char topic[ESCAPE_BUF];
+
 			log_errx("%s; stopping before %s [%" PRId32 "] offset %"
-			    PRId64 " is committed", err, in[done].topic,
-			    in[done].partition, in[done].offset);
+			    PRId64 " is committed", err, escape_str(in[done].topic,
+			    topic, sizeof(topic)), in[done].partition,
+			    in[done].offset);
 			a->failed = 1;
 			return;
 		}

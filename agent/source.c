@@ -9,6 +9,7 @@
 
 #include <openssl/x509_vfy.h>
 
+#include "escape.h"
 #include "log.h"
 
 /* One assigned partition. */
@@ -131,16 +132,19 @@ source_untrack(struct source *s, const rd_kafka_topic_partition_list_t *list)
 	s->last = 0;
 }
 
+/* The topic names come from the broker (in a group, from whichever member
+ * leads it): escaped. */
 static void
 source_log_parts(const char *what, const rd_kafka_topic_partition_list_t *list)
 {
-	char line[1024];
+	char line[1024], topic[ESCAPE_BUF];
 	size_t len = 0;
 
 	line[0] = '\0';
 	for (int i = 0; i < list->cnt && len < sizeof(line); i++)
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s[%" PRId32 "]",
-		    i ? " " : "", list->elems[i].topic, list->elems[i].partition);
+		    i ? " " : "", escape_str(list->elems[i].topic, topic,
+		    sizeof(topic)), list->elems[i].partition);
 	log_info("kafka: %s %d partition(s): %s", what, list->cnt, line);
 }
 
@@ -717,9 +721,13 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 			if (s->failure[0] == '\0')
 				source_size_failure(s, reason);
 		} else {
+			/* the error string may be the broker's, or the payload */
+			char topic[ESCAPE_BUF], why[ESCAPE_BUF];
+
 			log_warnx("kafka: %s [%" PRId32 "]: %s",
-			    m->rkt ? rd_kafka_topic_name(m->rkt) : "-", m->partition,
-			    rd_kafka_message_errstr(m));
+			    escape_str(m->rkt ? rd_kafka_topic_name(m->rkt) : "-",
+			    topic, sizeof(topic)), m->partition,
+			    escape_str(rd_kafka_message_errstr(m), why, sizeof(why)));
 		}
 		rd_kafka_message_destroy(m);
 	}
@@ -799,6 +807,7 @@ source_committed(struct source *s,
 		memcpy(out[i].metadata, tp->metadata ? tp->metadata : "",
 		    tp->metadata ? len : 0);
 		out[i].metadata[tp->metadata ? len : 0] = '\0';
+		out[i].metadata_size = tp->metadata ? tp->metadata_size : 0;
 	}
 	rd_kafka_topic_partition_list_destroy(list);
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {

@@ -61,6 +61,9 @@ int source_start(struct source *s, source_start_fn *start_at, void *arg,
 struct source_committed {
 	int64_t offset;          /* -1: none */
 	char metadata[256];      /* NUL-terminated; empty when none */
+	/* the metadata's bytes as committed, NULs included: past
+	 * sizeof(metadata) - 1, metadata holds only their start */
+	size_t metadata_size;
 };
 
 /* Asks the group coordinator for the committed offset of each partition of

@@ -12,6 +12,7 @@
 #include "checkpoint/ckpt.h"
 #include "checkpoint/store.h"
 #include "crash.h"
+#include "escape.h"
 #include "log.h"
 #include "spool.h"
 #include "target.h"
@@ -19,6 +20,13 @@
 #define TWOPC_STORE_DIR "checkpoint"
 #define TWOPC_MARKERS "_kedge/takeover"
 #define TWOPC_ASK_TRIES 5         /* committed-offset queries at recovery */
+
+/* A partition whose committed metadata was found not to be kedge's: it is
+ * said once, not at every assignment. */
+struct twopc_foreign {
+	char *topic;
+	int32_t partition;
+};
 
 /* A partition's decided checkpoint, as recovery found it. */
 struct twopc_decision {
@@ -40,6 +48,8 @@ struct twopc {
 	size_t ndecisions;
 	struct hist durations;          /* seal + decide, in ns */
 	struct target *target;          /* where the takeover markers are */
+	struct twopc_foreign *foreign;  /* partitions told of, see above */
+	size_t nforeign;
 };
 
 struct twopc *
@@ -85,6 +95,9 @@ twopc_free(struct twopc *t)
 	ckpt_record_clear(&t->sealed);
 	ckpt_record_clear(&t->recovered);
 	twopc_forget_decisions(t);
+	for (size_t i = 0; i < t->nforeign; i++)
+		free(t->foreign[i].topic);
+	free(t->foreign);
 	free(t);
 }
 
@@ -104,8 +117,7 @@ static int
 twopc_marker_read(const struct twopc *t, const char *topic,
     int32_t partition, uint64_t *id, char *err, size_t errlen)
 {
-	char rel[PATH_MAX], *text;
-	unsigned long long v;
+	char rel[PATH_MAX], *text, shown[64];
 	size_t len;
 	int r;
 
@@ -114,10 +126,64 @@ twopc_marker_read(const struct twopc *t, const char *topic,
 	    sizeof(rel));
 	if ((r = target_read(t->target, rel, 64, &text, &len, err, errlen)) <= 0)
 		return r;
-	if (sscanf(text, "%llu", &v) == 1)
-		*id = v;
+	r = 0;
+	if (ckpt_id_parse(text, len > 0 && text[len - 1] == '\n' ? len - 1 :
+	    len, id) < 0) {
+		snprintf(err, errlen, "the takeover marker of %s [%" PRId32 "] "
+		    "holds \"%s\", not a checkpoint id (damaged?)", topic,
+		    partition, escape_bytes(text, len, shown, sizeof(shown)));
+		r = -EINVAL;
+	}
 	free(text);
-	return 0;
+	return r;
+}
+
+/* Says once per partition that its committed metadata is not kedge's. */
+static void
+twopc_tell_foreign(struct twopc *t, const char *topic, int32_t partition,
+    const struct source_committed *got)
+{
+	struct twopc_foreign *f;
+	/* shorter than metadata[]: metadata cut there shows as cut */
+	char shown[128], name[ESCAPE_BUF];
+	size_t len = got->metadata_size < sizeof(got->metadata) ?
+	    got->metadata_size : sizeof(got->metadata) - 1;
+
+	for (size_t i = 0; i < t->nforeign; i++)
+		if (t->foreign[i].partition == partition &&
+		    strcmp(t->foreign[i].topic, topic) == 0)
+			return;
+	log_warnx("checkpoint: %s [%" PRId32 "] was committed with metadata "
+	    "that is not kedge's, \"%s\" (%zu bytes): taken as a commit of "
+	    "another consumer", escape_str(topic, name, sizeof(name)), partition,
+	    escape_bytes(got->metadata, len, shown, sizeof(shown)),
+	    got->metadata_size);
+	f = realloc(t->foreign, (t->nforeign + 1) * sizeof(*f));
+	if (f == NULL)
+		return; /* short of memory: said again next time */
+	t->foreign = f;
+	if ((f[t->nforeign].topic = strdup(topic)) == NULL)
+		return;
+	f[t->nforeign++].partition = partition;
+}
+
+/* Reads which kedge host committed a partition, at which checkpoint, from
+ * its committed metadata.  Returns 0 with them, or -1 when there is no
+ * metadata or it is not kedge's (said once, see twopc_tell_foreign): the
+ * partition was committed by someone else. */
+static int
+twopc_committer(struct twopc *t, const char *topic, int32_t partition,
+    const struct source_committed *got, char *host, size_t hostlen,
+    uint64_t *id)
+{
+	if (got->metadata_size == 0)
+		return -1;
+	if (got->metadata_size < sizeof(got->metadata) &&
+	    ckpt_metadata_parse(got->metadata, got->metadata_size, host,
+	    hostlen, id) == 0)
+		return 0;
+	twopc_tell_foreign(t, topic, partition, got);
+	return -1;
 }
 
 /* Adds a partition to the decisions to make, once. */
@@ -151,7 +217,7 @@ twopc_decide_from_group(struct twopc *t, struct source *src)
 {
 	rd_kafka_topic_partition_list_t *list;
 	struct source_committed *got;
-	char err[512], host[256];
+	char err[512], host[CKPT_HOST_MAX + 1], who[CKPT_HOST_MAX + 32];
 	int r = -1;
 
 	for (size_t i = 0; i < t->recovered.nparts; i++)
@@ -183,11 +249,11 @@ twopc_decide_from_group(struct twopc *t, struct source *src)
 	for (size_t i = 0; i < t->ndecisions; i++) {
 		struct twopc_decision *d = &t->decisions[i];
 		uint64_t md_id = 0;
-		int ours = ckpt_metadata_parse(got[i].metadata,
-		    strlen(got[i].metadata), host, sizeof(host), &md_id) == 0 &&
-		    strcmp(host, t->conf->output.host) == 0;
+		int kedge = twopc_committer(t, d->topic, d->partition, &got[i],
+		    host, sizeof(host), &md_id) == 0;
+		int ours = kedge && strcmp(host, t->conf->output.host) == 0;
 
-		d->id = md_id;
+		d->id = ours ? md_id : 0;
 		if (!ours && twopc_marker_read(t, d->topic, d->partition,
 		    &d->id, err, sizeof(err)) < 0) {
 			log_errx("checkpoint: takeover marker: %s; not reading "
@@ -195,10 +261,16 @@ twopc_decide_from_group(struct twopc *t, struct source *src)
 			    "or dropped by guess", err);
 			goto out;
 		}
+		/* kedge's metadata is a checked host and id: printable */
+		if (kedge)
+			snprintf(who, sizeof(who), "kedge:%s:%" PRIu64, host,
+			    md_id);
+		else
+			snprintf(who, sizeof(who), "%s", got[i].metadata_size ?
+			    "metadata not kedge's" : "no metadata");
 		log_info("checkpoint: %s [%" PRId32 "] committed at %" PRId64
 		    " (%s): decided up to checkpoint %" PRIu64, d->topic,
-		    d->partition, got[i].offset, got[i].metadata[0] ?
-		    got[i].metadata : "no metadata", d->id);
+		    d->partition, got[i].offset, who, d->id);
 	}
 	r = 0;
 out:
@@ -544,7 +616,7 @@ twopc_on_assigned(struct twopc *t, struct source *src,
     const rd_kafka_topic_partition_list_t *parts)
 {
 	struct source_committed *got;
-	char err[512], host[256];
+	char err[512], host[CKPT_HOST_MAX + 1];
 	uint64_t id;
 
 	if ((got = calloc((size_t)parts->cnt + 1, sizeof(*got))) == NULL)
@@ -558,8 +630,8 @@ twopc_on_assigned(struct twopc *t, struct source *src,
 		int32_t partition = parts->elems[i].partition;
 		int r;
 
-		if (ckpt_metadata_parse(got[i].metadata, strlen(got[i].metadata),
-		    host, sizeof(host), &id) < 0)
+		if (twopc_committer(t, topic, partition, &got[i], host,
+		    sizeof(host), &id) < 0)
 			continue;
 		if (strcmp(host, t->conf->output.host) == 0) {
 			twopc_check_own_commit(t, topic, partition, id);

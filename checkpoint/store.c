@@ -11,20 +11,19 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "crash.h"
+
 #define MAGIC       "KEDGECKP"
 #define MAGIC_LEN   8
 #define HEADER_LEN  28  /* magic, version, id, payload length */
 #define TRAILER_LEN 4   /* CRC-32 */
 #define TMP_NAME    ".checkpoint.tmp"
 
-enum crash_point { CRASH_NONE, CRASH_WRITE_MID, CRASH_BEFORE_RENAME };
-
 static const char *const slot_name[2] = { "checkpoint.a", "checkpoint.b" };
 
 struct ckpt_store {
 	char *dir;
 	int dirfd;
-	enum crash_point crash_at;
 	/* What the disk held at the last read or successful write.  Only this
 	 * process writes the slots, so a write trusts it instead of reading
 	 * both records back every time; after a failure it is dropped. */
@@ -148,7 +147,13 @@ record_check(const unsigned char *p, size_t n, uint64_t *id, char *why,
 		say(why, whylen, "CRC mismatch (a torn or damaged write)");
 		return -1;
 	}
+	/* ids start at 1, and the next write needs one more */
 	*id = get_le64(p + 12);
+	if (*id == 0 || *id == UINT64_MAX) {
+		say(why, whylen, "record id %" PRIu64 " is out of range (not "
+		    "written by kedge)", *id);
+		return -1;
+	}
 	return 0;
 }
 
@@ -328,11 +333,13 @@ tmp_write(struct ckpt_store *s, const struct buf *rec, char *err,
 		    strerror(-r));
 		return r;
 	}
-	if (s->crash_at == CRASH_WRITE_MID) {
-		(void)write_all(fd, rec->data, rec->len / 2);
-		abort();
+	/* in two halves, so that a crash test can stop between them */
+	if ((r = write_all(fd, rec->data, rec->len / 2)) == 0) {
+		crash_point("store-write-mid");
+		r = write_all(fd, rec->data + rec->len / 2,
+		    rec->len - rec->len / 2);
 	}
-	if ((r = write_all(fd, rec->data, rec->len)) == 0) {
+	if (r == 0) {
 		step = "fsync";
 		if (fsync(fd) < 0)
 			r = -errno;
@@ -397,8 +404,7 @@ ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
 
 	if ((r = tmp_write(s, &rec, err, errlen)) < 0)
 		goto out;
-	if (s->crash_at == CRASH_BEFORE_RENAME)
-		abort();
+	crash_point("store-before-rename");
 	if (renameat(s->dirfd, TMP_NAME, s->dirfd, slot_name[target]) < 0) {
 		r = -errno;
 		say(err, errlen, "cannot rename %s/%s to %s: %s", s->dir,
@@ -444,20 +450,6 @@ mkdirs(char *path)
 	}
 }
 
-static enum crash_point
-crash_point_from_env(void)
-{
-	const char *v = getenv("KEDGE_CRASH_AT");
-
-	if (v == NULL)
-		return CRASH_NONE;
-	if (strcmp(v, "store-write-mid") == 0)
-		return CRASH_WRITE_MID;
-	if (strcmp(v, "store-before-rename") == 0)
-		return CRASH_BEFORE_RENAME;
-	return CRASH_NONE;
-}
-
 struct ckpt_store *
 ckpt_store_open(const char *dir, char *err, size_t errlen)
 {
@@ -498,7 +490,6 @@ ckpt_store_open(const char *dir, char *err, size_t errlen)
 		    strerror(errno));
 		goto fail;
 	}
-	s->crash_at = crash_point_from_env();
 	return s;
 fail:
 	ckpt_store_close(s);

@@ -20,22 +20,19 @@
  *     28+n     4  CRC-32 (zlib's) of bytes [0, 28+n)
  *
  * A record is valid when its magic and version are right, the file is
- * exactly 32+n bytes and the CRC matches.  A record of an unknown version
+ * exactly 32+n bytes, the CRC matches and its id is neither 0 nor 2^64-1
+ * (no write could follow it).  A record of an unknown version
  * is never used: its layout may differ from this one.
  *
  * Errors are negative errno values with a sentence in err (or note); the
  * store never logs.
  *
  * Fault injection, for crash tests of this store and of whatever builds on
- * it: when the environment variable KEDGE_CRASH_AT holds one of these
- * values at ckpt_store_open() time, every ckpt_store_write() through that
- * store calls abort() at that point:
+ * it: two crash points (crash.h; KEDGE_CRASH_AT as crash_init() read it):
  *
  *   store-write-mid      after writing the first half of .checkpoint.tmp
  *   store-before-rename  after .checkpoint.tmp is complete and fsynced,
  *                        before it is renamed over a slot
- *
- * Any other value, or none, changes nothing.
  */
 #ifndef KEDGE_CKPT_STORE_H
 #define KEDGE_CKPT_STORE_H

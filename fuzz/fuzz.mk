@@ -28,7 +28,8 @@ FUZZ_HDRS     = $(wildcard agent/*.h agent/udtf/*.h checkpoint/*.h fuzz/*.h)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_KIT_OBJ := $(FUZZ_OUT)/obj/fuzz/fuzzkit.o
 FUZZ_TARGETS  = $(FUZZ_UDTFS:%=fuzz_udtf_%) fuzz_logformat fuzz_config
-FUZZ_TARGETS += fuzz_webhdfs fuzz_sidecar fuzz_manifest fuzz_progress
+FUZZ_TARGETS += fuzz_webhdfs fuzz_sidecar fuzz_manifest fuzz_progress \
+                fuzz_ckpt
 FUZZ_BINS     = $(FUZZ_TARGETS:%=$(FUZZ_OUT)/%)
 
 .PHONY: fuzz-build fuzz fuzz-smoke fuzz-clean

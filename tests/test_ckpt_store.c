@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "agent/crash.h"
 #include "checkpoint/store.h"
 #include "tests/testlib.h"
 
@@ -358,6 +359,41 @@ test_unknown_version(void **state)
 	buf_free(&rec);
 }
 
+/* A record intact by its CRC whose id is out of range (0, or the last id,
+ * after which no write could be newer) is refused: with it, every later
+ * write would lose to it and checkpoints would stand still.  A length
+ * field past any size is refused as damage, not allocated. */
+static void
+test_id_out_of_range(void **state)
+{
+	struct fixture *f = *state;
+	struct buf rec = { 0 };
+	char path[160];
+
+	write_ok(f, "one", 1);
+	rec_make(&rec, 1, UINT64_MAX, "last", 4);
+	file_put(f, "checkpoint.b", rec.data, rec.len);
+	read_expect(f, 1, "one", "/checkpoint.b: record id "
+	    "18446744073709551615 is out of range");
+	write_ok(f, "two", 2);
+	read_expect(f, 2, "two", NULL);
+
+	rec_make(&rec, 1, 0, "zero", 4);
+	file_put(f, "checkpoint.a", rec.data, rec.len);
+	read_expect(f, 2, "two", "/checkpoint.a: record id 0 is out of range");
+
+	/* a header claiming a 2^64-1 byte payload */
+	rec_make(&rec, 1, 3, "x", 1);
+	memset(rec.data + 20, 0xff, 8);
+	file_put(f, "checkpoint.a", rec.data, rec.len);
+	read_expect(f, 2, "two", "/checkpoint.a: length mismatch");
+	path_of(f, "checkpoint.b", path, sizeof(path));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(ckpt_store_read(f->s, &f->payload, NULL, f->note,
+	    sizeof(f->note)), -ENOENT);
+	buf_free(&rec);
+}
+
 static void
 test_both_damaged(void **state)
 {
@@ -489,6 +525,7 @@ crash_at(struct fixture *f, const char *point)
 
 		setrlimit(RLIMIT_CORE, &nocore);
 		setenv("KEDGE_CRASH_AT", point, 1);
+		crash_init();
 		if ((s = ckpt_store_open(f->dir, err, sizeof(err))) == NULL)
 			_exit(2);
 		ckpt_store_write(s, "three, never landed", 19, NULL, err,
@@ -653,6 +690,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_every_bit_flip, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_version, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_id_out_of_range, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_both_damaged, setup,
 		    teardown),

@@ -531,6 +531,15 @@ test_impossible_strings(void **state)
 	    3, "output.timezone: \"../../etc/passwd\" is not a zone name");
 	expect_err(KAFKA TABLE "output = { host = \"edge_01\"; };\n", 3,
 	    "output.host: \"edge_01\" may hold only letters, digits, '.' and '-'");
+	/* the host names a directory of the target: never "." or ".." */
+	expect_err(KAFKA TABLE "output = { host = \"..\"; };\n", 3,
+	    "output.host: \"..\" may not start with '.'");
+	expect_err(KAFKA TABLE "output = { host = \".\"; };\n", 3,
+	    "output.host: \".\" may not start with '.'");
+	expect_err(KAFKA TABLE "output = { host = \"h2345678901234567890123456789"
+	    "012345678901234567890123456789012345\"; };\n", 3,
+	    "output.host: \"h2345678901234567890123456789"
+	    "012345678901234567890123456789012345\" is longer than the 64 bytes");
 }
 
 /* A table name goes into directory, file and journal names: check-config

@@ -28,7 +28,7 @@ cflags="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
 ldflags=$(dpkg-buildflags --get LDFLAGS)
 
 rm -rf "$pkg" "$deb"
-make -j"$(nproc)" B=build-deb BIN=build-deb/kedge CFLAGS="$cflags" \
+make -j"$(nproc)" KEDGE_RELEASE=1 B=build-deb BIN=build-deb/kedge CFLAGS="$cflags" \
 	LDFLAGS="$ldflags" DESTDIR="$root" PREFIX=/usr SYSCONFDIR=/etc \
 	UNITDIR=/lib/systemd/system SYSUSERSDIR=/usr/lib/sysusers.d \
 	TMPFILESDIR=/usr/lib/tmpfiles.d install install-service

@@ -93,6 +93,9 @@ EOF
 
 [ "$(/usr/bin/kedge --version)" = "kedge $VERSION" ] ||
 	die "installed kedge --version: $(/usr/bin/kedge --version)"
+# a release build: the tests' crash points are not in it
+! grep -q 'crashing on purpose' /usr/bin/kedge ||
+	die "the packaged kedge holds the crash points of the tests"
 out=$(runuser -u kedge -- /usr/bin/kedge check-config \
 	-c /etc/kedge/kedge.conf 2>&1) && [ "$out" = "configuration OK" ] ||
 	die "check-config of the installed kedge.conf, as kedge: $out"

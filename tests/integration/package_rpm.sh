@@ -67,6 +67,9 @@ cmp -s examples/kedge.conf "$T/payload/etc/kedge/kedge.conf" ||
 	die "the rpm's kedge.conf is not examples/kedge.conf"
 [ "$("$T/payload/usr/bin/kedge" --version)" = "kedge $VERSION" ] ||
 	die "the rpm's kedge --version: $("$T/payload/usr/bin/kedge" --version)"
+# a release build: the tests' crash points are not in it
+! grep -q 'crashing on purpose' "$T/payload/usr/bin/kedge" ||
+	die "the rpm's kedge holds the crash points of the tests"
 
 # --- the scriptlets ----------------------------------------------------------
 

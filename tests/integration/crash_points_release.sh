@@ -39,7 +39,7 @@ conf() {
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-$1"; };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "none"; } );
-output = { spool_dir = "$T/$1/spool"; local_dir = "$T/$1/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/$1/spool"; local_dir = "$T/$1/warehouse";
            timezone = "UTC"; };
 checkpoint = { interval = 1; };
 metrics = { enabled = false; };

@@ -49,7 +49,7 @@ kafka = {
 };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; codec = "none"; } );
-output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "UTC"; host = "edge01";
            roll = { max_bytes = 32768; }; };
 checkpoint = { interval = 1; };

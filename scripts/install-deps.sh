@@ -12,6 +12,7 @@ PACKAGES="
   libcurl4-openssl-dev python3-gssapi curl
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
+  debootstrap systemd-container rpmlint
 "
 
 if [ "$(id -u)" -ne 0 ]; then

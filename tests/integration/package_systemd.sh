@@ -118,6 +118,7 @@ if [ ! -f "$ROOT/.kedge-complete" ]; then
 	mv "$ROOT.new" "$ROOT"
 fi
 flock -u 9
+exec 9>&-
 
 # --- boot ------------------------------------------------------------------
 

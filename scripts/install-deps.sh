@@ -13,6 +13,7 @@ PACKAGES="
   libmicrohttpd-dev
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
+  debootstrap systemd-container rpmlint
 "
 
 if [ "$(id -u)" -ne 0 ]; then

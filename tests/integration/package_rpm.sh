@@ -6,7 +6,10 @@
 # the payload's unit and kedge.conf are systemd/kedge.service and
 # examples/kedge.conf; the scriptlets are valid sh, create the user of
 # systemd/kedge.sysusers, the directories, and neither enable nor start
-# kedge, but restart it after an upgrade.  Needs rpm (rpmbuild).
+# kedge, but restart it after an upgrade.  The spec's %check (the unit
+# tests, check-config of the packaged kedge.conf) runs in the build, and
+# rpmlint finds nothing on the rpm or the spec outside
+# packaging/rpm/kedge.rpmlintrc.  Needs rpm (rpmbuild) and rpmlint.
 set -eu
 . tests/lib.sh
 
@@ -18,6 +21,15 @@ VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile)
 	die "make rpm: $(tail -5 "$T/make.log")"
 RPM=kedge-$VERSION-1.$(rpm --eval '%{_arch}').rpm
 [ -f "$RPM" ] || die "make rpm made no $RPM"
+grep -q '^Executing(%check)' "$T/make.log" || die "make rpm ran no %check"
+
+# rpmlint: nothing, on the rpm and the spec, but packaging/rpm/kedge.rpmlintrc's.
+command -v rpmlint >/dev/null ||
+	die "needs rpmlint (scripts/install-deps.sh installs it)"
+sed "1i %define kedge_version $VERSION" packaging/rpm/kedge.spec >"$T/kedge.spec"
+rpmlint -r packaging/rpm/kedge.rpmlintrc "$RPM" "$T/kedge.spec" >"$T/rpmlint" 2>&1 &&
+	grep -q ' 0 errors, 0 warnings, 0 badness' "$T/rpmlint" ||
+	die "rpmlint on $RPM: $(grep -E ': [EW]: ' "$T/rpmlint")"
 
 # --- files, owners, modes, flags -----------------------------------------
 

@@ -227,7 +227,7 @@ conf() {
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-systemd"; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "/var/lib/kedge/spool";
+output = { $OLD_EVENTS spool_dir = "/var/lib/kedge/spool";
            local_dir = "/var/lib/kedge/warehouse"; timezone = "UTC";
            roll = { max_age = $1; inactive = $1; }; };
 checkpoint = { interval = 1; };

@@ -176,12 +176,13 @@ struct journal_line {
 
 /* Reads a decimal number of at most max at *s (before end), with a '-'
  * when neg, then a space or the end of the line.  Returns 0, or -EINVAL
- * for anything else: no digit, too large, other bytes. */
+ * for anything else: no digit, too large, other bytes, a spelling that
+ * journal_seal() does not write (a leading zero, "-0"). */
 static int
 journal_number(const char **s, const char *end, int neg, uint64_t max,
     uint64_t *out, int *negative)
 {
-	const char *p = *s;
+	const char *p = *s, *digits;
 	uint64_t v = 0;
 
 	*negative = 0;
@@ -192,11 +193,14 @@ journal_number(const char **s, const char *end, int neg, uint64_t max,
 	}
 	if (p == end || *p < '0' || *p > '9')
 		return -EINVAL;
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+	for (digits = p; p < end && *p >= '0' && *p <= '9'; p++) {
 		if (v > (max - (uint64_t)(*p - '0')) / 10)
 			return -EINVAL;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
+	/* one spelling per number, as the recovery reads what seal wrote */
+	if ((*digits == '0' && p - digits > 1) || (*negative && v == 0))
+		return -EINVAL;
 	if (p < end && *p++ != ' ')
 		return -EINVAL;
 	*s = p;

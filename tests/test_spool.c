@@ -505,6 +505,12 @@ test_damaged_journal_line_refused(void **state)
 		"t 1 x\n",
 		"r  5 9\n",
 		"x 5 9\n",
+		/* one spelling per number: seal writes no leading zero
+		 * and no "-0" */
+		"o 05 9\n",
+		"o 5 09\n",
+		"t -0 5\n",
+		"m 02 10 5\n",
 	};
 
 	for (size_t i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
@@ -586,6 +592,10 @@ test_names(void **state)
 	    -EINVAL);
 	assert_int_equal(spool_name_parse("t+0+9223372036854775808+h.txt",
 	    &sn), -EINVAL);
+	/* one spelling per number: the writer's, which verify expects */
+	assert_int_equal(spool_name_parse("t+03+0+h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+3+0120+h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+00+0+h.txt", &sn), -EINVAL);
 	assert_int_equal(spool_name_parse("t+2147483647+9223372036854775807+h.txt",
 	    &sn), 0);
 	assert_int_equal(sn.partition, INT32_MAX);

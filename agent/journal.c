@@ -254,6 +254,11 @@ journal_parse_line(const char *s, size_t n, struct journal_line *jl)
 			return -EINVAL;
 		jl->table = s;
 		jl->tablelen = (size_t)(sp - s);
+		/* a table name holds no control byte; a NUL would cut it,
+		 * and two tables' rejects would go under one name */
+		for (; s < sp; s++)
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				return -EINVAL;
 		s = sp + 1;
 		/* fall through */
 	case 'o':

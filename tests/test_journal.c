@@ -188,6 +188,28 @@ test_kinds_of_the_table(void **state)
 	sidecar_free(&sc);
 }
 
+/* A table name with a NUL was cut there: "a\0b" went under table a, and
+ * a's own rejects were lost from the sidecar, which names a key once.  A
+ * control byte in a table name is damage. */
+static void
+test_table_name_with_control_byte(void **state)
+{
+	static const char nul[] = "r a 17 17\nr a\0b 3 4\nm 1 10 3\n";
+	struct fixture *f = *state;
+	struct journal_state st;
+	char err[256] = "";
+
+	assert_int_equal(fs_write_atomic(f->journal, nul, sizeof(nul) - 1), 0);
+	assert_int_equal(journal_read(f->journal, UINT64_MAX, &st, err,
+	    sizeof(err)), -EINVAL);
+	journal_state_free(&st);
+	assert_non_null(strstr(err, "line 2 is damaged"));
+	assert_int_equal(sidecar_of(f, REJECTS_TABLE, "r a 1 1\nr a\tb 3 4\n"
+	    "m 1 10 3\n", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 2 is damaged"));
+	assert_int_equal(access(f->sidecar, F_OK), -1);
+}
+
 int
 main(void)
 {
@@ -200,6 +222,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kinds_of_the_table, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_table_name_with_control_byte,
+		    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,8 +12,10 @@
  * the input, and its mark (when found) is a whole "m ID LEN ROWS" line,
  * ID <= upto, ending the journal_len bytes kept, with LEN and ROWS as
  * read.  journal_write_sidecar() of it refuses with a reason, or writes a
- * sidecar that sidecar_parse() reads, with the rows and bytes of the mark
- * and the descriptive fields it was given.
+ * sidecar that sidecar_parse() reads, with the rows and bytes of the mark,
+ * the descriptive fields it was given, and for each kind (each table of
+ * the rejected) the union of the ranges of the lines kept, exactly: this
+ * file's own sort and merge is the oracle.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -127,6 +129,136 @@ fuzz_check_mark(const struct journal_state *st, uint64_t upto)
 		    PRIu64, (int)n, line, upto);
 }
 
+/* The ranges of one kind (or one table's rejects) as the lines say. */
+struct fuzz_kind {
+	char kind;
+	const char *table;           /* r: not NUL-terminated */
+	size_t tablelen;
+	struct sidecar_range *v;
+	size_t n, cap;
+};
+
+#define FUZZ_KINDS_MAX 4096
+
+struct fuzz_lines {
+	struct fuzz_kind k[FUZZ_KINDS_MAX];
+	size_t n;
+};
+
+static struct fuzz_lines fuzz_fl;  /* the oracle's, kept off the stack */
+
+static int
+fuzz_range_cmp(const void *x, const void *y)
+{
+	const struct sidecar_range *a = x, *b = y;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Collects the o, e, s and r lines of the journal_len bytes kept (every
+ * whole line there is one journal_read() took).  Returns 0, or -1 when
+ * there are more kinds and tables than the oracle holds. */
+static int
+fuzz_collect(const struct journal_state *st, struct fuzz_lines *fl)
+{
+	const char *p = st->text.data, *end = p;
+
+	if (st->journal_len > 0)
+		end += st->journal_len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *table = NULL, *num = p + 2;
+		char copy[64], *e;
+		size_t tablelen = 0, i;
+		struct fuzz_kind *k;
+		int64_t a, b;
+
+		if (nl == NULL)
+			fuzzkit_die("journal_read", "kept a line without its "
+			    "newline");
+		if (*p == 'r') {
+			table = p + 2;
+			num = memchr(table, ' ', (size_t)(nl - table));
+			tablelen = (size_t)(num - table);
+			num++;
+		}
+		if (*p == 'm' || *p == 't' || (size_t)(nl - num) >= sizeof(copy)) {
+			p = nl + 1;
+			continue;
+		}
+		memcpy(copy, num, (size_t)(nl - num));
+		copy[nl - num] = '\0';
+		a = strtoll(copy, &e, 10);
+		b = strtoll(e + 1, NULL, 10);
+		for (i = 0; i < fl->n; i++)
+			if (fl->k[i].kind == *p && fl->k[i].tablelen == tablelen &&
+			    (tablelen == 0 ||
+			    memcmp(fl->k[i].table, table, tablelen) == 0))
+				break;
+		if (i == fl->n) {
+			if (fl->n == FUZZ_KINDS_MAX)
+				return -1;
+			fl->k[fl->n++] = (struct fuzz_kind){ *p, table, tablelen,
+			    NULL, 0, 0 };
+		}
+		k = &fl->k[i];
+		if (k->n == k->cap) {
+			k->cap = k->cap ? 2 * k->cap : 8;
+			if ((k->v = realloc(k->v, k->cap * sizeof(*k->v))) ==
+			    NULL)
+				fuzzkit_die("realloc", "out of memory");
+		}
+		k->v[k->n++] = (struct sidecar_range){ a, b };
+		p = nl + 1;
+	}
+	for (size_t i = 0; i < fl->n; i++) {
+		struct fuzz_kind *k = &fl->k[i];
+		size_t n = 0;
+
+		qsort(k->v, k->n, sizeof(k->v[0]), fuzz_range_cmp);
+		for (size_t j = 1; j < k->n; j++) {
+			if (k->v[j].first <= k->v[n].last ||
+			    k->v[j].first - k->v[n].last == 1) {
+				if (k->v[j].last > k->v[n].last)
+					k->v[n].last = k->v[j].last;
+			} else {
+				k->v[++n] = k->v[j];
+			}
+		}
+		k->n = k->n ? n + 1 : 0;
+	}
+	return 0;
+}
+
+static void
+fuzz_lines_free(struct fuzz_lines *fl)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		free(fl->k[i].v);
+	fl->n = 0;
+}
+
+/* Checks that the sidecar's ranges r are those of kind (and table) in fl:
+ * none when fl has no line of it. */
+static void
+fuzz_check_ranges(const struct fuzz_lines *fl, char kind, const char *table,
+    const struct sidecar_ranges *r)
+{
+	size_t len = table ? strlen(table) : 0;
+	const struct fuzz_kind *k = NULL;
+
+	for (size_t i = 0; i < fl->n && k == NULL; i++)
+		if (fl->k[i].kind == kind && fl->k[i].tablelen == len &&
+		    (len == 0 || memcmp(fl->k[i].table, table, len) == 0))
+			k = &fl->k[i];
+	if ((k ? k->n : 0) != r->n ||
+	    (r->n > 0 && memcmp(k->v, r->v, r->n * sizeof(r->v[0])) != 0))
+		fuzzkit_die("journal_write_sidecar", "%zu %c ranges%s%s where "
+		    "the journal's lines give %zu", r->n, kind,
+		    table ? " of table " : "", table ? table : "",
+		    k ? k->n : 0);
+}
+
 /* Reads the sidecar written and checks it against st and info. */
 static void
 fuzz_check_sidecar(const struct journal_state *st,
@@ -159,6 +291,23 @@ fuzz_check_sidecar(const struct journal_state *st,
 	if (st->rows == 0 && sc.has_event_range)
 		fuzzkit_die("journal_write_sidecar", "an event range for a file "
 		    "of no row");
+	if (fuzz_collect(st, &fuzz_fl) == 0) {
+		size_t tables = 0;
+
+		fuzz_check_ranges(&fuzz_fl, 'o', NULL, &sc.offsets);
+		fuzz_check_ranges(&fuzz_fl, 'e', NULL, &sc.empty);
+		fuzz_check_ranges(&fuzz_fl, 's', NULL, &sc.spill);
+		for (size_t i = 0; i < sc.nrejected; i++)
+			fuzz_check_ranges(&fuzz_fl, 'r', sc.rejected[i].table,
+			    &sc.rejected[i].ranges);
+		for (size_t i = 0; i < fuzz_fl.n; i++)
+			tables += fuzz_fl.k[i].kind == 'r';
+		if (tables != sc.nrejected)
+			fuzzkit_die("journal_write_sidecar", "rejects of %zu "
+			    "tables where the journal names %zu", sc.nrejected,
+			    tables);
+	}
+	fuzz_lines_free(&fuzz_fl);
 	sidecar_free(&sc);
 	buf_free(&text);
 	unlink(fuzz_sidecar);

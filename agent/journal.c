@@ -13,6 +13,7 @@
 #include "codec.h"
 #include "format.h"
 #include "fsutil.h"
+#include "rejects.h"
 #include "sidecar.h"
 
 static const char journal_letter[] = { 'o', 'e', 's', 'r' };
@@ -176,27 +177,30 @@ struct journal_line {
 
 /* Reads a decimal number of at most max at *s (before end), with a '-'
  * when neg, then a space or the end of the line.  Returns 0, or -EINVAL
- * for anything else: no digit, too large, other bytes. */
+ * for anything else: no digit, too large, other bytes, a spelling that
+ * journal_seal() does not write (a leading zero, "-0"). */
 static int
 journal_number(const char **s, const char *end, int neg, uint64_t max,
     uint64_t *out, int *negative)
 {
-	const char *p = *s;
+	const char *p = *s, *digits;
 	uint64_t v = 0;
 
 	*negative = 0;
 	if (neg && p < end && *p == '-') {
 		*negative = 1;
-		max++;          /* INT64_MIN's magnitude */
 		p++;
 	}
 	if (p == end || *p < '0' || *p > '9')
 		return -EINVAL;
-	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+	for (digits = p; p < end && *p >= '0' && *p <= '9'; p++) {
 		if (v > (max - (uint64_t)(*p - '0')) / 10)
 			return -EINVAL;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
+	/* one spelling per number, as the recovery reads what seal wrote */
+	if ((*digits == '0' && p - digits > 1) || (*negative && v == 0))
+		return -EINVAL;
 	if (p < end && *p++ != ' ')
 		return -EINVAL;
 	*s = p;
@@ -212,7 +216,8 @@ journal_u64(const char **s, const char *end, uint64_t *out)
 	return journal_number(s, end, 0, UINT64_MAX, out, &negative);
 }
 
-/* An offset (>= 0), or with neg an event time (any int64). */
+/* An offset (>= 0), or with neg an event time (any int64 but INT64_MIN,
+ * which a sidecar does not take: a manifest's "no time"). */
 static int
 journal_i64(const char **s, const char *end, int neg, int64_t *out)
 {
@@ -221,8 +226,7 @@ journal_i64(const char **s, const char *end, int neg, int64_t *out)
 
 	if ((r = journal_number(s, end, neg, INT64_MAX, &v, &negative)) < 0)
 		return r;
-	/* -(v - 1) - 1: INT64_MIN without overflow */
-	*out = negative ? -(int64_t)(v - 1) - 1 : (int64_t)v;
+	*out = negative ? -(int64_t)v : (int64_t)v;
 	return 0;
 }
 
@@ -250,6 +254,11 @@ journal_parse_line(const char *s, size_t n, struct journal_line *jl)
 			return -EINVAL;
 		jl->table = s;
 		jl->tablelen = (size_t)(sp - s);
+		/* a table name holds no control byte; a NUL would cut it,
+		 * and two tables' rejects would go under one name */
+		for (; s < sp; s++)
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				return -EINVAL;
 		s = sp + 1;
 		/* fall through */
 	case 'o':
@@ -377,7 +386,8 @@ journal_ranges_add(struct journal_ranges *jr, int64_t a, int64_t b)
 {
 	int r;
 
-	if (jr->open && a <= jr->b + 1 && a >= jr->a) {
+	/* a - 1: jr->b may be INT64_MAX, and a >= 0 */
+	if (jr->open && a >= jr->a && a - 1 <= jr->b) {
 		if (b > jr->b)
 			jr->b = b;
 		return 0;
@@ -387,6 +397,39 @@ journal_ranges_add(struct journal_ranges *jr, int64_t a, int64_t b)
 	jr->a = a;
 	jr->b = b;
 	jr->open = 1;
+	return 0;
+}
+
+static int
+journal_range_cmp(const void *x, const void *y)
+{
+	const struct sidecar_range *a = x, *b = y;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Closes the open range, then sorts the ranges and merges those that
+ * overlap or touch, as a sidecar lists them: records noted out of order
+ * (read again after a seek back) are in the file all the same. */
+static int
+journal_ranges_done(struct journal_ranges *jr)
+{
+	struct sidecar_ranges *d = &jr->done;
+	size_t n = 0;
+	int r;
+
+	if ((r = journal_ranges_flush(jr)) < 0 || d->n < 2)
+		return r;
+	qsort(d->v, d->n, sizeof(d->v[0]), journal_range_cmp);
+	for (size_t i = 1; i < d->n; i++) {
+		if (d->v[i].first - 1 <= d->v[n].last) {
+			if (d->v[i].last > d->v[n].last)
+				d->v[n].last = d->v[i].last;
+		} else {
+			d->v[++n] = d->v[i];
+		}
+	}
+	d->n = n + 1;
 	return 0;
 }
 
@@ -462,6 +505,19 @@ journal_collect(const struct journal_line *jl, size_t lineno, size_t end,
 	return 0;
 }
 
+/* A rejects file lists rejected records only (r lines), a table's file
+ * none (o, e, s lines).  Returns 0 or -EINVAL. */
+static int
+journal_check_kinds(const struct journal_sidecar *sc, const char *table)
+{
+	int rejects = strcmp(table, REJECTS_TABLE) == 0, others = 0;
+
+	for (size_t k = 0; k < JOURNAL_KINDS; k++)
+		others |= sc->kinds[k].done.n > 0;
+	return (rejects && others) || (!rejects && sc->ntables > 0) ?
+	    -EINVAL : 0;
+}
+
 /* Moves what the journal collected into out, with the descriptive fields
  * of info.  Returns 0, -EINVAL for a format or codec kedge does not know,
  * -ERANGE for a mark's length or rows past INT64_MAX, or -ENOMEM; out
@@ -534,9 +590,16 @@ journal_write_sidecar(const struct journal_state *st,
 		goto out;
 	}
 	for (size_t k = 0; k < JOURNAL_KINDS && r == 0; k++)
-		r = journal_ranges_flush(&sc->kinds[k]);
+		r = journal_ranges_done(&sc->kinds[k]);
 	for (size_t t = 0; t < sc->ntables && r == 0; t++)
-		r = journal_ranges_flush(&sc->rejected[t].ranges);
+		r = journal_ranges_done(&sc->rejected[t].ranges);
+	if (r == 0 && (r = journal_check_kinds(sc, info->table)) < 0) {
+		snprintf(err, errlen, "%s: its journal lists %s records in a "
+		    "file of table %s", sidecar_path, sc->ntables > 0 &&
+		    strcmp(info->table, REJECTS_TABLE) != 0 ? "rejected" :
+		    "accepted", info->table);
+		goto out;
+	}
 	if (r == 0)
 		r = journal_to_sidecar(st, info, sc, &out);
 	if (r == 0)

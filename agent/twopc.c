@@ -110,6 +110,13 @@ twopc_marker_path(const char *host, const char *topic, int32_t partition,
 	    partition);
 }
 
+int
+twopc_marker_parse(const char *text, size_t len, uint64_t *id)
+{
+	return ckpt_id_parse(text, len > 0 && text[len - 1] == '\n' ? len - 1 :
+	    len, id);
+}
+
 /* Reads the checkpoint id a takeover marker for this host holds into *id
  * (0 without a marker).  Returns 0, or a negative errno with the sentence
  * in err: the target cannot tell, and nothing may be decided by guess. */
@@ -127,8 +134,7 @@ twopc_marker_read(const struct twopc *t, const char *topic,
 	if ((r = target_read(t->target, rel, 64, &text, &len, err, errlen)) <= 0)
 		return r;
 	r = 0;
-	if (ckpt_id_parse(text, len > 0 && text[len - 1] == '\n' ? len - 1 :
-	    len, id) < 0) {
+	if (twopc_marker_parse(text, len, id) < 0) {
 		snprintf(err, errlen, "the takeover marker of %s [%" PRId32 "] "
 		    "holds \"%s\", not a checkpoint id (damaged?)", topic,
 		    partition, escape_bytes(text, len, shown, sizeof(shown)));

@@ -45,6 +45,11 @@ void twopc_free(struct twopc *t); /* accepts NULL */
  * nothing should be read. */
 int twopc_recover(struct twopc *t, struct source *src);
 
+/* Parses the text[0..len) of a takeover marker, as twopc writes it: the
+ * checkpoint id in decimal and a newline (which may be missing).  Returns
+ * 0 with *id, or -EINVAL or -ERANGE as ckpt_id_parse() does. */
+int twopc_marker_parse(const char *text, size_t len, uint64_t *id);
+
 /* source_start_fn for a static assignment: the recovered next offset of a
  * partition, or -1.  arg is the twopc. */
 int64_t twopc_start_at(const char *topic, int32_t partition, void *arg);

@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "fsutil.h"
+#include "rejects.h"
 #include "sidecar.h"
 #include "spool.h"
 #include "writer.h"
@@ -40,20 +41,30 @@ static const struct udtf_column cols[] = { { "n", UDTF_INT64 } };
 #define PART "t/dt=20261129/hr=10/top+0+0+h1.txt"
 #define SIDECAR "t/dt=20261129/hr=10/.top+0+0+h1.txt.json"
 
+/* Replaces f's writer with one of the given table. */
+static void
+open_writer(struct fixture *f, const char *table)
+{
+	struct writer_opts o = { .table = table, .host = "h1",
+	    .codec = CODEC_NONE, .roll = { 1 << 30, 900, 300, 0 } };
+	char err[256];
+
+	writer_free(f->w);
+	o.spool_dir = f->dir;
+	o.format = (struct format){ FORMAT_HIVE_TEXT, '\001', f->tz };
+	assert_non_null(f->w = writer_new(&o, cols, 1, err, sizeof(err)));
+}
+
 static int
 setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct writer_opts o = { .table = "t", .host = "h1",
-	    .codec = CODEC_NONE, .roll = { 1 << 30, 900, 300, 0 } };
 	char err[256];
 
 	strcpy(f->dir, "/tmp/kedge-test-spool.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	assert_non_null(f->tz = tz_open("UTC", err, sizeof(err)));
-	o.spool_dir = f->dir;
-	o.format = (struct format){ FORMAT_HIVE_TEXT, '\001', f->tz };
-	assert_non_null(f->w = writer_new(&o, cols, 1, err, sizeof(err)));
+	open_writer(f, "t");
 	*state = f;
 	return 0;
 }
@@ -435,12 +446,13 @@ test_rejects_sidecar(void **state)
 	struct spool_recovery st;
 	char *side;
 
+	open_writer(f, REJECTS_TABLE);
 	rows(f, 3, 4, "access");
 	rows(f, 8, 8, "access");
 	seal(f, 1);
 	crash_and_recover(f, 1, &st);
-	assert_non_null(side = slurp(f, "ready/t/dt=20261129/hr=10/"
-	    ".top+0+3+h1.txt.json"));
+	assert_non_null(side = slurp(f, "ready/" REJECTS_TABLE "/dt=20261129/"
+	    "hr=10/.top+0+3+h1.txt.json"));
 	assert_non_null(strstr(side, "\"min_event_us\":1795946580000000,"
 	    "\"max_event_us\":1795946880000000,"));
 	assert_non_null(strstr(side, "\"offsets\":[],"));
@@ -461,13 +473,14 @@ test_long_table_name_in_journal(void **state)
 
 	memset(name, 'n', CONF_TABLE_NAME_MAX);
 	name[CONF_TABLE_NAME_MAX] = '\0';
+	open_writer(f, REJECTS_TABLE);
 	rows(f, 3, 4, name);
 	rows(f, 5, 5, "access");
 	seal(f, 1);
 	crash_and_recover(f, 1, &st);
 	assert_int_equal(st.kept, 1);
-	assert_non_null(side = slurp(f, "ready/t/dt=20261129/hr=10/"
-	    ".top+0+3+h1.txt.json"));
+	assert_non_null(side = slurp(f, "ready/" REJECTS_TABLE "/dt=20261129/"
+	    "hr=10/.top+0+3+h1.txt.json"));
 	snprintf(want, sizeof(want), "\"rejected\":{\"%s\":[[3,4]],"
 	    "\"access\":[[5,5]]}", name);
 	if (strstr(side, want) == NULL)
@@ -505,6 +518,12 @@ test_damaged_journal_line_refused(void **state)
 		"t 1 x\n",
 		"r  5 9\n",
 		"x 5 9\n",
+		/* one spelling per number: seal writes no leading zero
+		 * and no "-0" */
+		"o 05 9\n",
+		"o 5 09\n",
+		"t -0 5\n",
+		"m 02 10 5\n",
 	};
 
 	for (size_t i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
@@ -586,6 +605,10 @@ test_names(void **state)
 	    -EINVAL);
 	assert_int_equal(spool_name_parse("t+0+9223372036854775808+h.txt",
 	    &sn), -EINVAL);
+	/* one spelling per number: the writer's, which verify expects */
+	assert_int_equal(spool_name_parse("t+03+0+h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+3+0120+h.txt", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+00+0+h.txt", &sn), -EINVAL);
 	assert_int_equal(spool_name_parse("t+2147483647+9223372036854775807+h.txt",
 	    &sn), 0);
 	assert_int_equal(sn.partition, INT32_MAX);

@@ -243,6 +243,49 @@ source_auth_failure(struct source *s, const char *reason)
 	}
 }
 
+/* The sentence for brokers whose ACLs refuse kedge READ on topic or group
+ * NAME (err TOPIC_ or GROUP_AUTHORIZATION_FAILED): which ACL to add, for
+ * the user the brokers know kedge by (under their default
+ * principal.to.local rules, the Kerberos principal's first component). */
+static void
+source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
+    const char *name, char *out, size_t outlen)
+{
+	const char *p = s->conf->kerberos.principal;
+	int topic = err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
+
+	snprintf(out, outlen, "the brokers' ACLs do not let %s read %s %s "
+	    "(%s): allow it READ on %s %s (kafka-acls --add "
+	    "--allow-principal User:%.*s --operation Read --%s %s)",
+	    p != NULL ? p : "kedge's user", topic ? "topic" : "consumer group",
+	    name, topic ? "TOPIC_AUTHORIZATION_FAILED" :
+	    "GROUP_AUTHORIZATION_FAILED", topic ? "topic" : "group", name,
+	    p != NULL ? (int)strcspn(p, "/@") : 6, p != NULL ? p : "<USER>",
+	    topic ? "topic" : "group", name);
+}
+
+/* An error of a consumed message that no retry mends: the brokers' ACLs.
+ * Stops kedge (see source_failure()); 0 if err is another error. */
+static int
+source_acl_failure(struct source *s, const rd_kafka_message_t *m)
+{
+	const struct conf *c = s->conf;
+	const char *name;
+
+	if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
+		name = m->rkt != NULL ? rd_kafka_topic_name(m->rkt) :
+		    c->kafka.topics.v[0];
+	else if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+		name = c->kafka.group_id != NULL ? c->kafka.group_id :
+		    SOURCE_STATIC_GROUP;
+	else
+		return 0;
+	if (s->failure[0] == '\0')
+		source_acl_sentence(s, m->err, name, s->failure,
+		    sizeof(s->failure));
+	return 1;
+}
+
 /* Called by librdkafka's threads for each certificate of a broker's chain
  * after OpenSSL checked it (host name included): keeps OpenSSL's reason
  * for the first one refused, which librdkafka's own error does not say. */
@@ -644,7 +687,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 				msgs[kept++] = m;
 				continue;
 			}
-		} else {
+		} else if (!source_acl_failure(s, m)) {
 			log_warnx("kafka: %s [%" PRId32 "]: %s",
 			    m->rkt ? rd_kafka_topic_name(m->rkt) : "-", m->partition,
 			    rd_kafka_message_errstr(m));
@@ -847,6 +890,85 @@ source_at_end(const struct source *s)
 	return 1;
 }
 
+/* For source_probe(): the brokers let kedge read: its group's committed
+ * offsets (the group's ACL) and a fetch at the end of each topic's
+ * partition 0 (the topic's READ), within timeout_ms. */
+static int
+source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
+{
+	const struct conf *c = s->conf;
+	rd_kafka_topic_partition_list_t *list, *copy;
+	rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
+	time_t until = time(NULL) + (timeout_ms + 999) / 1000;
+	char why[sizeof(s->failure)];
+	int ended = 0, r = 0;
+
+	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);
+	for (size_t i = 0; i < c->kafka.topics.n; i++)
+		rd_kafka_topic_partition_list_add(list, c->kafka.topics.v[i],
+		    0)->offset = RD_KAFKA_OFFSET_END;
+	/* A refused group shows as the consumer's error while it looks for
+	 * the group's coordinator, not as rd_kafka_committed()'s: look for it
+	 * each second. */
+	while (s->grouped) {
+		rd_kafka_message_t *m;
+
+		copy = rd_kafka_topic_partition_list_copy(list);
+		e = rd_kafka_committed(s->rk, copy, 1000);
+		for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < copy->cnt;
+		    i++)
+			e = copy->elems[i].err;
+		rd_kafka_topic_partition_list_destroy(copy);
+		while (e == RD_KAFKA_RESP_ERR__TIMED_OUT &&
+		    (m = rd_kafka_consumer_poll(s->rk, 0)) != NULL) {
+			if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+				e = m->err;
+			rd_kafka_message_destroy(m);
+		}
+		if (e != RD_KAFKA_RESP_ERR__TIMED_OUT || time(NULL) >= until)
+			break;
+	}
+	if (e == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
+		source_acl_sentence(s, e, c->kafka.group_id, why, sizeof(why));
+		snprintf(err, errlen, "kafka: %s", why);
+		r = -EACCES;
+	} else if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot read the committed offsets "
+		    "of group %s: %s", c->kafka.group_id, rd_kafka_err2str(e));
+		r = -EIO;
+	} else if ((e = rd_kafka_assign(s->rk, list)) !=
+	    RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot assign: %s",
+		    rd_kafka_err2str(e));
+		r = -EIO;
+	}
+	while (r == 0 && ended < list->cnt) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(s->rk, 100);
+
+		if (m == NULL) {
+			if (time(NULL) <= until)
+				continue;
+			snprintf(err, errlen, "kafka: no answer to a fetch from "
+			    "%s within %d s", c->kafka.brokers, timeout_ms / 1000);
+			r = -EIO;
+			break;
+		}
+		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			ended++;
+		} else if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+			source_acl_sentence(s, m->err, m->rkt != NULL ?
+			    rd_kafka_topic_name(m->rkt) : c->kafka.topics.v[0],
+			    why, sizeof(why));
+			snprintf(err, errlen, "kafka: %s", why);
+			r = -EACCES;
+		}
+		rd_kafka_message_destroy(m);
+	}
+	rd_kafka_assign(s->rk, NULL);
+	rd_kafka_topic_partition_list_destroy(list);
+	return r;
+}
+
 int
 source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
     char *err, size_t errlen)
@@ -892,6 +1014,8 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 		}
 	}
 	rd_kafka_metadata_destroy(md);
+	if (r == 0)
+		r = source_probe_read(s, timeout_ms, err, errlen);
 	return r;
 }
 

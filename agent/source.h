@@ -138,9 +138,10 @@ int32_t source_partition_count(struct source *s, const char *topic,
 int source_at_end(const struct source *s);
 
 /* Asks the brokers for their metadata and checks that every configured
- * topic is there, within timeout_ms.  Writes "N brokers; topic (P
- * partitions), ..." to info.  Returns 0, or a negative errno with the
- * sentence in err. */
+ * topic is there, and that their ACLs let kedge read it and use its group
+ * (a fetch at each topic's end, the group's committed offsets), each
+ * within timeout_ms.  Writes "N brokers; topic (P partitions), ..." to
+ * info.  Returns 0, or a negative errno with the sentence in err. */
 int source_probe(struct source *s, int timeout_ms, char *info,
     size_t infolen, char *err, size_t errlen);
 

@@ -98,3 +98,21 @@ CONF
 		echo "$_rc_x"
 	done
 }
+
+# real_principal NAME KEYTAB: adds principal NAME/localhost to the realm
+# with a random key and writes it to KEYTAB (mode 0600); its Kafka user
+# is User:NAME.  It has no ACL yet: real_acl gives it some.
+real_principal() {
+	krb_kadmin addprinc -randkey "$1/localhost"
+	krb_kadmin ktadd -k "$2" -norandkey "$1/localhost"
+	chmod 600 "$2"
+}
+
+# real_acl ACLCOMMAND-ARGS...: runs Kafka's AclCommand with ARGS over
+# PLAINTEXT (for instance --add --allow-principal User:x --operation Read
+# --topic t).
+real_acl() {
+	tests/real/kafka "$REAL_DIR" java org.apache.kafka.tools.AclCommand \
+		--bootstrap-server "$KAFKA_PLAINTEXT" "$@" >"$T/acl.log" 2>&1 ||
+		die "AclCommand $*: $(tail -3 "$T/acl.log")"
+}

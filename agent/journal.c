@@ -90,6 +90,19 @@ journal_add(struct journal *j, enum journal_kind kind, const char *table,
 	return 0;
 }
 
+int
+journal_add_range(struct journal *j, enum journal_kind kind,
+    const char *table, int64_t from, int64_t to)
+{
+	int r;
+
+	if ((r = journal_add(j, kind, table, from)) < 0)
+		return r;
+	if (to > j->pending[j->npending - 1].b)
+		j->pending[j->npending - 1].b = to;
+	return 0;
+}
+
 /* Widens the range [*min, *max], empty while *have is 0, to take in
  * [lo, hi]. */
 static void

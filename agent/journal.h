@@ -49,6 +49,10 @@ void journal_close(struct journal *j); /* accepts NULL; writes nothing */
 int journal_add(struct journal *j, enum journal_kind kind, const char *table,
     int64_t offset);
 
+/* journal_add() for every offset of [from, to], at once. */
+int journal_add_range(struct journal *j, enum journal_kind kind,
+    const char *table, int64_t from, int64_t to);
+
 /* Notes the event time of a row written to the file, microseconds since
  * the epoch. */
 void journal_add_event(struct journal *j, int64_t event_us);

@@ -16,6 +16,9 @@ struct source_part {
 	char *topic;
 	int32_t partition;
 	int64_t next;        /* offset to commit; -1 before the first record */
+	int64_t seen;        /* offset the consumer reads next, as far as
+			      * known (the committed one, then after the
+			      * last record); -1: not known */
 	int at_end;
 	time_t last_at;      /* when its last record was read; 0: none */
 };
@@ -34,12 +37,20 @@ struct source {
 	uint64_t wakeups;    /* times it was woken by a seek */
 	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
 	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
+	time_t down_since;   /* when every broker went down; 0: one answers */
+	rd_kafka_queue_t *commits;  /* where offset commits are answered */
+	int commit_pending;  /* a commit's answer has not come yet */
 	pthread_mutex_t tls_lock;  /* librdkafka's threads verify certificates */
 	int tls_error;       /* OpenSSL's X509_V_ERR_ of the first refused one */
 	char tls_broker[256];
 };
 
 #define SOURCE_STATIC_GROUP "kedge-static-assignment"
+
+/* How long a checkpoint waits for its offset commit's answer.  librdkafka's
+ * own commit waits for as long as the group's coordinator is away, and so
+ * would the whole loop: status, SIGTERM and publishing. */
+#define SOURCE_COMMIT_WAIT_MS 5000
 
 /*
  * Prefetching.  librdkafka (2.0) stops fetching when its queue holds
@@ -110,6 +121,7 @@ source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
 		/* an explicit start (a recovered static assignment) is already
 		 * decided: it belongs in the next checkpoint as it is */
 		p->next = list->elems[i].offset >= 0 ? list->elems[i].offset : -1;
+		p->seen = p->next;
 		p->at_end = 0;
 		p->last_at = 0;
 		s->nparts++;
@@ -171,9 +183,11 @@ source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		source_log_parts("assigned", parts);
-		s->hooks.assigned(s->hooks.opaque, parts);
+		/* tracked first: the hook's source_committed() tells where
+		 * the consumer starts */
 		if (source_track(s, parts) < 0)
 			log_errx("kafka: out of memory tracking partitions");
+		s->hooks.assigned(s->hooks.opaque, parts);
 		if (cooperative)
 			error = rd_kafka_incremental_assign(rk, parts);
 		else
@@ -365,6 +379,12 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls;
 
 	(void)rk;
+	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && s->down_since == 0) {
+		s->down_since = time(NULL);
+		log_warnx("kafka: no broker answers (%s); waiting for them, "
+		    "kedge resumes by itself", reason);
+		return;
+	}
 	if (!stop) {
 		log_warnx("kafka: %s", reason);
 		return;
@@ -378,6 +398,18 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 		source_auth_failure(s, reason);
 	else
 		snprintf(s->failure, sizeof(s->failure), "%s", reason);
+}
+
+/* A broker answered (a record, a partition's end, a commit): the end of
+ * an outage, if there was one. */
+static void
+source_alive(struct source *s)
+{
+	if (s->down_since == 0)
+		return;
+	log_info("kafka: the brokers answer again, after %ld s",
+	    (long)(time(NULL) - s->down_since));
+	s->down_since = 0;
 }
 
 static int
@@ -538,6 +570,7 @@ source_new(const struct conf *c, const struct source_hooks *h, char *err,
 	}
 	rd_kafka_poll_set_consumer(s->rk);
 	s->queue = rd_kafka_queue_get_consumer(s->rk);
+	s->commits = rd_kafka_queue_new(s->rk);
 	return s;
 fail:
 	pthread_mutex_destroy(&s->tls_lock);
@@ -679,6 +712,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 		    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 			/* In queue order: a record after the end clears it. */
 			p = source_find(s, rd_kafka_topic_name(m->rkt), m->partition);
+			source_alive(s);
 			if (p != NULL)
 				p->at_end = m->err != RD_KAFKA_RESP_ERR_NO_ERROR;
 			if (p != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR)
@@ -697,6 +731,29 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 	return kept;
 }
 
+int64_t
+source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from)
+{
+	struct source_part *p = source_find(s, rd_kafka_topic_name(msg->rkt),
+	    msg->partition);
+	int64_t lo, hi, seen;
+
+	if (p == NULL)
+		return 0;
+	seen = p->seen;
+	p->seen = msg->offset + 1;
+	if (seen < 0 || msg->offset <= seen)
+		return 0;
+	/* offsets the broker deleted (retention) before kedge read them are
+	 * a loss, not a skip */
+	if (rd_kafka_get_watermark_offsets(s->rk, rd_kafka_topic_name(msg->rkt),
+	    msg->partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+	    lo > seen)
+		return 0;
+	*from = seen;
+	return msg->offset - seen;
+}
+
 void
 source_done(struct source *s, const rd_kafka_message_t *msg)
 {
@@ -705,6 +762,29 @@ source_done(struct source *s, const rd_kafka_message_t *msg)
 
 	if (p != NULL)
 		p->next = msg->offset + 1;
+}
+
+/* The answer to the commit pending, within timeout_ms: its error, or the
+ * first partition's; RD_KAFKA_RESP_ERR__TIMED_OUT while it has not come,
+ * and it stays pending. */
+static rd_kafka_resp_err_t
+source_commit_answer(struct source *s, int timeout_ms)
+{
+	rd_kafka_event_t *ev = rd_kafka_queue_poll(s->commits, timeout_ms);
+	const rd_kafka_topic_partition_list_t *list;
+	rd_kafka_resp_err_t e;
+
+	if (ev == NULL)
+		return RD_KAFKA_RESP_ERR__TIMED_OUT;
+	s->commit_pending = 0;
+	e = rd_kafka_event_error(ev);
+	/* a commit can succeed as a whole and fail for one partition */
+	list = rd_kafka_event_topic_partition_list(ev);
+	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && list != NULL &&
+	    i < list->cnt; i++)
+		e = list->elems[i].err;
+	rd_kafka_event_destroy(ev);
+	return e;
 }
 
 int
@@ -728,17 +808,32 @@ source_commit(struct source *s, const struct ckpt_record *rec,
 		}
 		tp->metadata_size = strlen(metadata);
 	}
-	if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
-		e = rd_kafka_commit(s->rk, list, 0);
-	/* a commit can succeed as a whole and fail for one partition */
-	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < list->cnt; i++)
-		e = list->elems[i].err;
+	/* One commit at a time: an earlier one still unanswered (the caller
+	 * commits the same offsets again until one succeeds) is waited for
+	 * first, its answer whatever it is, then these are sent. */
+	if (e == RD_KAFKA_RESP_ERR_NO_ERROR && s->commit_pending &&
+	    source_commit_answer(s, SOURCE_COMMIT_WAIT_MS) ==
+	    RD_KAFKA_RESP_ERR__TIMED_OUT)
+		e = RD_KAFKA_RESP_ERR__TIMED_OUT;
+	else if (e == RD_KAFKA_RESP_ERR_NO_ERROR &&
+	    (e = rd_kafka_commit_queue(s->rk, list, s->commits, NULL, NULL)) ==
+	    RD_KAFKA_RESP_ERR_NO_ERROR) {
+		s->commit_pending = 1;
+		e = source_commit_answer(s, SOURCE_COMMIT_WAIT_MS);
+	}
 	rd_kafka_topic_partition_list_destroy(list);
+	if (e == RD_KAFKA_RESP_ERR__TIMED_OUT) {
+		snprintf(err, errlen, "kafka: offset commit: no answer from the "
+		    "group's coordinator within %d s", SOURCE_COMMIT_WAIT_MS /
+		    1000);
+		return -EIO;
+	}
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		snprintf(err, errlen, "kafka: offset commit failed: %s",
 		    rd_kafka_err2str(e));
 		return -EIO;
 	}
+	source_alive(s);
 	return 0;
 }
 
@@ -757,6 +852,7 @@ source_committed(struct source *s,
 	rd_kafka_topic_partition_list_t *list =
 	    rd_kafka_topic_partition_list_copy(parts);
 	size_t n = (size_t)list->cnt;
+	struct source_part *p;
 	rd_kafka_resp_err_t e;
 
 	e = rd_kafka_committed(s->rk, list, 30000);
@@ -767,6 +863,9 @@ source_committed(struct source *s,
 		if ((e = tp->err) != RD_KAFKA_RESP_ERR_NO_ERROR)
 			break;
 		out[i].offset = tp->offset >= 0 ? tp->offset : -1;
+		if ((p = source_find(s, tp->topic, tp->partition)) != NULL &&
+		    p->seen < 0 && out[i].offset >= 0)
+			p->seen = out[i].offset;
 		memcpy(out[i].metadata, tp->metadata ? tp->metadata : "",
 		    tp->metadata ? len : 0);
 		out[i].metadata[tp->metadata ? len : 0] = '\0';
@@ -1019,6 +1118,12 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 	return r;
 }
 
+time_t
+source_down_since(const struct source *s)
+{
+	return s->down_since;
+}
+
 const char *
 source_failure(const struct source *s)
 {
@@ -1032,6 +1137,8 @@ source_close(struct source *s)
 		return;
 	if (s->queue != NULL)
 		rd_kafka_queue_destroy(s->queue);
+	if (s->commits != NULL)
+		rd_kafka_queue_destroy(s->commits);
 	if (s->rk != NULL) {
 		rd_kafka_consumer_close(s->rk);
 		rd_kafka_destroy(s->rk);

@@ -34,9 +34,9 @@ real_kafka() {
 }
 
 real_own() {
-	REAL_OWN=1
 	tests/real/up "$1/real" kafka >"$1/up.log" 2>&1 ||
 		die "tests/real/up: $(tail -1 "$1/up.log")"
+	REAL_OWN=1
 	. "$1/real/env"
 	KRB5CCNAME=FILE:$1/ccache
 	export KRB5CCNAME

@@ -1137,10 +1137,11 @@ source_close(struct source *s)
 		return;
 	if (s->queue != NULL)
 		rd_kafka_queue_destroy(s->queue);
-	if (s->commits != NULL)
-		rd_kafka_queue_destroy(s->commits);
 	if (s->rk != NULL) {
+		/* closing serves a last revoke, which commits */
 		rd_kafka_consumer_close(s->rk);
+		if (s->commits != NULL)
+			rd_kafka_queue_destroy(s->commits);
 		rd_kafka_destroy(s->rk);
 	}
 	source_forget_all(s);

@@ -11,8 +11,8 @@
 #include "buf.h"
 #include "fsutil.h"
 
-static const char journal_letter[] = { 'o', 'e', 's', 'r' };
-#define JOURNAL_KINDS 3          /* the kinds a data file's sidecar lists */
+static const char journal_letter[] = { 'o', 'e', 's', 'u', 'r' };
+#define JOURNAL_KINDS 4          /* the kinds a data file's sidecar lists */
 #define JOURNAL_TABLES_MAX 64    /* tables one rejects file can name */
 
 struct journal_range {
@@ -372,7 +372,8 @@ journal_write_sidecar(const struct journal_state *st,
     const struct journal_file_info *info, const char *sidecar_path,
     char *err, size_t errlen)
 {
-	static const char *const names[] = { "offsets", "empty", "spill" };
+	static const char *const names[] = { "offsets", "empty", "spill",
+	    "unread" };
 	struct journal_sidecar *sc;
 	struct buf out = { 0 };
 	char tmp[4096];

@@ -285,12 +285,14 @@ agent_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 		};
 	/* what the consumer skipped is accounted for first, as no row */
 	for (size_t j = 0; j < n; j++) {
-		int64_t from, k = source_skipped(a->src, msgs[j], &from);
+		int unread = 0;
+		int64_t from, k = source_skipped(a->src, msgs[j], &from,
+		    &unread);
 
 		for (size_t i = 0; k > 0 && i < a->ntables; i++)
 			if (table_reads_topic(a->tables[i], recs[j].topic) &&
 			    table_note_skipped(a->tables[i], recs[j].topic,
-			    recs[j].partition, from, from + k - 1, err,
+			    recs[j].partition, from, from + k - 1, unread, err,
 			    sizeof(err)) < 0) {
 				log_errx("%s; stopping before %s [%" PRId32 "] "
 				    "offset %" PRId64 " is committed", err,

@@ -149,6 +149,7 @@ static const struct field {
 	{ "offsets", F_RANGES, offsetof(struct sidecar, offsets), 0 },
 	{ "empty", F_RANGES, offsetof(struct sidecar, empty), 0 },
 	{ "spill", F_RANGES, offsetof(struct sidecar, spill), 0 },
+	{ "unread", F_RANGES, offsetof(struct sidecar, unread), 1 },
 	{ "rejected", F_REJECTED, 0, 0 },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -255,9 +256,10 @@ sidecar_check(const struct sidecar *sc, char *err, size_t errlen)
 		    sc->partition);
 		return -EINVAL;
 	}
-	if (rejects && (sc->offsets.n || sc->empty.n || sc->spill.n)) {
+	if (rejects && (sc->offsets.n || sc->empty.n || sc->spill.n ||
+	    sc->unread.n)) {
 		snprintf(err, errlen, "a rejects file with \"offsets\", "
-		    "\"empty\" or \"spill\" ranges");
+		    "\"empty\", \"spill\" or \"unread\" ranges");
 		return -EINVAL;
 	}
 	if (!rejects && sc->nrejected > 0) {
@@ -326,6 +328,7 @@ sidecar_free(struct sidecar *sc)
 	sidecar_ranges_free(&sc->offsets);
 	sidecar_ranges_free(&sc->empty);
 	sidecar_ranges_free(&sc->spill);
+	sidecar_ranges_free(&sc->unread);
 	for (size_t i = 0; i < sc->nrejected; i++) {
 		free(sc->rejected[i].table);
 		sidecar_ranges_free(&sc->rejected[i].ranges);

@@ -732,7 +732,8 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 }
 
 int64_t
-source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from)
+source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from,
+    int *unread)
 {
 	struct source_part *p = source_find(s, rd_kafka_topic_name(msg->rkt),
 	    msg->partition);
@@ -744,12 +745,21 @@ source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from)
 	p->seen = msg->offset + 1;
 	if (seen < 0 || msg->offset <= seen)
 		return 0;
-	/* offsets the broker deleted (retention) before kedge read them are
-	 * a loss, not a skip */
+	/* the log start comes with each fetch's answer; without it nothing
+	 * tells a skip from a deletion, and the gap stays one */
 	if (rd_kafka_get_watermark_offsets(s->rk, rd_kafka_topic_name(msg->rkt),
-	    msg->partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR ||
-	    lo > seen)
+	    msg->partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR || lo < 0)
 		return 0;
+	/* below the broker's log start: deleted (retention) before kedge read
+	 * them; librdkafka went on from kafka.start */
+	*unread = lo > seen;
+	if (*unread)
+		log_warnx("kafka: %s [%" PRId32 "]: the broker deleted offsets %"
+		    PRId64 "..%" PRId64 " before kedge read them (retention); "
+		    "%" PRId64 " offsets not read, going on at %" PRId64
+		    " (kafka.start = %s)", rd_kafka_topic_name(msg->rkt),
+		    msg->partition, seen, msg->offset - 1, msg->offset - seen,
+		    msg->offset, s->conf->kafka.start);
 	*from = seen;
 	return msg->offset - seen;
 }

@@ -155,10 +155,12 @@ time_t source_down_since(const struct source *s);
  * offsets before msg's in its partition that the consumer skipped since
  * the previous record or its committed start (a read-committed consumer
  * skips transaction markers and aborted records), the first in *from;
- * returns how many, 0 if none or not known, or if the broker no longer
- * has them (then they were deleted unread). */
+ * returns how many, 0 if none or not known.  *unread tells (and the log
+ * says how many) when the broker no longer has the first of them: they
+ * were deleted before kedge read them, and librdkafka went on from
+ * kafka.start. */
 int64_t source_skipped(struct source *s, const rd_kafka_message_t *msg,
-    int64_t *from);
+    int64_t *from, int *unread);
 
 /* Why consumption cannot go on (a fatal error, or brokers that refuse the
  * authentication), or NULL. */

@@ -235,7 +235,7 @@ table_note_empty(struct table *t, const struct udtf_record *rec, char *err,
 
 int
 table_note_skipped(struct table *t, const char *topic, int32_t partition,
-    int64_t from, int64_t to, char *err, size_t errlen)
+    int64_t from, int64_t to, int unread, char *err, size_t errlen)
 {
 	struct tz_hour hour;
 
@@ -244,7 +244,7 @@ table_note_skipped(struct table *t, const char *topic, int32_t partition,
 		return -ERANGE;
 	}
 	return writer_note_skipped(t->writer, &hour, topic, partition, from, to,
-	    err, errlen);
+	    unread, err, errlen);
 }
 
 /* Writes the rows of one parsed record to their hours' part files, or

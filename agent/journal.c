@@ -16,8 +16,8 @@
 #include "rejects.h"
 #include "sidecar.h"
 
-static const char journal_letter[] = { 'o', 'e', 's', 'r' };
-#define JOURNAL_KINDS 3          /* the kinds a data file's sidecar lists */
+static const char journal_letter[] = { 'o', 'e', 's', 'u', 'r' };
+#define JOURNAL_KINDS 4          /* the kinds a data file's sidecar lists */
 
 struct journal_range {
 	enum journal_kind kind;
@@ -100,6 +100,19 @@ journal_add(struct journal *j, enum journal_kind kind, const char *table,
 	}
 	j->pending[j->npending++] = (struct journal_range){ kind, table, offset,
 	    offset };
+	return 0;
+}
+
+int
+journal_add_range(struct journal *j, enum journal_kind kind,
+    const char *table, int64_t from, int64_t to)
+{
+	int r;
+
+	if ((r = journal_add(j, kind, table, from)) < 0)
+		return r;
+	if (to > j->pending[j->npending - 1].b)
+		j->pending[j->npending - 1].b = to;
 	return 0;
 }
 
@@ -264,6 +277,7 @@ journal_parse_line(const char *s, size_t n, struct journal_line *jl)
 	case 'o':
 	case 'e':
 	case 's':
+	case 'u':
 	case 't':
 		if (journal_i64(&s, end, jl->kind == 't', &jl->a) < 0 ||
 		    journal_i64(&s, end, jl->kind == 't', &jl->b) < 0 ||
@@ -506,7 +520,7 @@ journal_collect(const struct journal_line *jl, size_t lineno, size_t end,
 }
 
 /* A rejects file lists rejected records only (r lines), a table's file
- * none (o, e, s lines).  Returns 0 or -EINVAL. */
+ * none (o, e, s, u lines).  Returns 0 or -EINVAL. */
 static int
 journal_check_kinds(const struct journal_sidecar *sc, const char *table)
 {
@@ -528,7 +542,7 @@ journal_to_sidecar(const struct journal_state *st,
     struct sidecar *out)
 {
 	struct sidecar_ranges *kinds[JOURNAL_KINDS] = { &out->offsets,
-	    &out->empty, &out->spill };
+	    &out->empty, &out->spill, &out->unread };
 
 	if (st->rows > INT64_MAX || st->len > INT64_MAX)
 		return -ERANGE;

@@ -6,11 +6,13 @@
  *   o A B           records A..B (inclusive) have their first row here
  *   e A B           records A..B produced no row; attributed here
  *   s A B           records A..B have further rows here, their first elsewhere
+ *   u A B           offsets A..B were deleted by the broker before kedge read
+ *                   them (retention)
  *   r TABLE A B     records A..B, meant for TABLE, are rejected here
  *   t MIN MAX       the rows written since the previous mark have event
  *                   times MIN..MAX (microseconds since the epoch)
  *   m ID LEN ROWS   checkpoint ID sealed the file at LEN bytes and ROWS rows;
- *                   the o/e/s/r/t lines above belong to it
+ *                   the o/e/s/u/r/t lines above belong to it
  *
  * Ranges are kept in memory until the next seal, merged as they grow, then
  * appended with the mark and fsynced.  A line cut by a crash after the last
@@ -33,6 +35,7 @@ enum journal_kind {
 	JOURNAL_OFFSETS,
 	JOURNAL_EMPTY,
 	JOURNAL_SPILL,
+	JOURNAL_UNREAD,
 	JOURNAL_REJECTED
 };
 
@@ -52,6 +55,10 @@ void journal_park(struct journal *j);
  * must outlive the journal.  Returns 0 or -ENOMEM. */
 int journal_add(struct journal *j, enum journal_kind kind, const char *table,
     int64_t offset);
+
+/* journal_add() for every offset of [from, to], at once. */
+int journal_add_range(struct journal *j, enum journal_kind kind,
+    const char *table, int64_t from, int64_t to);
 
 /* Notes the event time of a row written to the file, microseconds since
  * the epoch. */

@@ -284,6 +284,24 @@ agent_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 			.timestamp_ms = rd_kafka_message_timestamp(msgs[i],
 			    NULL),
 		};
+	/* what the consumer skipped is accounted for first, as no row */
+	for (size_t j = 0; j < n; j++) {
+		int unread = 0;
+		int64_t from, k = source_skipped(a->src, msgs[j], &from,
+		    &unread);
+
+		for (size_t i = 0; k > 0 && i < a->ntables; i++)
+			if (table_reads_topic(a->tables[i], recs[j].topic) &&
+			    table_note_skipped(a->tables[i], recs[j].topic,
+			    recs[j].partition, from, from + k - 1, unread, err,
+			    sizeof(err)) < 0) {
+				log_errx("%s; stopping before %s [%" PRId32 "] "
+				    "offset %" PRId64 " is committed", err,
+				    recs[j].topic, recs[j].partition, from);
+				a->failed = 1;
+				return;
+			}
+	}
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct udtf_record *in = recs;
 		size_t m = 0, done;
@@ -888,8 +906,10 @@ agent_status(struct agent *a, time_t now, int stopping)
 	int64_t lag = 0;
 	int r;
 
-	if (a->src != NULL)
+	if (a->src != NULL) {
 		s.lag_unknown = source_lags(a->src, agent_sum_lag, &lag);
+		s.brokers_down = source_down_since(a->src);
+	}
 	s.lag = lag;
 	if (a->pub != NULL) {
 		publisher_get_stats(a->pub, &ps);

@@ -167,6 +167,7 @@ static const struct field {
 	{ "offsets", F_RANGES, offsetof(struct sidecar, offsets), 0 },
 	{ "empty", F_RANGES, offsetof(struct sidecar, empty), 0 },
 	{ "spill", F_RANGES, offsetof(struct sidecar, spill), 0 },
+	{ "unread", F_RANGES, offsetof(struct sidecar, unread), 1 },
 	{ "rejected", F_REJECTED, 0, 0 },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -267,9 +268,10 @@ sidecar_check(const struct sidecar *sc, char *err, size_t errlen)
 		    sc->version, SIDECAR_VERSION);
 		return -EINVAL;
 	}
-	if (rejects && (sc->offsets.n || sc->empty.n || sc->spill.n)) {
+	if (rejects && (sc->offsets.n || sc->empty.n || sc->spill.n ||
+	    sc->unread.n)) {
 		snprintf(err, errlen, "a rejects file with \"offsets\", "
-		    "\"empty\" or \"spill\" ranges");
+		    "\"empty\", \"spill\" or \"unread\" ranges");
 		return -EINVAL;
 	}
 	if (!rejects && sc->nrejected > 0) {
@@ -389,7 +391,9 @@ sidecar_format(const struct sidecar *sc, struct buf *out)
 	}
 	if ((r = set_ranges(o, "offsets", &sc->offsets)) != 0 ||
 	    (r = set_ranges(o, "empty", &sc->empty)) != 0 ||
-	    (r = set_ranges(o, "spill", &sc->spill)) != 0)
+	    (r = set_ranges(o, "spill", &sc->spill)) != 0 ||
+	    (sc->unread.n > 0 &&
+	    (r = set_ranges(o, "unread", &sc->unread)) != 0))
 		goto out;
 	if ((sc->nrejected > 0 || strcmp(sc->table, REJECTS_TABLE) == 0) &&
 	    (r = set_rejected(o, sc)) != 0)
@@ -418,6 +422,7 @@ sidecar_free(struct sidecar *sc)
 	sidecar_ranges_free(&sc->offsets);
 	sidecar_ranges_free(&sc->empty);
 	sidecar_ranges_free(&sc->spill);
+	sidecar_ranges_free(&sc->unread);
 	for (size_t i = 0; i < sc->nrejected; i++) {
 		free(sc->rejected[i].table);
 		sidecar_ranges_free(&sc->rejected[i].ranges);

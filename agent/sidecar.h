@@ -10,8 +10,11 @@
  *    "min_event_us":1795946400123000,"max_event_us":1795949998870000,
  *    "offsets":[[120000,120180]],"empty":[],"spill":[]}
  *
- * Ranges are inclusive [first,last] record offsets.  A file of the rejects
- * table has empty "offsets", "empty" and "spill" and instead "rejected":
+ * Ranges are inclusive [first,last] record offsets; "unread", written only
+ * when there are such (and absent from sidecars of earlier versions), are
+ * offsets the broker deleted before kedge read them, e.g.
+ * "unread":[[100,1099]].  A file of the rejects table has empty "offsets", "empty",
+ * "spill" and "unread" and instead "rejected":
  * {"<table>":[ranges], ...}, the records it rejects for each table.
  *
  * "sha256" is the SHA-256 of the file's bytes as landed, in lowercase hex;
@@ -72,6 +75,7 @@ struct sidecar {
 	enum format_kind format;
 	enum codec_kind codec;
 	struct sidecar_ranges offsets, empty, spill;
+	struct sidecar_ranges unread;  /* deleted by the broker unread */
 	struct sidecar_rejected *rejected; /* rejects files only */
 	size_t nrejected;
 };

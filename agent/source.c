@@ -17,6 +17,9 @@ struct source_part {
 	char *topic;
 	int32_t partition;
 	int64_t next;        /* offset to commit; -1 before the first record */
+	int64_t seen;        /* offset the consumer reads next, as far as
+			      * known (the committed one, then after the
+			      * last record); -1: not known */
 	int at_end;
 	time_t last_at;      /* when its last record was read; 0: none */
 };
@@ -35,12 +38,20 @@ struct source {
 	uint64_t wakeups;    /* times it was woken by a seek */
 	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
 	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
+	time_t down_since;   /* when every broker went down; 0: one answers */
+	rd_kafka_queue_t *commits;  /* where offset commits are answered */
+	int commit_pending;  /* a commit's answer has not come yet */
 	pthread_mutex_t tls_lock;  /* librdkafka's threads verify certificates */
 	int tls_error;       /* OpenSSL's X509_V_ERR_ of the first refused one */
 	char tls_broker[256];
 };
 
 #define SOURCE_STATIC_GROUP "kedge-static-assignment"
+
+/* How long a checkpoint waits for its offset commit's answer.  librdkafka's
+ * own commit waits for as long as the group's coordinator is away, and so
+ * would the whole loop: status, SIGTERM and publishing. */
+#define SOURCE_COMMIT_WAIT_MS 5000
 
 /*
  * Prefetching.  librdkafka (2.0) stops fetching when its queue holds
@@ -111,6 +122,7 @@ source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
 		/* an explicit start (a recovered static assignment) is already
 		 * decided: it belongs in the next checkpoint as it is */
 		p->next = list->elems[i].offset >= 0 ? list->elems[i].offset : -1;
+		p->seen = p->next;
 		p->at_end = 0;
 		p->last_at = 0;
 		s->nparts++;
@@ -175,9 +187,11 @@ source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 
 	if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
 		source_log_parts("assigned", parts);
-		s->hooks.assigned(s->hooks.opaque, parts);
+		/* tracked first: the hook's source_committed() tells where
+		 * the consumer starts */
 		if (source_track(s, parts) < 0)
 			log_errx("kafka: out of memory tracking partitions");
+		s->hooks.assigned(s->hooks.opaque, parts);
 		if (cooperative)
 			error = rd_kafka_incremental_assign(rk, parts);
 		else
@@ -245,6 +259,49 @@ source_auth_failure(struct source *s, const char *reason)
 		snprintf(s->failure, sizeof(s->failure), "the brokers refused "
 		    "kedge's authentication: %s", reason);
 	}
+}
+
+/* The sentence for brokers whose ACLs refuse kedge READ on topic or group
+ * NAME (err TOPIC_ or GROUP_AUTHORIZATION_FAILED): which ACL to add, for
+ * the user the brokers know kedge by (under their default
+ * principal.to.local rules, the Kerberos principal's first component). */
+static void
+source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
+    const char *name, char *out, size_t outlen)
+{
+	const char *p = s->conf->kerberos.principal;
+	int topic = err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
+
+	snprintf(out, outlen, "the brokers' ACLs do not let %s read %s %s "
+	    "(%s): allow it READ on %s %s (kafka-acls --add "
+	    "--allow-principal User:%.*s --operation Read --%s %s)",
+	    p != NULL ? p : "kedge's user", topic ? "topic" : "consumer group",
+	    name, topic ? "TOPIC_AUTHORIZATION_FAILED" :
+	    "GROUP_AUTHORIZATION_FAILED", topic ? "topic" : "group", name,
+	    p != NULL ? (int)strcspn(p, "/@") : 6, p != NULL ? p : "<USER>",
+	    topic ? "topic" : "group", name);
+}
+
+/* An error of a consumed message that no retry mends: the brokers' ACLs.
+ * Stops kedge (see source_failure()); 0 if err is another error. */
+static int
+source_acl_failure(struct source *s, const rd_kafka_message_t *m)
+{
+	const struct conf *c = s->conf;
+	const char *name;
+
+	if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
+		name = m->rkt != NULL ? rd_kafka_topic_name(m->rkt) :
+		    c->kafka.topics.v[0];
+	else if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+		name = c->kafka.group_id != NULL ? c->kafka.group_id :
+		    SOURCE_STATIC_GROUP;
+	else
+		return 0;
+	if (s->failure[0] == '\0')
+		source_acl_sentence(s, m->err, name, s->failure,
+		    sizeof(s->failure));
+	return 1;
 }
 
 /* Called by librdkafka's threads for each certificate of a broker's chain
@@ -342,6 +399,12 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls || big;
 
 	(void)rk;
+	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && s->down_since == 0) {
+		s->down_since = time(NULL);
+		log_warnx("kafka: no broker answers (%s); waiting for them, "
+		    "kedge resumes by itself", reason);
+		return;
+	}
 	if (!stop) {
 		log_warnx("kafka: %s", reason);
 		return;
@@ -357,6 +420,18 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 		source_auth_failure(s, reason);
 	else
 		snprintf(s->failure, sizeof(s->failure), "%s", reason);
+}
+
+/* A broker answered (a record, a partition's end, a commit): the end of
+ * an outage, if there was one. */
+static void
+source_alive(struct source *s)
+{
+	if (s->down_since == 0)
+		return;
+	log_info("kafka: the brokers answer again, after %ld s",
+	    (long)(time(NULL) - s->down_since));
+	s->down_since = 0;
 }
 
 static int
@@ -562,6 +637,7 @@ source_new(const struct conf *c, const struct source_hooks *h, char *err,
 	}
 	rd_kafka_poll_set_consumer(s->rk);
 	s->queue = rd_kafka_queue_get_consumer(s->rk);
+	s->commits = rd_kafka_queue_new(s->rk);
 	return s;
 fail:
 	pthread_mutex_destroy(&s->tls_lock);
@@ -703,6 +779,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 		    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 			/* In queue order: a record after the end clears it. */
 			p = source_find(s, rd_kafka_topic_name(m->rkt), m->partition);
+			source_alive(s);
 			if (p != NULL)
 				p->at_end = m->err != RD_KAFKA_RESP_ERR_NO_ERROR;
 			if (p != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR)
@@ -720,7 +797,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 			    m->offset, rd_kafka_message_errstr(m));
 			if (s->failure[0] == '\0')
 				source_size_failure(s, reason);
-		} else {
+		} else if (!source_acl_failure(s, m)) {
 			/* the error string may be the broker's, or the payload */
 			char topic[ESCAPE_BUF], why[ESCAPE_BUF];
 
@@ -734,6 +811,39 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 	return kept;
 }
 
+int64_t
+source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from,
+    int *unread)
+{
+	struct source_part *p = source_find(s, rd_kafka_topic_name(msg->rkt),
+	    msg->partition);
+	int64_t lo, hi, seen;
+
+	if (p == NULL)
+		return 0;
+	seen = p->seen;
+	p->seen = msg->offset + 1;
+	if (seen < 0 || msg->offset <= seen)
+		return 0;
+	/* the log start comes with each fetch's answer; without it nothing
+	 * tells a skip from a deletion, and the gap stays one */
+	if (rd_kafka_get_watermark_offsets(s->rk, rd_kafka_topic_name(msg->rkt),
+	    msg->partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR || lo < 0)
+		return 0;
+	/* below the broker's log start: deleted (retention) before kedge read
+	 * them; librdkafka went on from kafka.start */
+	*unread = lo > seen;
+	if (*unread)
+		log_warnx("kafka: %s [%" PRId32 "]: the broker deleted offsets %"
+		    PRId64 "..%" PRId64 " before kedge read them (retention); "
+		    "%" PRId64 " offsets not read, going on at %" PRId64
+		    " (kafka.start = %s)", rd_kafka_topic_name(msg->rkt),
+		    msg->partition, seen, msg->offset - 1, msg->offset - seen,
+		    msg->offset, s->conf->kafka.start);
+	*from = seen;
+	return msg->offset - seen;
+}
+
 void
 source_done(struct source *s, const rd_kafka_message_t *msg)
 {
@@ -742,6 +852,29 @@ source_done(struct source *s, const rd_kafka_message_t *msg)
 
 	if (p != NULL)
 		p->next = msg->offset + 1;
+}
+
+/* The answer to the commit pending, within timeout_ms: its error, or the
+ * first partition's; RD_KAFKA_RESP_ERR__TIMED_OUT while it has not come,
+ * and it stays pending. */
+static rd_kafka_resp_err_t
+source_commit_answer(struct source *s, int timeout_ms)
+{
+	rd_kafka_event_t *ev = rd_kafka_queue_poll(s->commits, timeout_ms);
+	const rd_kafka_topic_partition_list_t *list;
+	rd_kafka_resp_err_t e;
+
+	if (ev == NULL)
+		return RD_KAFKA_RESP_ERR__TIMED_OUT;
+	s->commit_pending = 0;
+	e = rd_kafka_event_error(ev);
+	/* a commit can succeed as a whole and fail for one partition */
+	list = rd_kafka_event_topic_partition_list(ev);
+	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && list != NULL &&
+	    i < list->cnt; i++)
+		e = list->elems[i].err;
+	rd_kafka_event_destroy(ev);
+	return e;
 }
 
 int
@@ -765,17 +898,32 @@ source_commit(struct source *s, const struct ckpt_record *rec,
 		}
 		tp->metadata_size = strlen(metadata);
 	}
-	if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
-		e = rd_kafka_commit(s->rk, list, 0);
-	/* a commit can succeed as a whole and fail for one partition */
-	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < list->cnt; i++)
-		e = list->elems[i].err;
+	/* One commit at a time: an earlier one still unanswered (the caller
+	 * commits the same offsets again until one succeeds) is waited for
+	 * first, its answer whatever it is, then these are sent. */
+	if (e == RD_KAFKA_RESP_ERR_NO_ERROR && s->commit_pending &&
+	    source_commit_answer(s, SOURCE_COMMIT_WAIT_MS) ==
+	    RD_KAFKA_RESP_ERR__TIMED_OUT)
+		e = RD_KAFKA_RESP_ERR__TIMED_OUT;
+	else if (e == RD_KAFKA_RESP_ERR_NO_ERROR &&
+	    (e = rd_kafka_commit_queue(s->rk, list, s->commits, NULL, NULL)) ==
+	    RD_KAFKA_RESP_ERR_NO_ERROR) {
+		s->commit_pending = 1;
+		e = source_commit_answer(s, SOURCE_COMMIT_WAIT_MS);
+	}
 	rd_kafka_topic_partition_list_destroy(list);
+	if (e == RD_KAFKA_RESP_ERR__TIMED_OUT) {
+		snprintf(err, errlen, "kafka: offset commit: no answer from the "
+		    "group's coordinator within %d s", SOURCE_COMMIT_WAIT_MS /
+		    1000);
+		return -EIO;
+	}
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		snprintf(err, errlen, "kafka: offset commit failed: %s",
 		    rd_kafka_err2str(e));
 		return -EIO;
 	}
+	source_alive(s);
 	return 0;
 }
 
@@ -794,6 +942,7 @@ source_committed(struct source *s,
 	rd_kafka_topic_partition_list_t *list =
 	    rd_kafka_topic_partition_list_copy(parts);
 	size_t n = (size_t)list->cnt;
+	struct source_part *p;
 	rd_kafka_resp_err_t e;
 
 	e = rd_kafka_committed(s->rk, list, 30000);
@@ -804,6 +953,9 @@ source_committed(struct source *s,
 		if ((e = tp->err) != RD_KAFKA_RESP_ERR_NO_ERROR)
 			break;
 		out[i].offset = tp->offset >= 0 ? tp->offset : -1;
+		if ((p = source_find(s, tp->topic, tp->partition)) != NULL &&
+		    p->seen < 0 && out[i].offset >= 0)
+			p->seen = out[i].offset;
 		memcpy(out[i].metadata, tp->metadata ? tp->metadata : "",
 		    tp->metadata ? len : 0);
 		out[i].metadata[tp->metadata ? len : 0] = '\0';
@@ -928,6 +1080,85 @@ source_at_end(const struct source *s)
 	return 1;
 }
 
+/* For source_probe(): the brokers let kedge read: its group's committed
+ * offsets (the group's ACL) and a fetch at the end of each topic's
+ * partition 0 (the topic's READ), within timeout_ms. */
+static int
+source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
+{
+	const struct conf *c = s->conf;
+	rd_kafka_topic_partition_list_t *list, *copy;
+	rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
+	time_t until = time(NULL) + (timeout_ms + 999) / 1000;
+	char why[sizeof(s->failure)];
+	int ended = 0, r = 0;
+
+	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);
+	for (size_t i = 0; i < c->kafka.topics.n; i++)
+		rd_kafka_topic_partition_list_add(list, c->kafka.topics.v[i],
+		    0)->offset = RD_KAFKA_OFFSET_END;
+	/* A refused group shows as the consumer's error while it looks for
+	 * the group's coordinator, not as rd_kafka_committed()'s: look for it
+	 * each second. */
+	while (s->grouped) {
+		rd_kafka_message_t *m;
+
+		copy = rd_kafka_topic_partition_list_copy(list);
+		e = rd_kafka_committed(s->rk, copy, 1000);
+		for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < copy->cnt;
+		    i++)
+			e = copy->elems[i].err;
+		rd_kafka_topic_partition_list_destroy(copy);
+		while (e == RD_KAFKA_RESP_ERR__TIMED_OUT &&
+		    (m = rd_kafka_consumer_poll(s->rk, 0)) != NULL) {
+			if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+				e = m->err;
+			rd_kafka_message_destroy(m);
+		}
+		if (e != RD_KAFKA_RESP_ERR__TIMED_OUT || time(NULL) >= until)
+			break;
+	}
+	if (e == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
+		source_acl_sentence(s, e, c->kafka.group_id, why, sizeof(why));
+		snprintf(err, errlen, "kafka: %s", why);
+		r = -EACCES;
+	} else if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot read the committed offsets "
+		    "of group %s: %s", c->kafka.group_id, rd_kafka_err2str(e));
+		r = -EIO;
+	} else if ((e = rd_kafka_assign(s->rk, list)) !=
+	    RD_KAFKA_RESP_ERR_NO_ERROR) {
+		snprintf(err, errlen, "kafka: cannot assign: %s",
+		    rd_kafka_err2str(e));
+		r = -EIO;
+	}
+	while (r == 0 && ended < list->cnt) {
+		rd_kafka_message_t *m = rd_kafka_consumer_poll(s->rk, 100);
+
+		if (m == NULL) {
+			if (time(NULL) <= until)
+				continue;
+			snprintf(err, errlen, "kafka: no answer to a fetch from "
+			    "%s within %d s", c->kafka.brokers, timeout_ms / 1000);
+			r = -EIO;
+			break;
+		}
+		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+			ended++;
+		} else if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
+			source_acl_sentence(s, m->err, m->rkt != NULL ?
+			    rd_kafka_topic_name(m->rkt) : c->kafka.topics.v[0],
+			    why, sizeof(why));
+			snprintf(err, errlen, "kafka: %s", why);
+			r = -EACCES;
+		}
+		rd_kafka_message_destroy(m);
+	}
+	rd_kafka_assign(s->rk, NULL);
+	rd_kafka_topic_partition_list_destroy(list);
+	return r;
+}
+
 int
 source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
     char *err, size_t errlen)
@@ -973,7 +1204,15 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 		}
 	}
 	rd_kafka_metadata_destroy(md);
+	if (r == 0)
+		r = source_probe_read(s, timeout_ms, err, errlen);
 	return r;
+}
+
+time_t
+source_down_since(const struct source *s)
+{
+	return s->down_since;
 }
 
 const char *
@@ -990,7 +1229,10 @@ source_close(struct source *s)
 	if (s->queue != NULL)
 		rd_kafka_queue_destroy(s->queue);
 	if (s->rk != NULL) {
+		/* closing serves a last revoke, which commits */
 		rd_kafka_consumer_close(s->rk);
+		if (s->commits != NULL)
+			rd_kafka_queue_destroy(s->commits);
 		rd_kafka_destroy(s->rk);
 	}
 	source_forget_all(s);

@@ -90,10 +90,12 @@ size_t source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
  * next source_commit(). */
 void source_done(struct source *s, const rd_kafka_message_t *msg);
 
-/* Commits, synchronously, the given offsets with metadata (a checkpoint's,
- * see ckpt.h) on every partition.  Without a group there is nothing to
- * commit to and it returns 0.  Returns 0 or a negative value with a
- * sentence in err. */
+/* Commits the given offsets with metadata (a checkpoint's, see ckpt.h) on
+ * every partition and waits for the answer, at most 5 s (first for that of
+ * an earlier commit still unanswered): a coordinator that is away fails
+ * the commit instead of stopping the caller, who commits the same offsets
+ * again later.  Without a group there is nothing to commit to and it
+ * returns 0.  Returns 0 or a negative value with a sentence in err. */
 int source_commit(struct source *s, const struct ckpt_record *rec,
     const char *metadata, char *err, size_t errlen);
 
@@ -141,9 +143,10 @@ int32_t source_partition_count(struct source *s, const char *topic,
 int source_at_end(const struct source *s);
 
 /* Asks the brokers for their metadata and checks that every configured
- * topic is there, within timeout_ms.  Writes "N brokers; topic (P
- * partitions), ..." to info.  Returns 0, or a negative errno with the
- * sentence in err. */
+ * topic is there, and that their ACLs let kedge read it and use its group
+ * (a fetch at each topic's end, the group's committed offsets), each
+ * within timeout_ms.  Writes "N brokers; topic (P partitions), ..." to
+ * info.  Returns 0, or a negative errno with the sentence in err. */
 int source_probe(struct source *s, int timeout_ms, char *info,
     size_t infolen, char *err, size_t errlen);
 
@@ -153,6 +156,21 @@ int source_probe(struct source *s, int timeout_ms, char *info,
  * protocol uses TLS.  Returns 1 with the sentence, which names the line,
  * in why; else 0. */
 int source_insecure(const struct conf *c, char *why, size_t whylen);
+
+/* Since when no broker answers (librdkafka said all brokers are down,
+ * and no record, partition end or commit has come since), or 0. */
+time_t source_down_since(const struct source *s);
+
+/* Called for every record in the order source_poll() returns them: the
+ * offsets before msg's in its partition that the consumer skipped since
+ * the previous record or its committed start (a read-committed consumer
+ * skips transaction markers and aborted records), the first in *from;
+ * returns how many, 0 if none or not known.  *unread tells (and the log
+ * says how many) when the broker no longer has the first of them: they
+ * were deleted before kedge read them, and librdkafka went on from
+ * kafka.start. */
+int64_t source_skipped(struct source *s, const rd_kafka_message_t *msg,
+    int64_t *from, int *unread);
 
 /* Why consumption cannot go on (a fatal error, brokers that refuse the
  * authentication, a record batch larger than librdkafka may receive), or

@@ -63,6 +63,12 @@ status_write(const struct conf *c, const struct status *s)
 		fprintf(f, ", and not known yet for %zu partition(s): no fetch "
 		    "from them has answered", s->lag_unknown);
 	fputc('\n', f);
+	if (s->brokers_down != 0) {
+		char since[32];
+		status_time(since, sizeof(since), s->brokers_down);
+		fprintf(f, "kafka: no broker answers since %s (%ld s); waiting "
+		    "for them\n", since, (long)(time(NULL) - s->brokers_down));
+	}
 	if (s->paused != NULL)
 		fprintf(f, "consumption paused: %s\n", s->paused);
 	if (s->spool != NULL)

@@ -36,6 +36,7 @@ struct status {
 	const char *paused;        /* why consumption is held, or NULL */
 	int64_t lag;               /* records behind the partitions' ends */
 	size_t lag_unknown;        /* partitions not in lag: nothing fetched */
+	time_t brokers_down;       /* since when no broker answers; 0: they do */
 	const struct spool_usage *spool;
 	const struct publish_stats *published;
 };

@@ -273,6 +273,20 @@ table_note_empty(struct table *t, const struct udtf_record *rec, char *err,
 	    rec->offset, err, errlen);
 }
 
+int
+table_note_skipped(struct table *t, const char *topic, int32_t partition,
+    int64_t from, int64_t to, int unread, char *err, size_t errlen)
+{
+	struct tz_hour hour;
+
+	if (tz_hour_of(t->tz, (int64_t)time(NULL) * 1000000, &hour) < 0) {
+		snprintf(err, errlen, "the clock is out of range");
+		return -ERANGE;
+	}
+	return writer_note_skipped(t->writer, &hour, topic, partition, from, to,
+	    unread, err, errlen);
+}
+
 /* Writes the rows of one parsed record to their hours' part files, or
  * sends it to the rejects table. */
 static int

@@ -49,6 +49,15 @@ int table_reload(struct table *t, const struct conf *c, size_t index,
     char *err, size_t errlen);
 const struct table_stats *table_get_stats(const struct table *t);
 
+/* Notes offsets [from, to] of topic's partition, which the consumer
+ * skipped (transaction markers, aborted records), in a file of the
+ * partition as records that gave no row, or with unread as offsets the
+ * broker deleted before kedge read them, so that the landed files still
+ * account for every offset.  Returns 0, or a negative errno with a
+ * sentence in err. */
+int table_note_skipped(struct table *t, const char *topic, int32_t partition,
+    int64_t from, int64_t to, int unread, char *err, size_t errlen);
+
 /* Turns recs[0..n), in order, into rows of this table (or one rejects row
  * each): the chain parses a batch of them back to back, every record
  * timed, then their rows are written.  Returns 0, or a negative errno with

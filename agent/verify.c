@@ -81,6 +81,7 @@ struct verify {
 	struct spool_hash *hash; /* of the file being read, when its sidecar
 	                          * has a sha256; else NULL */
 	uint64_t rows;
+	uint64_t unread;   /* offsets the broker deleted before they were read */
 	struct vhour *hours;
 	size_t nhours, caphours;
 	size_t manifests;  /* checked */
@@ -695,6 +696,7 @@ claims_add(struct verify *v, size_t file)
 
 	if ((r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->offsets)) ||
 	    (r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->empty)) ||
+	    (r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->unread)) ||
 	    (r = claims_push(v, file, sc->table, CLAIM_SPILL, &sc->spill)))
 		return r;
 	for (size_t i = 0; i < sc->nrejected; i++)
@@ -724,6 +726,7 @@ check_file(struct verify *v, size_t i)
 	    (r = check_names(v, f)) != 0 ||
 	    (r = check_content(v, f)) != 0)
 		return r;
+	v->unread = add_sat(v->unread, sidecar_ranges_count(&f->sc.unread));
 	return claims_add(v, i);
 }
 
@@ -993,6 +996,11 @@ verify_check(const char *dir, char *msg, size_t msglen)
 	snprintf(msg, msglen, "verify OK: %zu files, %" PRIu64 " rows, %zu "
 	    "partitions in %zu tables, %zu manifests", v.nfiles, v.rows,
 	    partitions, tables_count(&v), v.manifests);
+	if (v.unread > 0) {
+		size_t len = strlen(msg);
+		snprintf(msg + len, msglen - len, "; %" PRIu64 " offsets deleted "
+		    "by the broker before kedge read them", v.unread);
+	}
 	if (v.awaiting > 0) {
 		size_t len = strlen(msg);
 		snprintf(msg + len, msglen - len, " (%zu files landed after "

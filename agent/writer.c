@@ -397,6 +397,15 @@ writer_note_empty(struct writer *w, const struct tz_hour *hour,
     const char *topic, int32_t partition, int64_t offset, char *err,
     size_t errlen)
 {
+	return writer_note_skipped(w, hour, topic, partition, offset, offset,
+	    0, err, errlen);
+}
+
+int
+writer_note_skipped(struct writer *w, const struct tz_hour *hour,
+    const char *topic, int32_t partition, int64_t offset, int64_t last,
+    int unread, char *err, size_t errlen)
+{
 	struct part *p = part_latest(w->rolled, part_latest(w->open, NULL, topic,
 	    partition), topic, partition);
 
@@ -408,7 +417,8 @@ writer_note_empty(struct writer *w, const struct tz_hour *hour,
 	/* a sealed file takes the note at the next seal */
 	p->dirty = 1;
 	p->sealed = 0;
-	if (journal_add(p->journal, JOURNAL_EMPTY, NULL, offset) < 0) {
+	if (journal_add_range(p->journal, unread ? JOURNAL_UNREAD :
+	    JOURNAL_EMPTY, NULL, offset, last) < 0) {
 		snprintf(err, errlen, "table %s: out of memory", w->table);
 		return -ENOMEM;
 	}

@@ -100,6 +100,14 @@ int writer_note_empty(struct writer *w, const struct tz_hour *hour,
     const char *topic, int32_t partition, int64_t offset, char *err,
     size_t errlen);
 
+/* writer_note_empty() for offsets [offset, last] that the consumer skipped
+ * (a read-committed consumer skips transaction markers and aborted
+ * records): they gave no row either; with unread, offsets the broker
+ * deleted before kedge read them (the sidecar's "unread"). */
+int writer_note_skipped(struct writer *w, const struct tz_hour *hour,
+    const char *topic, int32_t partition, int64_t offset, int64_t last,
+    int unread, char *err, size_t errlen);
+
 /* Rolls the files the roll policy says are done at `now`.  Returns the
  * number rolled, or a negative errno with a sentence in err. */
 int writer_tick(struct writer *w, time_t now, char *err, size_t errlen);

@@ -297,6 +297,7 @@ fuzz_check_sidecar(const struct journal_state *st,
 		fuzz_check_ranges(&fuzz_fl, 'o', NULL, &sc.offsets);
 		fuzz_check_ranges(&fuzz_fl, 'e', NULL, &sc.empty);
 		fuzz_check_ranges(&fuzz_fl, 's', NULL, &sc.spill);
+		fuzz_check_ranges(&fuzz_fl, 'u', NULL, &sc.unread);
 		for (size_t i = 0; i < sc.nrejected; i++)
 			fuzz_check_ranges(&fuzz_fl, 'r', sc.rejected[i].table,
 			    &sc.rejected[i].ranges);

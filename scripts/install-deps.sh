@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install every package kedge needs to build, test, run its demo and its
-# benchmark, from Debian's archive.  Safe to run again; works on its own.
+# benchmark, from Debian's archive (and the real Kafka broker of the
+# tests from Maven Central).  Safe to run again; works on its own.
 set -eu
 
 PACKAGES="
@@ -14,6 +15,7 @@ PACKAGES="
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
   debootstrap systemd-container rpmlint
+  openjdk-17-jre-headless maven
 "
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -26,11 +28,13 @@ for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-if [ -z "$missing" ]; then
-	exit 0
+if [ -n "$missing" ]; then
+	echo "install-deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-echo "install-deps: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# The real Kafka broker of the tests, from Maven Central into the local
+# Maven repository, once (tests/README.md).
+"$(dirname "$0")/../tests/real/fetch-deps"

@@ -9,7 +9,11 @@
 # script.  The long fault tests (crash_*, broker_faults, webhdfs_faults,
 # webhdfs_crash) run for the first build only, to keep the whole run
 # short, and so do the package tests (package_*), which build and install
-# their own kedge.  Tests named in
+# their own kedge; so do the long tests against the real Kafka broker
+# (real_kafka_restart, real_kafka_group, real_kafka_reauth).  One real
+# broker (tests/real/up) is started before the first real_kafka_* test
+# and serves all of them through REAL_ENV (those that kill or reconfigure
+# the broker start their own); it is stopped at the end.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -25,7 +29,22 @@ passed=0
 failed=0
 failures=""
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+real=
+trap 'rm -f "$log"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
+
+# real_up: starts the real broker of the run once.  If it does not come
+# up, the tests start their own and fail with the reason.
+real_up() {
+	[ -z "$real" ] || return 0
+	real=$(mktemp -d /tmp/kedge-real.XXXXXX)
+	if tests/real/up "$real" kafka >"$real/up.log" 2>&1; then
+		REAL_ENV=$real
+		export REAL_ENV
+		echo "##### real Kafka broker: $real/env"
+	else
+		echo "##### tests/real/up failed: $(tail -1 "$real/up.log")"
+	fi
+}
 
 for build in "${@:-build}"; do
 	kedge=./kedge
@@ -53,8 +72,12 @@ for build in "${@:-build}"; do
 			continue
 		fi
 		case $t in
-		*/crash_*|*/broker_faults*|*/package_*|*/webhdfs_faults*|*/webhdfs_crash*)
+		*/crash_*|*/broker_faults*|*/package_*|*/webhdfs_faults*|*/webhdfs_crash*|\
+		*/real_kafka_restart*|*/real_kafka_group*|*/real_kafka_reauth*)
 			[ "$build" = "${1:-build}" ] || continue ;;
+		esac
+		case $t in
+		*/real_kafka_*) real_up ;;
 		esac
 		echo "=== $t ($build)"
 		if KEDGE=$kedge FIX=$build/fixtures sh "$t"; then

@@ -85,7 +85,7 @@ kafka = { brokers = "$_rc_b"; group_id = "kedge-$1";
           security = { protocol = "$2"; $_rc_s }; };
 tables = ( { name = "access"; topics = [ "$3" ]; udtf = "nginx";
              event_time = "time_local"; } );
-output = { spool_dir = "$T/spool-$1"; local_dir = "$T/$1"; timezone = "UTC"; };
+output = { $OLD_EVENTS spool_dir = "$T/spool-$1"; local_dir = "$T/$1"; timezone = "UTC"; };
 checkpoint = { interval = 1; };
 log = { level = "info"; };
 metrics = { enabled = false; };

@@ -25,6 +25,8 @@ CPPFLAGS += -D_GNU_SOURCE -DKEDGE_VERSION='"$(VERSION)"' -Iagent -I.
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) $(CFLAGS) \
              $(shell pkg-config --cflags $(PKGS))
 LIBS     := $(shell pkg-config --libs $(PKGS)) -lpthread
+# Debian's libsnappy-dev ships no .pc file: linked by name.
+LIBS     += -lsnappy
 # make KEDGE_RELEASE=1 (the packages): without the crash points the tests
 # use (agent/crash.h); the default build keeps them.
 ifneq ($(KEDGE_RELEASE),)

@@ -11,6 +11,7 @@ PACKAGES="
   libsasl2-modules-gssapi-mit
   libcurl4-openssl-dev libjansson-dev python3-gssapi curl
   libmicrohttpd-dev
+  libsnappy-dev
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
 "

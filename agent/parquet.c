@@ -9,6 +9,7 @@
 #include <snappy-c.h>
 
 #include "codec.h"
+#include "rle.h"
 #include "thrift.h"
 
 /* parquet.thrift's numbers that this writer uses. */
@@ -64,19 +65,6 @@ struct pq_writer {
 	int finished;
 };
 
-/* A sequence of small unsigned integers for the RLE/bit-packed hybrid:
- * definition levels (bytes) or dictionary indices. */
-struct pq_seq {
-	const uint8_t *u8;
-	const uint32_t *u32;
-};
-
-static uint32_t
-pq_seq_at(const struct pq_seq *s, size_t i)
-{
-	return s->u8 != NULL ? s->u8[i] : s->u32[i];
-}
-
 static void
 pq_le64(uint8_t *p, uint64_t v)
 {
@@ -127,100 +115,6 @@ pq_grow(void **v, size_t *cap, size_t need, size_t size)
 	*v = nv;
 	*cap = ncap;
 	return 0;
-}
-
-/* ---- the RLE/bit-packed hybrid ---- */
-
-static int
-pq_varint(struct buf *out, uint64_t v)
-{
-	uint8_t b[10];
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		b[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b[n++] = (uint8_t)v;
-	return buf_append(out, b, n);
-}
-
-/* Length of the run of equal values at s[i..n). */
-static size_t
-pq_run(const struct pq_seq *s, size_t i, size_t n)
-{
-	uint32_t v = pq_seq_at(s, i);
-	size_t j = i + 1;
-
-	while (j < n && pq_seq_at(s, j) == v)
-		j++;
-	return j - i;
-}
-
-/* Appends values s[from..to) bit-packed, width bits each, LSB first,
- * zeros past n: whole groups of 8. */
-static int
-pq_bitpack(const struct pq_seq *s, size_t from, size_t to, size_t n,
-    int width, struct buf *out)
-{
-	uint64_t acc = 0;
-	int nbits = 0;
-	int r;
-
-	if ((r = buf_reserve(out, (to - from) / 8 * (size_t)width + 8)) < 0)
-		return r;
-	for (size_t i = from; i < to; i++) {
-		acc |= (uint64_t)(i < n ? pq_seq_at(s, i) : 0) << nbits;
-		nbits += width;
-		while (nbits >= 8) {
-			buf_putc_unchecked(out, (char)(acc & 0xff));
-			acc >>= 8;
-			nbits -= 8;
-		}
-	}
-	return 0;
-}
-
-/* Appends s[0..n) in the RLE/bit-packed hybrid of bit width width (no
- * length prefix): runs of 8 or more equal values as RLE runs, the rest in
- * bit-packed groups of 8. */
-static int
-pq_rle(const struct pq_seq *s, size_t n, int width, struct buf *out)
-{
-	size_t i = 0, run, start, groups;
-	uint8_t v[4];
-	int r;
-
-	while (i < n) {
-		if ((run = pq_run(s, i, n)) >= 8) {
-			pq_le32(v, pq_seq_at(s, i));
-			if ((r = pq_varint(out, (uint64_t)run << 1)) < 0 ||
-			    (r = buf_append(out, v, ((size_t)width + 7) / 8)) < 0)
-				return r;
-			i += run;
-			continue;
-		}
-		start = i;
-		groups = 0;
-		do {
-			groups++;
-			i += 8;
-		} while (i < n && pq_run(s, i, n) < 8);
-		if ((r = pq_varint(out, (uint64_t)groups << 1 | 1)) < 0 ||
-		    (r = pq_bitpack(s, start, i, n, width, out)) < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int
-pq_width(uint32_t max)
-{
-	int w = 1; /* 0 is valid, but not every reader takes it */
-
-	while (w < 32 && (max >> w) != 0)
-		w++;
-	return w;
 }
 
 /* ---- buffering rows ---- */
@@ -582,30 +476,30 @@ static int
 pq_data_body(struct pq_writer *w, const struct pq_col *c, size_t r0,
     size_t r1, size_t v0, size_t v1, int dict)
 {
-	struct pq_seq defs = { (const uint8_t *)c->defs.data + r0, NULL };
-	struct pq_seq bits = { (const uint8_t *)c->vals.data + v0, NULL };
-	struct pq_seq idx = { NULL, w->dict.idx + v0 };
+	struct rle_seq defs = { (const uint8_t *)c->defs.data + r0, NULL };
+	struct rle_seq bits = { (const uint8_t *)c->vals.data + v0, NULL };
+	struct rle_seq idx = { NULL, w->dict.idx + v0 };
 	size_t at;
 	uint8_t n[4];
 	int width, r;
 
 	buf_reset(&w->page);
 	if ((r = buf_append(&w->page, "\0\0\0\0", 4)) < 0 ||
-	    (r = pq_rle(&defs, r1 - r0, 1, &w->page)) < 0)
+	    (r = rle_encode(&defs, r1 - r0, 1, &w->page)) < 0)
 		return r;
 	pq_le32(n, (uint32_t)(w->page.len - 4));
 	memcpy(w->page.data, n, 4);
 	if (v1 == v0)
 		return 0;
 	if (dict) {
-		width = pq_width((uint32_t)(w->dict.n - 1));
+		width = rle_width((uint32_t)(w->dict.n - 1));
 		n[0] = (uint8_t)width;
 		if ((r = buf_append(&w->page, n, 1)) < 0)
 			return r;
-		return pq_rle(&idx, v1 - v0, width, &w->page);
+		return rle_encode(&idx, v1 - v0, width, &w->page);
 	}
 	if (c->type == UDTF_BOOL) /* PLAIN booleans: one bit each */
-		return pq_bitpack(&bits, 0, (v1 - v0 + 7) / 8 * 8, v1 - v0, 1,
+		return rle_bitpack(&bits, 0, (v1 - v0 + 7) / 8 * 8, v1 - v0, 1,
 		    &w->page);
 	at = pq_value_at(c, v0);
 	return buf_append(&w->page, c->vals.data + at, pq_value_at(c, v1) - at);

@@ -79,6 +79,11 @@ $(B)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBS)
 
+# pqwrite drives the Parquet writer of the agent's library.
+$(B)/fixtures/pqwrite: tests/fixtures/pqwrite.c $(B)/libkedge.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(B)/libkedge.a $(LIBS)
+
 # The SASL front for the mock broker is a GSSAPI acceptor.
 $(B)/fixtures/saslfront: LIBS += $(shell pkg-config --libs krb5-gssapi)
 

@@ -11,7 +11,7 @@ PACKAGES="
   libsasl2-modules-gssapi-mit
   libcurl4-openssl-dev libjansson-dev python3-gssapi curl
   libmicrohttpd-dev
-  libsnappy-dev
+  libsnappy-dev python3-venv
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
 "
@@ -26,11 +26,13 @@ for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-if [ -z "$missing" ]; then
-	exit 0
+if [ -n "$missing" ]; then
+	echo "install-deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-echo "install-deps: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+
+# The Python readers of the Parquet tests, from PyPI.
+"$(dirname "$0")/install-py-deps.sh"

@@ -632,8 +632,8 @@ pq_row_group(struct pq_writer *w, struct buf *out)
 	thrift_i64_field(&t, 3, (int64_t)w->rg_rows);
 	thrift_i64_field(&t, 5, (int64_t)start);
 	thrift_i64_field(&t, 6, (int64_t)all.comp);
-	thrift_field(&t, 7, THRIFT_I32); /* ordinal is an i16: same varint */
-	thrift_i32(&t, (int32_t)w->nrg);
+	if (w->nrg <= INT16_MAX) /* ordinal: an i16 */
+		thrift_i16_field(&t, 7, (int16_t)w->nrg);
 	thrift_end(&t);
 	if (t.err < 0)
 		return t.err;

@@ -22,8 +22,11 @@
  * max_value when a value is not NULL (strings by unsigned bytes, the
  * STRING type's order).  Pages are compressed one by one with the chunk's
  * codec.  A row group is cut when its buffered values reach
- * opts.row_group_bytes; that is what a writer holds in memory, plus the
- * dictionary's hash table.
+ * opts.row_group_bytes (PLAIN sizes plus a byte a value for its level).
+ * Memory of a writer: that, plus per string value 8 bytes of offset, per
+ * non-NULL value of the column being written 4 bytes of dictionary index,
+ * a dictionary of at most opts.dict_bytes with its hash table (8 bytes an
+ * entry), and the pages being compressed (about opts.page_bytes twice).
  *
  * The output depends on the rows, the options and the key-value pairs
  * only: the same input gives the same bytes.
@@ -70,7 +73,8 @@ void pq_writer_free(struct pq_writer *w); /* accepts NULL */
 int pq_writer_meta(struct pq_writer *w, const char *key, const char *value);
 
 /* Adds one row; vals has one entry per column, each of its column's type
- * or UDTF_NULL.  Appends to out whatever of the file is ready (the magic,
+ * or UDTF_NULL.  After a failure other than -EINVAL the file is broken:
+ * free the writer.  Appends to out whatever of the file is ready (the magic,
  * a finished row group); the caller may drain out between calls.  Returns
  * 0, -EINVAL for a value of the wrong type, or -ENOMEM. */
 int pq_writer_row(struct pq_writer *w, const struct udtf_value *vals,

@@ -82,6 +82,13 @@ thrift_i32_field(struct thrift_writer *t, int16_t id, int32_t v)
 }
 
 void
+thrift_i16_field(struct thrift_writer *t, int16_t id, int16_t v)
+{
+	thrift_field(t, id, THRIFT_I16);
+	thrift_varint(t, thrift_zigzag(v));
+}
+
+void
 thrift_i64_field(struct thrift_writer *t, int16_t id, int64_t v)
 {
 	thrift_field(t, id, THRIFT_I64);

@@ -1,7 +1,7 @@
 /*
  * thrift: a writer of Apache Thrift's compact protocol, the encoding of
  * Parquet's footer and page headers.  Only what Parquet needs: structs,
- * lists, bool, i32, i64 and binary fields.
+ * lists, bool, i16, i32, i64 and binary fields.
  *
  * Errors are sticky: the first failure (out of memory) is kept in
  * thrift_writer.err and later calls do nothing, so a caller writes a
@@ -23,6 +23,7 @@
 enum thrift_type {
 	THRIFT_BOOL_TRUE = 1,
 	THRIFT_BOOL_FALSE = 2,
+	THRIFT_I16 = 4,
 	THRIFT_I32 = 5,
 	THRIFT_I64 = 6,
 	THRIFT_BINARY = 8,
@@ -46,6 +47,7 @@ void thrift_init(struct thrift_writer *t, struct buf *out);
  * field of type type; the thrift_*_field() helpers write header and
  * value. */
 void thrift_field(struct thrift_writer *t, int16_t id, enum thrift_type type);
+void thrift_i16_field(struct thrift_writer *t, int16_t id, int16_t v);
 void thrift_i32_field(struct thrift_writer *t, int16_t id, int32_t v);
 void thrift_i64_field(struct thrift_writer *t, int16_t id, int64_t v);
 void thrift_bool_field(struct thrift_writer *t, int16_t id, int v);

@@ -50,6 +50,7 @@ test_thrift_fields(void **state)
 		0x19, 0x35,             /* field 26 list of 3 i32 */
 		0x00, 0x02, 0x04,       /* 0 1 2 */
 		0x19, 0xf5, 0x0f,       /* field 27 list of 15 i32: long */
+		0x14, 0x0e,             /* field 28 i16 7 */
 		0x00,                   /* stop */
 	};
 	struct buf b = { 0 };
@@ -74,6 +75,7 @@ test_thrift_fields(void **state)
 		thrift_i32(&t, i);
 	thrift_field(&t, 27, THRIFT_LIST);
 	thrift_list(&t, THRIFT_I32, 15);
+	thrift_i16_field(&t, 28, 7);
 	thrift_end(&t);
 	assert_int_equal(t.err, 0);
 	assert_bytes(&b, want, sizeof(want));

@@ -52,8 +52,10 @@ struct pq_writer {
 	size_t ncols;
 	struct pq_opts o;
 	struct codec *codec;   /* gzip and zstd; NULL otherwise */
+	pq_sink_fn *sink;      /* takes the file's bytes */
+	void *sink_arg;
 	uint64_t rows;
-	uint64_t bytes;        /* of the file, appended to out so far */
+	uint64_t bytes;        /* of the file, given to sink so far */
 	size_t rg_rows;
 	size_t rg_bytes;       /* values buffered in cols */
 	size_t nrg;
@@ -386,11 +388,11 @@ pq_dict_clear(struct pq_dict *d)
 /* ---- pages ---- */
 
 static int
-pq_emit(struct pq_writer *w, struct buf *out, const void *p, size_t len)
+pq_emit(struct pq_writer *w, const void *p, size_t len)
 {
 	int r;
 
-	if ((r = buf_append(out, p, len)) == 0)
+	if ((r = w->sink(w->sink_arg, p, len)) == 0)
 		w->bytes += len;
 	return r;
 }
@@ -432,7 +434,7 @@ struct pq_sizes {
 /* Writes w->page as one page: its PageHeader, then its compressed bytes.
  * nvalues: rows of a data page, entries of a dictionary page. */
 static int
-pq_page(struct pq_writer *w, struct buf *out, int type, size_t nvalues,
+pq_page(struct pq_writer *w, int type, size_t nvalues,
     int encoding, struct pq_sizes *sz)
 {
 	struct thrift_writer t;
@@ -461,8 +463,8 @@ pq_page(struct pq_writer *w, struct buf *out, int type, size_t nvalues,
 	thrift_end(&t);
 	if (t.err < 0)
 		return t.err;
-	if ((r = pq_emit(w, out, w->hdr.data, w->hdr.len)) < 0 ||
-	    (r = pq_emit(w, out, w->zpage.data, w->zpage.len)) < 0)
+	if ((r = pq_emit(w, w->hdr.data, w->hdr.len)) < 0 ||
+	    (r = pq_emit(w, w->zpage.data, w->zpage.len)) < 0)
 		return r;
 	sz->unc += w->hdr.len + w->page.len;
 	sz->comp += w->hdr.len + w->zpage.len;
@@ -508,7 +510,7 @@ pq_data_body(struct pq_writer *w, const struct pq_col *c, size_t r0,
 /* Writes c's data pages, each of about page_bytes of values. */
 static int
 pq_data_pages(struct pq_writer *w, const struct pq_col *c, int dict,
-    struct buf *out, struct pq_sizes *sz)
+    struct pq_sizes *sz)
 {
 	size_t nrows = c->defs.len, r0 = 0, v0 = 0, v = 0, est = 0, len;
 	int r;
@@ -522,7 +524,7 @@ pq_data_pages(struct pq_writer *w, const struct pq_col *c, int dict,
 		if (est < w->o.page_bytes && row + 1 < nrows)
 			continue;
 		if ((r = pq_data_body(w, c, r0, row + 1, v0, v, dict)) < 0 ||
-		    (r = pq_page(w, out, PAGE_DATA, row + 1 - r0,
+		    (r = pq_page(w, PAGE_DATA, row + 1 - r0,
 		    dict ? PE_RLE_DICTIONARY : PE_PLAIN, sz)) < 0)
 			return r;
 		r0 = row + 1;
@@ -547,10 +549,10 @@ pq_physical(enum udtf_type type)
 	}
 }
 
-/* Writes c's column chunk to out and its ColumnChunk struct, as a list
- * element, to t. */
+/* Writes c's column chunk and its ColumnChunk struct, as a list element,
+ * to t. */
 static int
-pq_chunk(struct pq_writer *w, const struct pq_col *c, struct buf *out,
+pq_chunk(struct pq_writer *w, const struct pq_col *c,
     struct thrift_writer *t, struct pq_sizes *sz)
 {
 	uint64_t start = w->bytes, data_at;
@@ -563,12 +565,12 @@ pq_chunk(struct pq_writer *w, const struct pq_col *c, struct buf *out,
 		buf_reset(&w->page);
 		if ((r = buf_append(&w->page, w->dict.plain.data,
 		    w->dict.plain.len)) < 0 ||
-		    (r = pq_page(w, out, PAGE_DICTIONARY, w->dict.n, PE_PLAIN,
+		    (r = pq_page(w, PAGE_DICTIONARY, w->dict.n, PE_PLAIN,
 		    sz)) < 0)
 			return r;
 	}
 	data_at = w->bytes;
-	if ((r = pq_data_pages(w, c, dict, out, sz)) < 0)
+	if ((r = pq_data_pages(w, c, dict, sz)) < 0)
 		return r;
 
 	thrift_begin(t);
@@ -601,15 +603,15 @@ pq_chunk(struct pq_writer *w, const struct pq_col *c, struct buf *out,
 }
 
 static int
-pq_magic(struct pq_writer *w, struct buf *out)
+pq_magic(struct pq_writer *w)
 {
-	return w->bytes == 0 ? pq_emit(w, out, PQ_MAGIC, 4) : 0;
+	return w->bytes == 0 ? pq_emit(w, PQ_MAGIC, 4) : 0;
 }
 
 /* Writes the buffered rows as one row group and keeps its RowGroup
  * struct for the footer. */
 static int
-pq_row_group(struct pq_writer *w, struct buf *out)
+pq_row_group(struct pq_writer *w)
 {
 	struct thrift_writer t;
 	struct pq_sizes all = { 0, 0 }, sz;
@@ -623,7 +625,7 @@ pq_row_group(struct pq_writer *w, struct buf *out)
 	thrift_list(&t, THRIFT_STRUCT, w->ncols);
 	for (size_t i = 0; i < w->ncols; i++) {
 		sz.unc = sz.comp = 0;
-		if ((r = pq_chunk(w, &w->cols[i], out, &t, &sz)) < 0)
+		if ((r = pq_chunk(w, &w->cols[i], &t, &sz)) < 0)
 			return r;
 		all.unc += sz.unc;
 		all.comp += sz.comp;
@@ -693,7 +695,7 @@ pq_schema(struct thrift_writer *t, const struct pq_writer *w)
 }
 
 static int
-pq_footer(struct pq_writer *w, struct buf *out)
+pq_footer(struct pq_writer *w)
 {
 	struct thrift_writer t;
 	uint8_t n[4];
@@ -730,17 +732,18 @@ pq_footer(struct pq_writer *w, struct buf *out)
 	if (w->hdr.len > UINT32_MAX)
 		return -EFBIG;
 	pq_le32(n, (uint32_t)w->hdr.len);
-	if ((r = pq_emit(w, out, w->hdr.data, w->hdr.len)) < 0 ||
-	    (r = pq_emit(w, out, n, 4)) < 0)
+	if ((r = pq_emit(w, w->hdr.data, w->hdr.len)) < 0 ||
+	    (r = pq_emit(w, n, 4)) < 0)
 		return r;
-	return pq_emit(w, out, PQ_MAGIC, 4);
+	return pq_emit(w, PQ_MAGIC, 4);
 }
 
 /* ---- the interface ---- */
 
 struct pq_writer *
 pq_writer_new(const struct udtf_column *cols, size_t ncols,
-    const struct pq_opts *opts, char *err, size_t errlen)
+    const struct pq_opts *opts, pq_sink_fn *sink, void *sink_arg, char *err,
+    size_t errlen)
 {
 	struct pq_writer *w;
 
@@ -752,6 +755,8 @@ pq_writer_new(const struct udtf_column *cols, size_t ncols,
 	    (w->cols = calloc(ncols, sizeof(*w->cols))) == NULL)
 		goto nomem;
 	w->ncols = ncols;
+	w->sink = sink;
+	w->sink_arg = sink_arg;
 	w->o = *opts;
 	if (w->o.row_group_bytes == 0)
 		w->o.row_group_bytes = PQ_ROW_GROUP_BYTES;
@@ -829,8 +834,7 @@ pq_writer_meta(struct pq_writer *w, const char *key, const char *value)
 }
 
 int
-pq_writer_row(struct pq_writer *w, const struct udtf_value *vals,
-    struct buf *out)
+pq_writer_row(struct pq_writer *w, const struct udtf_value *vals)
 {
 	size_t added;
 	int r;
@@ -840,7 +844,7 @@ pq_writer_row(struct pq_writer *w, const struct udtf_value *vals,
 	for (size_t i = 0; i < w->ncols; i++)
 		if (vals[i].type != UDTF_NULL && vals[i].type != w->cols[i].type)
 			return -EINVAL;
-	if ((r = pq_magic(w, out)) < 0)
+	if ((r = pq_magic(w)) < 0)
 		return r;
 	for (size_t i = 0; i < w->ncols; i++) {
 		if ((r = pq_col_add(&w->cols[i], &vals[i], &added)) < 0)
@@ -850,19 +854,19 @@ pq_writer_row(struct pq_writer *w, const struct udtf_value *vals,
 	w->rg_rows++;
 	w->rows++;
 	if (w->rg_bytes >= w->o.row_group_bytes)
-		return pq_row_group(w, out);
+		return pq_row_group(w);
 	return 0;
 }
 
 int
-pq_writer_finish(struct pq_writer *w, struct buf *out)
+pq_writer_finish(struct pq_writer *w)
 {
 	int r;
 
 	if (w->finished)
 		return -EINVAL;
-	if ((r = pq_magic(w, out)) < 0 || (r = pq_row_group(w, out)) < 0 ||
-	    (r = pq_footer(w, out)) < 0)
+	if ((r = pq_magic(w)) < 0 || (r = pq_row_group(w)) < 0 ||
+	    (r = pq_footer(w)) < 0)
 		return r;
 	w->finished = 1;
 	return 0;
@@ -878,6 +882,12 @@ uint64_t
 pq_writer_bytes(const struct pq_writer *w)
 {
 	return w->bytes;
+}
+
+int
+pq_sink_buf(void *arg, const void *p, size_t len)
+{
+	return buf_append(arg, p, len);
 }
 
 int

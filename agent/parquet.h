@@ -62,10 +62,19 @@ struct pq_opts {
 
 struct pq_writer;
 
+/* Where the file's bytes go, in order, a page or a footer at a time:
+ * returns 0 or a negative errno, which the writer returns. */
+typedef int (pq_sink_fn)(void *arg, const void *p, size_t len);
+
+/* A sink appending to the struct buf arg. */
+int pq_sink_buf(void *arg, const void *p, size_t len);
+
 /* Returns a writer of rows with columns cols[0..ncols) (names and types
- * are copied), or NULL with a sentence in err. */
+ * are copied) that hands the file to sink(sink_arg, ...), or NULL with a
+ * sentence in err. */
 struct pq_writer *pq_writer_new(const struct udtf_column *cols, size_t ncols,
-    const struct pq_opts *opts, char *err, size_t errlen);
+    const struct pq_opts *opts, pq_sink_fn *sink, void *sink_arg, char *err,
+    size_t errlen);
 void pq_writer_free(struct pq_writer *w); /* accepts NULL */
 
 /* Adds a key-value pair to the footer's key_value_metadata (copied), in
@@ -73,18 +82,19 @@ void pq_writer_free(struct pq_writer *w); /* accepts NULL */
 int pq_writer_meta(struct pq_writer *w, const char *key, const char *value);
 
 /* Adds one row; vals has one entry per column, each of its column's type
- * or UDTF_NULL.  After a failure other than -EINVAL the file is broken:
- * free the writer.  Appends to out whatever of the file is ready (the magic,
- * a finished row group); the caller may drain out between calls.  Returns
- * 0, -EINVAL for a value of the wrong type, or -ENOMEM. */
-int pq_writer_row(struct pq_writer *w, const struct udtf_value *vals,
-    struct buf *out);
+ * or UDTF_NULL.  Gives the sink whatever of the file is ready (the magic
+ * with the first row, the pages of a row group when it is full).  Returns
+ * 0, -EINVAL for a value of the wrong type (the row is not added), or the
+ * sink's or another negative errno: then the file is broken, free the
+ * writer. */
+int pq_writer_row(struct pq_writer *w, const struct udtf_value *vals);
 
-/* Appends the rest of the file (the last row group and the footer) to
- * out.  Nothing may be added afterwards.  Returns 0 or a negative errno. */
-int pq_writer_finish(struct pq_writer *w, struct buf *out);
+/* Gives the sink the rest of the file (the last row group and the
+ * footer).  Nothing may be added afterwards.  Returns 0 or a negative
+ * errno. */
+int pq_writer_finish(struct pq_writer *w);
 
-/* Rows added so far, and bytes of the file appended to out so far. */
+/* Rows added so far, and bytes of the file given to the sink so far. */
 uint64_t pq_writer_rows(const struct pq_writer *w);
 uint64_t pq_writer_bytes(const struct pq_writer *w);
 

@@ -151,14 +151,16 @@ v_str(const char *s)
 	return v;
 }
 
+/* A writer into out. */
 static struct pq_writer *
 writer(const struct udtf_column *cols, size_t n, enum pq_codec codec,
-    size_t row_group_bytes, size_t dict_bytes)
+    size_t row_group_bytes, size_t dict_bytes, struct buf *out)
 {
 	struct pq_opts o = { .codec = codec, .row_group_bytes = row_group_bytes,
 	    .dict_bytes = dict_bytes };
 	char err[128];
-	struct pq_writer *w = pq_writer_new(cols, n, &o, err, sizeof(err));
+	struct pq_writer *w = pq_writer_new(cols, n, &o, pq_sink_buf, out,
+	    err, sizeof(err));
 
 	assert_non_null(w);
 	return w;
@@ -181,6 +183,7 @@ static void
 test_one_row_pages(void **state)
 {
 	static const struct udtf_column cols[] = { { "n", UDTF_INT64 } };
+	struct buf b = { 0 };
 	static const uint8_t want[] = {
 		'P', 'A', 'R', '1',
 		/* PageHeader: type DICTIONARY_PAGE (2), sizes 8 and 8 */
@@ -201,13 +204,12 @@ test_one_row_pages(void **state)
 		/* indices: width 1, a group holding index 0 */
 		0x01, 0x03, 0x00,
 	};
-	struct pq_writer *w = writer(cols, 1, PQ_UNCOMPRESSED, 0, 0);
+	struct pq_writer *w = writer(cols, 1, PQ_UNCOMPRESSED, 0, 0, &b);
 	struct udtf_value v = v_i64(7);
-	struct buf b = { 0 };
 
 	(void)state;
-	assert_int_equal(pq_writer_row(w, &v, &b), 0);
-	assert_int_equal(pq_writer_finish(w, &b), 0);
+	assert_int_equal(pq_writer_row(w, &v), 0);
+	assert_int_equal(pq_writer_finish(w), 0);
 	assert_framed(&b);
 	assert_true(b.len > sizeof(want));
 	assert_memory_equal(b.data, want, sizeof(want));
@@ -221,13 +223,13 @@ static void
 test_empty_file(void **state)
 {
 	static const struct udtf_column cols[] = { { "s", UDTF_STRING } };
-	struct pq_writer *w = writer(cols, 1, PQ_SNAPPY, 0, 0);
 	struct buf b = { 0 };
+	struct pq_writer *w = writer(cols, 1, PQ_SNAPPY, 0, 0, &b);
 
 	(void)state;
-	assert_int_equal(pq_writer_finish(w, &b), 0);
+	assert_int_equal(pq_writer_finish(w), 0);
 	assert_framed(&b);
-	assert_int_equal(pq_writer_finish(w, &b), -EINVAL);
+	assert_int_equal(pq_writer_finish(w), -EINVAL);
 	pq_writer_free(w);
 	buf_free(&b);
 }
@@ -237,16 +239,17 @@ static void
 write_strings(struct buf *b, size_t rows, size_t distinct, size_t dict_bytes)
 {
 	static const struct udtf_column cols[] = { { "s", UDTF_STRING } };
-	struct pq_writer *w = writer(cols, 1, PQ_UNCOMPRESSED, 0, dict_bytes);
+	struct pq_writer *w = writer(cols, 1, PQ_UNCOMPRESSED, 0, dict_bytes,
+	    b);
 	char s[32];
 	struct udtf_value v;
 
 	for (size_t i = 0; i < rows; i++) {
 		snprintf(s, sizeof(s), "v%zu", i % distinct);
 		v = v_str(s);
-		assert_int_equal(pq_writer_row(w, &v, b), 0);
+		assert_int_equal(pq_writer_row(w, &v), 0);
 	}
-	assert_int_equal(pq_writer_finish(w, b), 0);
+	assert_int_equal(pq_writer_finish(w), 0);
 	pq_writer_free(w);
 }
 
@@ -286,16 +289,16 @@ static void
 test_row_groups_bounded(void **state)
 {
 	static const struct udtf_column cols[] = { { "n", UDTF_INT64 } };
-	struct pq_writer *w = writer(cols, 1, PQ_ZSTD, 900, 0);
-	struct udtf_value v;
 	struct buf b = { 0 };
+	struct pq_writer *w = writer(cols, 1, PQ_ZSTD, 900, 0, &b);
+	struct udtf_value v;
 	size_t cuts = 0, last = 4; /* the magic comes with the first row */
 
 	(void)state;
 	/* 9 bytes a row (8 + a level): a group every 100 rows */
 	for (int i = 0; i < 1000; i++) {
 		v = v_i64(i);
-		assert_int_equal(pq_writer_row(w, &v, &b), 0);
+		assert_int_equal(pq_writer_row(w, &v), 0);
 		if (b.len != last) {
 			cuts++;
 			assert_int_equal((i + 1) % 100, 0);
@@ -303,7 +306,7 @@ test_row_groups_bounded(void **state)
 		}
 	}
 	assert_int_equal(cuts, 10);
-	assert_int_equal(pq_writer_finish(w, &b), 0);
+	assert_int_equal(pq_writer_finish(w), 0);
 	assert_framed(&b);
 	pq_writer_free(w);
 	buf_free(&b);
@@ -328,9 +331,9 @@ test_deterministic(void **state)
 	for (size_t c = 0; c < NELEM(codecs); c++) {
 		struct buf one = { 0 }, drained = { 0 }, part = { 0 };
 		struct pq_writer *a = writer(cols, NELEM(cols), codecs[c],
-		    4096, 0);
+		    4096, 0, &one);
 		struct pq_writer *b = writer(cols, NELEM(cols), codecs[c],
-		    4096, 0);
+		    4096, 0, &part);
 		uint64_t seed = 42;
 
 		assert_int_equal(pq_writer_meta(a, "kedge.table", "t"), 0);
@@ -348,15 +351,15 @@ test_deterministic(void **state)
 			v[4].type = UDTF_TIMESTAMP;
 			v[4].u.ts_us = (int64_t)(x >> 12);
 			v[(x >> 30) % NELEM(cols)].type = UDTF_NULL;
-			assert_int_equal(pq_writer_row(a, v, &one), 0);
-			assert_int_equal(pq_writer_row(b, v, &part), 0);
+			assert_int_equal(pq_writer_row(a, v), 0);
+			assert_int_equal(pq_writer_row(b, v), 0);
 			if (x % 3 == 0) {
 				buf_append(&drained, part.data, part.len);
 				buf_reset(&part);
 			}
 		}
-		assert_int_equal(pq_writer_finish(a, &one), 0);
-		assert_int_equal(pq_writer_finish(b, &part), 0);
+		assert_int_equal(pq_writer_finish(a), 0);
+		assert_int_equal(pq_writer_finish(b), 0);
 		buf_append(&drained, part.data, part.len);
 		assert_framed(&one);
 		assert_int_equal(one.len, drained.len);
@@ -377,10 +380,10 @@ test_refusals(void **state)
 	};
 	static const struct udtf_column bad[] = { { "z", UDTF_NULL } };
 	struct pq_opts o = { .codec = PQ_UNCOMPRESSED };
-	struct pq_writer *a = writer(cols, 2, PQ_UNCOMPRESSED, 0, 0);
-	struct pq_writer *b = writer(cols, 2, PQ_UNCOMPRESSED, 0, 0);
-	struct udtf_value good[2], wrong[2];
 	struct buf ba = { 0 }, bb = { 0 };
+	struct pq_writer *a = writer(cols, 2, PQ_UNCOMPRESSED, 0, 0, &ba);
+	struct pq_writer *b = writer(cols, 2, PQ_UNCOMPRESSED, 0, 0, &bb);
+	struct udtf_value good[2], wrong[2];
 	enum pq_codec codec;
 	char err[128];
 
@@ -389,20 +392,23 @@ test_refusals(void **state)
 	good[1] = v_str("x");
 	wrong[0] = v_i64(2);
 	wrong[1] = v_i64(3); /* not a string */
-	assert_int_equal(pq_writer_row(a, good, &ba), 0);
-	assert_int_equal(pq_writer_row(b, good, &bb), 0);
+	assert_int_equal(pq_writer_row(a, good), 0);
+	assert_int_equal(pq_writer_row(b, good), 0);
 	/* a refused row leaves nothing behind */
-	assert_int_equal(pq_writer_row(b, wrong, &bb), -EINVAL);
-	assert_int_equal(pq_writer_finish(a, &ba), 0);
-	assert_int_equal(pq_writer_finish(b, &bb), 0);
+	assert_int_equal(pq_writer_row(b, wrong), -EINVAL);
+	assert_int_equal(pq_writer_finish(a), 0);
+	assert_int_equal(pq_writer_finish(b), 0);
 	assert_int_equal(ba.len, bb.len);
 	assert_memory_equal(ba.data, bb.data, ba.len);
-	assert_int_equal(pq_writer_row(a, good, &ba), -EINVAL);
-	assert_null(pq_writer_new(cols, 0, &o, err, sizeof(err)));
-	assert_null(pq_writer_new(bad, 1, &o, err, sizeof(err)));
+	assert_int_equal(pq_writer_row(a, good), -EINVAL);
+	assert_null(pq_writer_new(cols, 0, &o, pq_sink_buf, &ba, err,
+	    sizeof(err)));
+	assert_null(pq_writer_new(bad, 1, &o, pq_sink_buf, &ba, err,
+	    sizeof(err)));
 	assert_string_equal(err, "column z has no Parquet type");
 	o.codec = (enum pq_codec)3; /* LZO */
-	assert_null(pq_writer_new(cols, 2, &o, err, sizeof(err)));
+	assert_null(pq_writer_new(cols, 2, &o, pq_sink_buf, &ba, err,
+	    sizeof(err)));
 	assert_int_equal(pq_codec_parse("snappy", &codec), 0);
 	assert_int_equal(codec, PQ_SNAPPY);
 	assert_int_equal(pq_codec_parse("zstd", &codec), 0);
@@ -412,6 +418,36 @@ test_refusals(void **state)
 	pq_writer_free(b);
 	buf_free(&ba);
 	buf_free(&bb);
+}
+
+static int
+full_sink(void *arg, const void *p, size_t len)
+{
+	(void)arg;
+	(void)p;
+	(void)len;
+	return -ENOSPC;
+}
+
+/* The sink's error comes back as it is. */
+static void
+test_sink_error(void **state)
+{
+	static const struct udtf_column cols[] = { { "n", UDTF_INT64 } };
+	struct pq_opts o = { .codec = PQ_SNAPPY };
+	struct udtf_value v = v_i64(1);
+	struct pq_writer *w;
+	char err[128];
+
+	(void)state;
+	w = pq_writer_new(cols, 1, &o, full_sink, NULL, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(pq_writer_row(w, &v), -ENOSPC);
+	pq_writer_free(w);
+	w = pq_writer_new(cols, 1, &o, full_sink, NULL, err, sizeof(err));
+	assert_int_equal(pq_writer_finish(w), -ENOSPC);
+	assert_int_equal(pq_writer_bytes(w), 0);
+	pq_writer_free(w);
 }
 
 int
@@ -426,6 +462,7 @@ main(void)
 		cmocka_unit_test(test_row_groups_bounded),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_sink_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,7 @@ PACKAGES="
   libsasl2-modules-gssapi-mit
   libcurl4-openssl-dev libjansson-dev python3-gssapi curl
   libmicrohttpd-dev
-  libsnappy-dev python3-venv
+  libsnappy-dev python3-venv default-jdk-headless maven
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
 "

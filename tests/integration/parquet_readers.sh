@@ -1,6 +1,7 @@
 #!/bin/sh
 # Parquet files of agent/parquet.c read by readers kedge does not contain,
-# pyarrow and DuckDB (tests/real/requirements.txt): for every codec, with
+# pyarrow and DuckDB (tests/real/requirements.txt) and parquet-mr, Hive's
+# and Spark's (tests/real/parquet-mr): for every codec, with
 # dictionary and PLAIN pages, many pages and several row groups, NULLs and
 # every column type, each reader returns the values written, with their
 # types, and the statistics of every column chunk match its rows; the same
@@ -21,8 +22,11 @@ for c in none:UNCOMPRESSED snappy:SNAPPY gzip:GZIP zstd:ZSTD; do
 	# falls back to PLAIN), 4 KiB pages
 	"$FIX/pqwrite" "$name" 12000 65536 2048 4096 "$T/$name.parquet" \
 		"$T/$name.jsonl" || die "pqwrite $name failed"
+	tests/real/parquet_mr.sh "$T/$name.parquet" >"$T/$name.mr.json" ||
+		die "$name: parquet-mr cannot read the file"
 	$PY "$CHECK" "$T/$name.parquet" "$T/$name.jsonl" --codec "${c##*:}" \
-		--expect-dict --expect-plain --min-row-groups 4 ||
+		--expect-dict --expect-plain --min-row-groups 4 \
+		--parquet-mr "$T/$name.mr.json" ||
 		die "$name: the readers disagree with the rows written"
 	"$FIX/pqwrite" "$name" 12000 65536 2048 4096 "$T/again.parquet" \
 		"$T/again.jsonl" || die "pqwrite $name failed"

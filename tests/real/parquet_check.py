@@ -1,8 +1,9 @@
 """Checks a Parquet file kedge wrote against the rows it was written from,
-with two readers kedge does not contain: pyarrow and DuckDB.
+with readers kedge does not contain: pyarrow, DuckDB and, given what it
+read (--parquet-mr, tests/real/parquet_mr.sh's output), parquet-mr.
 
     parquet_check.py FILE.parquet ROWS.jsonl [--expect-dict] [--expect-plain]
-        [--min-row-groups N] [--codec NAME]
+        [--min-row-groups N] [--codec NAME] [--parquet-mr READ.json]
 
 ROWS.jsonl holds one JSON array per row (null for NULL, timestamps as
 microseconds since the epoch), as tests/fixtures/pqwrite writes it.  Checks
@@ -28,6 +29,14 @@ ARROW_TYPES = {
     "x": pa.float64(), "ok": pa.bool_(),
     "ts": pa.timestamp("us", tz="UTC"), "constant": pa.string(),
     "empty": pa.int64(),
+}
+MR_TYPES = {
+    "city": "optional binary city (STRING)", "id": "optional binary id (STRING)",
+    "n": "optional int64 n", "x": "optional double x",
+    "ok": "optional boolean ok",
+    "ts": "optional int64 ts (TIMESTAMP(MICROS,true))",
+    "constant": "optional binary constant (STRING)",
+    "empty": "optional int64 empty",
 }
 DUCK_TYPES = {
     "city": "VARCHAR", "id": "VARCHAR", "n": "BIGINT", "x": "DOUBLE",
@@ -67,6 +76,18 @@ def check_rows(who, got, want, names):
                      (who, i, name, gv, wv))
 
 
+def expected_stats(part, j, name):
+    """(null count, min, max) of column j of rows part; min and max None
+    when all are NULL; strings ordered by their UTF-8 bytes."""
+    vals = [r[j] for r in part if r[j] is not None]
+    if name == "x":
+        vals = [float(v) for v in vals]
+    if not vals:
+        return len(part), None, None
+    key = (lambda v: v.encode()) if isinstance(vals[0], str) else None
+    return (len(part) - len(vals), min(vals, key=key), max(vals, key=key))
+
+
 def check_pyarrow(path, rows, args):
     f = pq.ParquetFile(path)
     names = f.schema_arrow.names
@@ -104,32 +125,16 @@ def check_pyarrow(path, rows, args):
                          % name)
             else:
                 seen_plain = True
-            vals = [r[j] for r in part if r[j] is not None]
             st = col.statistics
             if st is None:
                 fail("pyarrow: row group %d column %s has no statistics"
                      % (g, name))
-            if st.null_count != len(part) - len(vals):
-                fail("pyarrow: row group %d column %s null_count %d, "
-                     "written %d" % (g, name, st.null_count,
-                                     len(part) - len(vals)))
-            if not vals:
-                if st.has_min_max:
-                    fail("pyarrow: %s: min/max of NULLs only" % name)
-                continue
-            if not st.has_min_max:
-                fail("pyarrow: row group %d column %s has no min/max"
-                     % (g, name))
-            if name in ("city", "id", "constant"):
-                key = lambda s: s.encode()
-            else:
-                key = lambda v: v
-            lo, hi = min(vals, key=key), max(vals, key=key)
-            if not (same(micros(st.min), lo if name != "x" else float(lo))
-                    and same(micros(st.max),
-                             hi if name != "x" else float(hi))):
-                fail("pyarrow: row group %d column %s min/max %r/%r, "
-                     "written %r/%r" % (g, name, st.min, st.max, lo, hi))
+            nulls, lo, hi = expected_stats(part, j, name)
+            got = (st.null_count, micros(st.min) if st.has_min_max else None,
+                   micros(st.max) if st.has_min_max else None)
+            if not all(same(a, b) for a, b in zip(got, (nulls, lo, hi))):
+                fail("pyarrow: row group %d column %s statistics %r, "
+                     "written %r" % (g, name, got, (nulls, lo, hi)))
     if at != len(rows):
         fail("pyarrow: row groups hold %d rows, written %d" % (at, len(rows)))
     if args.expect_dict and not seen_dict:
@@ -163,6 +168,34 @@ def check_duckdb(path, rows, names):
                  (name, n, want))
 
 
+def check_parquet_mr(read_path, rows, names, args):
+    with open(read_path, encoding="utf-8") as f:
+        got = json.load(f)
+    for name, typ in zip(names, got["types"]):
+        if typ != MR_TYPES[name]:
+            fail("parquet-mr: column %s is %s" % (name, typ))
+    for key in ("kedge.version", "kedge.table", "kedge.offsets"):
+        if key not in got["kv"]:
+            fail("parquet-mr: no key-value metadata %s" % key)
+    check_rows("parquet-mr", got["rows"], rows, names)
+    at = 0
+    for g, group in enumerate(got["groups"]):
+        part = rows[at:at + group["rows"]]
+        at += group["rows"]
+        for j, (name, col) in enumerate(zip(names, group["columns"])):
+            if col["codec"] != args.codec:
+                fail("parquet-mr: row group %d column %s codec %s" %
+                     (g, name, col["codec"]))
+            want = expected_stats(part, j, name)
+            have = (col["null_count"], col["min"], col["max"])
+            if not all(same(a, b) for a, b in zip(have, want)):
+                fail("parquet-mr: row group %d column %s statistics %r, "
+                     "written %r" % (g, name, have, want))
+    if at != len(rows):
+        fail("parquet-mr: row groups hold %d rows, written %d" %
+             (at, len(rows)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("parquet")
@@ -171,13 +204,17 @@ def main():
     ap.add_argument("--expect-plain", action="store_true")
     ap.add_argument("--min-row-groups", type=int, default=1)
     ap.add_argument("--codec", default="UNCOMPRESSED")
+    ap.add_argument("--parquet-mr", metavar="READ.json")
     args = ap.parse_args()
     with open(args.rows, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
     names = check_pyarrow(args.parquet, rows, args)
     check_duckdb(args.parquet, rows, names)
-    print("ok %s: %d rows, pyarrow %s, duckdb %s" %
-          (args.parquet, len(rows), pa.__version__, duckdb.__version__))
+    readers = "pyarrow %s, duckdb %s" % (pa.__version__, duckdb.__version__)
+    if args.parquet_mr:
+        check_parquet_mr(args.parquet_mr, rows, names, args)
+        readers += ", parquet-mr"
+    print("ok %s: %d rows, %s" % (args.parquet, len(rows), readers))
 
 
 main()

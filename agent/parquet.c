@@ -479,8 +479,7 @@ pq_data_body(struct pq_writer *w, const struct pq_col *c, size_t r0,
     size_t r1, size_t v0, size_t v1, int dict)
 {
 	struct rle_seq defs = { (const uint8_t *)c->defs.data + r0, NULL };
-	struct rle_seq bits = { (const uint8_t *)c->vals.data + v0, NULL };
-	struct rle_seq idx = { NULL, w->dict.idx + v0 };
+	struct rle_seq seq = { NULL, NULL };
 	size_t at;
 	uint8_t n[4];
 	int width, r;
@@ -491,18 +490,22 @@ pq_data_body(struct pq_writer *w, const struct pq_col *c, size_t r0,
 		return r;
 	pq_le32(n, (uint32_t)(w->page.len - 4));
 	memcpy(w->page.data, n, 4);
+	/* past here there are values: vals and idx are not NULL */
 	if (v1 == v0)
 		return 0;
 	if (dict) {
+		seq.u32 = w->dict.idx + v0;
 		width = rle_width((uint32_t)(w->dict.n - 1));
 		n[0] = (uint8_t)width;
 		if ((r = buf_append(&w->page, n, 1)) < 0)
 			return r;
-		return rle_encode(&idx, v1 - v0, width, &w->page);
+		return rle_encode(&seq, v1 - v0, width, &w->page);
 	}
-	if (c->type == UDTF_BOOL) /* PLAIN booleans: one bit each */
-		return rle_bitpack(&bits, 0, (v1 - v0 + 7) / 8 * 8, v1 - v0, 1,
+	if (c->type == UDTF_BOOL) { /* PLAIN booleans: one bit each */
+		seq.u8 = (const uint8_t *)c->vals.data + v0;
+		return rle_bitpack(&seq, 0, (v1 - v0 + 7) / 8 * 8, v1 - v0, 1,
 		    &w->page);
+	}
 	at = pq_value_at(c, v0);
 	return buf_append(&w->page, c->vals.data + at, pq_value_at(c, v1) - at);
 }

@@ -26,7 +26,7 @@ enum { CT_UTF8 = 0, CT_TIMESTAMP_MICROS = 10 };
 struct pq_col {
 	char *name;
 	enum udtf_type type;
-	struct buf vals;  /* non-NULL values, PLAIN-encoded; bool: a byte each */
+	struct buf vals;  /* non-NULL values, PLAIN; bool: a byte each */
 	size_t *off;      /* string: where value i starts in vals */
 	size_t offcap;
 	size_t nvals;     /* non-NULL values */
@@ -683,7 +683,7 @@ pq_schema(struct thrift_writer *t, const struct pq_writer *w)
 			thrift_begin(t);
 			thrift_field(t, 8, THRIFT_STRUCT);  /* TIMESTAMP */
 			thrift_begin(t);
-			thrift_bool_field(t, 1, 1);         /* isAdjustedToUTC */
+			thrift_bool_field(t, 1, 1);         /* UTC */
 			thrift_field(t, 2, THRIFT_STRUCT);  /* unit */
 			thrift_begin(t);
 			thrift_field(t, 2, THRIFT_STRUCT);  /* MICROS */
@@ -768,7 +768,8 @@ pq_writer_new(const struct udtf_column *cols, size_t ncols,
 	if (w->o.dict_bytes == 0)
 		w->o.dict_bytes = PQ_DICT_BYTES;
 	for (size_t i = 0; i < ncols; i++) {
-		if (cols[i].type < UDTF_STRING || cols[i].type > UDTF_TIMESTAMP) {
+		if (cols[i].type < UDTF_STRING ||
+		    cols[i].type > UDTF_TIMESTAMP) {
 			snprintf(err, errlen, "column %s has no Parquet type",
 			    cols[i].name);
 			goto fail;
@@ -845,7 +846,8 @@ pq_writer_row(struct pq_writer *w, const struct udtf_value *vals)
 	if (w->finished)
 		return -EINVAL;
 	for (size_t i = 0; i < w->ncols; i++)
-		if (vals[i].type != UDTF_NULL && vals[i].type != w->cols[i].type)
+		if (vals[i].type != UDTF_NULL &&
+		    vals[i].type != w->cols[i].type)
 			return -EINVAL;
 	if ((r = pq_magic(w)) < 0)
 		return r;

@@ -73,7 +73,8 @@ rle_encode(const struct rle_seq *s, size_t n, int width, struct buf *out)
 			for (int k = 0; k < 4; k++)
 				v[k] = (uint8_t)(rle_seq_at(s, i) >> (8 * k));
 			if ((r = rle_varint(out, (uint64_t)run << 1)) < 0 ||
-			    (r = buf_append(out, v, ((size_t)width + 7) / 8)) < 0)
+			    (r = buf_append(out, v,
+			    ((size_t)width + 7) / 8)) < 0)
 				return r;
 			i += run;
 			continue;

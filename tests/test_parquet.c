@@ -267,7 +267,9 @@ static void
 test_dictionary_and_plain(void **state)
 {
 	static const char v1[] = { 2, 0, 0, 0, 'v', '1' };
-	static const char v1v2[] = { 2, 0, 0, 0, 'v', '1', 2, 0, 0, 0, 'v', '2' };
+	static const char v1v2[] = {
+		2, 0, 0, 0, 'v', '1', 2, 0, 0, 0, 'v', '2',
+	};
 	struct buf dict = { 0 }, plain = { 0 };
 
 	(void)state;

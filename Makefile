@@ -25,6 +25,8 @@ CPPFLAGS += -D_GNU_SOURCE -DKEDGE_VERSION='"$(VERSION)"' -Iagent -I.
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) $(CFLAGS) \
              $(shell pkg-config --cflags $(PKGS))
 LIBS     := $(shell pkg-config --libs $(PKGS)) -lpthread
+# Debian's libsnappy-dev ships no .pc file: linked by name.
+LIBS     += -lsnappy
 # make KEDGE_RELEASE=1 (the packages): without the crash points the tests
 # use (agent/crash.h); the default build keeps them.
 ifneq ($(KEDGE_RELEASE),)
@@ -76,6 +78,11 @@ $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(B)/libkedge.a
 $(B)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBS)
+
+# pqwrite drives the Parquet writer of the agent's library.
+$(B)/fixtures/pqwrite: tests/fixtures/pqwrite.c $(B)/libkedge.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(B)/libkedge.a $(LIBS)
 
 # The SASL front for the mock broker is a GSSAPI acceptor.
 $(B)/fixtures/saslfront: LIBS += $(shell pkg-config --libs krb5-gssapi)

@@ -22,14 +22,15 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c11 $(WARNINGS) $(WERROR) -O1 -g \
                 -fno-omit-frame-pointer $(FUZZ_SAN) \
                 $(shell pkg-config --cflags $(PKGS) libpcre2-8)
-FUZZ_LIBS     = $(shell pkg-config --libs $(PKGS) libpcre2-8) -lpthread
+FUZZ_LIBS     = $(shell pkg-config --libs $(PKGS) libpcre2-8) -lpthread \
+                -lsnappy # no .pc file in Debian, as in the Makefile
 FUZZ_HDRS     = $(wildcard agent/*.h agent/udtf/*.h checkpoint/*.h fuzz/*.h)
 
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_KIT_OBJ := $(FUZZ_OUT)/obj/fuzz/fuzzkit.o
 FUZZ_TARGETS  = $(FUZZ_UDTFS:%=fuzz_udtf_%) fuzz_logformat fuzz_config
 FUZZ_TARGETS += fuzz_webhdfs fuzz_sidecar fuzz_manifest fuzz_progress \
-                fuzz_ckpt fuzz_journal fuzz_spool
+                fuzz_ckpt fuzz_journal fuzz_spool fuzz_parquet
 FUZZ_BINS     = $(FUZZ_TARGETS:%=$(FUZZ_OUT)/%)
 
 .PHONY: fuzz-build fuzz fuzz-smoke fuzz-clean

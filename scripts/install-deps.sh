@@ -12,10 +12,11 @@ PACKAGES="
   libsasl2-modules-gssapi-mit
   libcurl4-openssl-dev libjansson-dev python3-gssapi curl
   libmicrohttpd-dev
+  libsnappy-dev python3-venv
   kcat zstd jq bc tzdata procps faketime
   lintian rpm systemd adduser man-db
   debootstrap systemd-container rpmlint
-  openjdk-17-jre-headless maven
+  openjdk-17-jdk-headless maven
 "
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -38,3 +39,5 @@ fi
 # The real Kafka broker of the tests, from Maven Central into the local
 # Maven repository, once (tests/README.md).
 "$(dirname "$0")/../tests/real/fetch-deps"
+# The Python readers of the Parquet tests, from PyPI.
+"$(dirname "$0")/install-py-deps.sh"

@@ -773,10 +773,24 @@ complete_hour_write(struct completer *cp, struct target *t,
 	/* a revision whose command a crash kept from running, found again */
 	if (l.has_success)
 		complete_announce(cp, dir, &old);
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
 	if (same && l.has_manifest) {
-		r = 0;
+		if (l.has_success) {
+			r = 0;
+			goto out;
+		}
+		/* a crash came between the manifest and _SUCCESS */
+		if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
+			goto out;
+		complete_announce(cp, dir, &old);
+		r = 1;
 		goto out;
 	}
+	/* _SUCCESS goes first, so that it never stands beside a manifest
+	 * it does not belong to: a crash before the new one is written leaves
+	 * none, and the next look writes it */
+	if (l.has_success && (r = target_remove(t, rel, err, errlen)) < 0)
+		goto out;
 	revision = old.revision + 1;
 	if ((m.files = calloc(l.n ? l.n : 1, sizeof(*m.files))) == NULL ||
 	    (m.table = strdup(h->table)) == NULL ||

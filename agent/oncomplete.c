@@ -201,8 +201,8 @@ oncomplete_load_line(struct oncomplete *oc, size_t i, char *line)
 	    hr, &r.revision, &r.rows, &at) != 5 || !oncomplete_digits(dt, 8) ||
 	    !oncomplete_digits(hr, 2) || r.revision == 0)
 		return -EINVAL;
-	snprintf(r.dt, sizeof(r.dt), "%s", dt);
-	snprintf(r.hr, sizeof(r.hr), "%s", hr);
+	memcpy(r.dt, dt, sizeof(r.dt)); /* lengths checked above */
+	memcpy(r.hr, hr, sizeof(r.hr));
 	if (strcmp(kind, "done") == 0)
 		return oncomplete_mark_done(oc, &r);
 	if (strcmp(kind, "pending") != 0 || line[at] == '\0')

@@ -810,7 +810,8 @@ agent_classify(const char *path, long table, void *arg)
 /* SIGHUP: reads the configuration file again and applies what can change
  * without a rebalance: log level, roll policy, UDTF configurations that
  * keep a table's columns, checkpoint interval, spool limits, and (by
- * starting the publisher again) completion and HDFS timeouts.  The rest is
+ * starting the publisher again) completion, output.on_complete and HDFS
+ * timeouts.  The rest is
  * named in the log and waits for a restart; an invalid file changes
  * nothing. */
 static void

@@ -11,6 +11,7 @@
 #      its exit status and last stderr line logged, and recorded once;
 #  (d) a command that hangs is killed at output.on_complete_timeout, its
 #      process group with it, and tried again;
+#  (m) the metrics count the runs by result, scraped while kedge runs;
 #  (s) an hour whose _SUCCESS a crash kept from being written gets it on
 #      the next start, without a second call;
 #  (e) kill -9 at pseudo-random moments, late rows between the rounds,
@@ -42,7 +43,8 @@ $FIX/gen_nginx --records 3000 --partitions 2 --seed 29 --start "$HOUR0" \
 mock_start "$T" --topic access:2 --topic burst:2 --produce "access=$T/records" \
 	--produce "burst=$T/records-e"
 
-# conf NAME TOPIC TIMEOUT GROUP: table access reading TOPIC into $T/NAME.
+# conf NAME TOPIC TIMEOUT GROUP [METRICS]: table access reading TOPIC into
+# $T/NAME.
 conf() {
 	cat <<CONF
 kafka = { brokers = "$BOOTSTRAP"; $4
@@ -53,10 +55,10 @@ output = { spool_dir = "$T/spool-$1"; local_dir = "$T/$1"; timezone = "UTC";
            on_complete = [ "$HOOK", "{table}", "dt={dt}/hr={hr}",
                            "{revision}", "{rows}", "{path}", "{unknown",
                            "{}" ];
-           on_complete_timeout = $3; };
+           on_complete_timeout = $3; roll = { inactive = 1; }; };
 checkpoint = { interval = 1; };
 completion = { allowed_lateness = 0; };
-metrics = { enabled = false; };
+metrics = { ${5:-enabled = false;} };
 CONF
 }
 
@@ -168,6 +170,35 @@ check_new d 2
 grep -q "on_complete: access $(echo "$first" | sed 's|/| |') revision 2: timed out after 2 s, its process group killed" "$T/a.d.log" ||
 	die "the timeout is not logged: $(grep on_complete "$T/a.d.log" | head -3)"
 ! pgrep -x -f "sleep 987" >/dev/null || die "the hung command's child survived"
+
+# --- (m) the metrics, scraped while kedge runs: each new revision tried
+# three times (two failures), none left pending
+echo fail2 >"$HOOK_DIR/mode"
+PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
+	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+conf a access 30 'group_id = "kedge-oc-a";' \
+	"enabled = true; listen = \"127.0.0.1:$PORT\";" >"$T/a.conf"
+late 1 104
+RUN=m $KEDGE run -c "$T/a.conf" 2>"$T/a.m.log" &
+KPID=$!
+value() {
+	awk -v s="$1" '$1 == s { print $2 }' "$T/scrape"
+}
+announced() {
+	curl -fs --max-time 3 -o "$T/scrape" "http://127.0.0.1:$PORT/metrics" &&
+		[ "$(value 'kedge_on_complete_runs_total{table="access",result="ok"}')" -ge 1 ] &&
+		[ "$(value 'kedge_on_complete_pending{table="access"}')" = 0 ]
+}
+wait_for "the metrics of the announcements" 60 announced
+ok=$(value 'kedge_on_complete_runs_total{table="access",result="ok"}')
+[ "$(value 'kedge_on_complete_runs_total{table="access",result="failed"}')" -eq $((2 * ok)) ] &&
+	[ "$(value 'kedge_on_complete_runs_total{table="access",result="timeout"}')" -eq 0 ] ||
+	die "metrics: $(grep kedge_on_complete "$T/scrape")"
+kill "$KPID"
+wait "$KPID" || die "kedge did not stop cleanly: $(tail -3 "$T/a.m.log")"
+KPID=
+manifests "$T/a" >"$T/before"
+conf a access 2 'group_id = "kedge-oc-a";' >"$T/a.conf"
 
 # --- (s) a crash between the manifest and _SUCCESS: written at the next
 # start, and no second call

@@ -4,7 +4,7 @@
 # what $HOOK_DIR/mode says and, when it succeeds, appends
 # "ok RUN DT HR REVISION":
 #   ok     exits 0
-#   slow   exits 0 after 0.3 s (so that kills land while it runs)
+#   slow   exits 0 after 1 s (so that kills land while it runs)
 #   fail2  fails the first two calls of each revision, exit status 3
 #   hang   hangs on the first call of each revision, until killed
 set -u
@@ -13,7 +13,7 @@ echo "start ${RUN:-} | $* | $KEDGE_TABLE $KEDGE_DT $KEDGE_HR $KEDGE_REVISION" \
 	"$KEDGE_ROWS $KEDGE_PATH" >>"$d/calls"
 key=$KEDGE_TABLE.$KEDGE_DT.$KEDGE_HR.$KEDGE_REVISION
 case $(cat "$d/mode") in
-slow) sleep 0.3 ;;
+slow) sleep 1 ;;
 fail2)
 	n=$(cat "$d/tries.$key" 2>/dev/null || echo 0)
 	echo $((n + 1)) >"$d/tries.$key"

@@ -101,7 +101,8 @@ oncomplete_mark_done(struct oncomplete *oc, const struct oncomplete_rev *r)
 	    r->hr);
 
 	if (d == NULL) {
-		if ((d = realloc(oc->done, (oc->ndone + 1) * sizeof(*d))) == NULL)
+		d = realloc(oc->done, (oc->ndone + 1) * sizeof(*d));
+		if (d == NULL)
 			return -ENOMEM;
 		oc->done = d;
 		d = &oc->done[oc->ndone++];
@@ -152,25 +153,29 @@ oncomplete_save(struct oncomplete *oc, size_t i)
 	char *path = NULL;
 	int r = 0;
 
-	for (size_t k = 0; k < oc->ndone && r == 0; k++)
-		if (oc->done[k].table == i)
-			r = buf_printf(&b, "done %s %s %" PRIu64 " %" PRIu64 "\n",
-			    oc->done[k].dt, oc->done[k].hr, oc->done[k].revision,
-			    oc->done[k].rows);
-	for (size_t k = 0; k < oc->npending && r == 0; k++)
-		if (oc->pending[k].table == i)
+	for (size_t k = 0; k < oc->ndone && r == 0; k++) {
+		const struct oncomplete_rev *d = &oc->done[k];
+
+		if (d->table == i)
+			r = buf_printf(&b, "done %s %s %" PRIu64 " %" PRIu64
+			    "\n", d->dt, d->hr, d->revision, d->rows);
+	}
+	for (size_t k = 0; k < oc->npending && r == 0; k++) {
+		const struct oncomplete_rev *p = &oc->pending[k];
+
+		if (p->table == i)
 			r = buf_printf(&b, "pending %s %s %" PRIu64 " %" PRIu64
-			    " %s\n", oc->pending[k].dt, oc->pending[k].hr,
-			    oc->pending[k].revision, oc->pending[k].rows,
-			    oc->pending[k].path);
+			    " %s\n", p->dt, p->hr, p->revision, p->rows,
+			    p->path);
+	}
 	if (r == 0 && asprintf(&path, "%s/%s", oc->dir,
 	    oc->c->tables[i].name) < 0)
 		r = -ENOMEM;
 	if (r == 0)
 		r = fs_write_atomic(path, b.data != NULL ? b.data : "", b.len);
 	if (r < 0)
-		log_warnx("on_complete: cannot write %s/%s: %s; a restart may run "
-		    "the command again for revisions it ran", oc->dir,
+		log_warnx("on_complete: cannot write %s/%s: %s; a restart may "
+		    "run the command again for revisions it ran", oc->dir,
 		    oc->c->tables[i].name, strerror(-r));
 	free(path);
 	buf_free(&b);
@@ -224,8 +229,8 @@ oncomplete_load(struct oncomplete *oc, size_t i)
 		return -ENOMEM;
 	if ((r = fs_read_all(path, &b)) < 0 || buf_append(&b, "", 1) < 0) {
 		if (r != -ENOENT)
-			log_warnx("on_complete: cannot read %s: %s; the hours it "
-			    "recorded may be announced again", path,
+			log_warnx("on_complete: cannot read %s: %s; the hours "
+			    "it recorded may be announced again", path,
 			    strerror(r < 0 ? -r : ENOMEM));
 		r = r == -ENOENT ? 0 : r;
 		goto out;
@@ -238,8 +243,8 @@ oncomplete_load(struct oncomplete *oc, size_t i)
 		if (r < 0) {
 			char shown[ESCAPE_BUF];
 
-			log_warnx("on_complete: %s: a line is not a record, left "
-			    "out: \"%s\"", path, escape_str(line, shown,
+			log_warnx("on_complete: %s: a line is not a record, "
+			    "left out: \"%s\"", path, escape_str(line, shown,
 			    sizeof(shown)));
 		}
 	}
@@ -337,8 +342,8 @@ oncomplete_build(const struct oncomplete *oc, const struct oncomplete_rev *r,
 		if ((argv[i] = oncomplete_expand(oc, r, cmd->v[i])) == NULL)
 			return -ENOMEM;
 	for (size_t i = 0; i < 6; i++)
-		if (asprintf(&env[k++], "%s=%s", vars[i], oncomplete_value(oc, r,
-		    names[i], strlen(names[i]), num, sizeof(num))) < 0) {
+		if (asprintf(&env[k++], "%s=%s", vars[i], oncomplete_value(oc,
+		    r, names[i], strlen(names[i]), num, sizeof(num))) < 0) {
 			env[--k] = NULL;
 			return -ENOMEM;
 		}
@@ -403,7 +408,8 @@ oncomplete_spawn(char **argv, char **env, int *fd, char *err, size_t errlen)
 	pid_t pid = -1;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
+		snprintf(err, errlen, "cannot make a pipe: %s",
+		    strerror(errno));
 		return -errno;
 	}
 	sigemptyset(&none);
@@ -502,8 +508,8 @@ oncomplete_run(struct oncomplete *oc, const struct oncomplete_rev *r,
 		    WEXITSTATUS(status), shown);
 	} else {
 		snprintf(err, errlen, "killed by signal %d (%s); last stderr "
-		    "line \"%s\"", WTERMSIG(status), strsignal(WTERMSIG(status)),
-		    shown);
+		    "line \"%s\"", WTERMSIG(status),
+		    strsignal(WTERMSIG(status)), shown);
 	}
 out:
 	if (fd >= 0)
@@ -528,7 +534,8 @@ oncomplete_next(struct oncomplete *oc, time_t now, time_t *soonest)
 		for (size_t j = 0; j < k && first; j++)
 			first = !oncomplete_same_hour(&oc->pending[j], r->table,
 			    r->dt, r->hr);
-		if (!first || (oc->settle && r->tries >= ONCOMPLETE_SETTLE_TRIES))
+		if (!first || (oc->settle &&
+		    r->tries >= ONCOMPLETE_SETTLE_TRIES))
 			continue;
 		if (r->next_at <= now)
 			return (ssize_t)k;
@@ -543,8 +550,8 @@ static ssize_t
 oncomplete_find(struct oncomplete *oc, const struct oncomplete_rev *r)
 {
 	for (size_t k = 0; k < oc->npending; k++)
-		if (oncomplete_same_hour(&oc->pending[k], r->table, r->dt, r->hr) &&
-		    oc->pending[k].revision == r->revision)
+		if (oncomplete_same_hour(&oc->pending[k], r->table, r->dt,
+		    r->hr) && oc->pending[k].revision == r->revision)
 			return (ssize_t)k;
 	return -1;
 }
@@ -568,8 +575,8 @@ oncomplete_account(struct oncomplete *oc, const struct oncomplete_rev *r,
 		    PRIu64 " rows) announced", table, r->dt, r->hr, r->revision,
 		    r->rows);
 		if (oncomplete_mark_done(oc, p) < 0)
-			log_warnx("on_complete: out of memory; %s dt=%s hr=%s may be "
-			    "announced again", table, r->dt, r->hr);
+			log_warnx("on_complete: out of memory; %s dt=%s hr=%s "
+			    "may be announced again", table, r->dt, r->hr);
 		oncomplete_drop_pending(oc, (size_t)k);
 		oncomplete_save(oc, r->table);
 		return;
@@ -583,9 +590,9 @@ oncomplete_account(struct oncomplete *oc, const struct oncomplete_rev *r,
 	if (backoff > ONCOMPLETE_BACKOFF_MAX)
 		backoff = ONCOMPLETE_BACKOFF_MAX;
 	p->next_at = oncomplete_now() + backoff;
-	log_warnx("on_complete: %s dt=%s hr=%s revision %" PRIu64 ": %s; try %d "
-	    "failed, the next in %d s", table, r->dt, r->hr, r->revision, why,
-	    p->tries, backoff);
+	log_warnx("on_complete: %s dt=%s hr=%s revision %" PRIu64 ": %s; "
+	    "try %d failed, the next in %d s", table, r->dt, r->hr,
+	    r->revision, why, p->tries, backoff);
 }
 
 static void *
@@ -701,9 +708,9 @@ oncomplete_note(struct oncomplete *oc, const char *table, const char *dt,
 		goto out;
 	r.next_at = oncomplete_now();
 	if (oncomplete_add_pending(oc, &r) < 0) {
-		log_warnx("on_complete: out of memory; %s dt=%s hr=%s revision %"
-		    PRIu64 " waits for the next look at the hour", table, dt, hr,
-		    revision);
+		log_warnx("on_complete: out of memory; %s dt=%s hr=%s "
+		    "revision %" PRIu64 " waits for the next look at the hour",
+		    table, dt, hr, revision);
 		goto out;
 	}
 	oncomplete_save(oc, r.table);

@@ -26,7 +26,6 @@ extern char **environ;
 #define ONCOMPLETE_BACKOFF_MAX 300 /* seconds between tries, at most */
 #define ONCOMPLETE_POLL_MS 100     /* how soon a stop or an exit is seen */
 #define ONCOMPLETE_LINE_MAX 512    /* of the last stderr line kept */
-#define ONCOMPLETE_RECORD_MAX (64 * 1024 * 1024)
 
 /* A revision of an hour: done, or waiting for its command. */
 struct oncomplete_rev {

@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "manifest.h"
+#include "oncomplete.h"
 #include "progress.h"
 #include "rejects.h"
 #include "tz.h"
@@ -42,6 +43,7 @@ struct completer {
 	time_t *scanned;          /* per table, its last full scan */
 	struct complete_view view;
 	int have_view;
+	struct oncomplete *oc;    /* NULL: no output.on_complete */
 };
 
 static void
@@ -106,6 +108,12 @@ completer_free(struct completer *cp)
 	tz_close(cp->tz);
 	free(cp->scanned);
 	free(cp);
+}
+
+void
+completer_set_oncomplete(struct completer *cp, struct oncomplete *oc)
+{
+	cp->oc = oc;
 }
 
 void
@@ -490,6 +498,7 @@ struct complete_listing {
 	char **names;             /* part files */
 	size_t n;
 	int has_manifest;
+	int has_success;
 };
 
 static int
@@ -502,6 +511,8 @@ complete_list_entry(const char *name, int is_dir, int64_t len, void *arg)
 	if (is_dir || name[0] == '.' || name[0] == '_') {
 		if (strcmp(name, MANIFEST_NAME) == 0)
 			l->has_manifest = 1;
+		if (strcmp(name, MANIFEST_SUCCESS) == 0)
+			l->has_success = 1;
 		return 0;
 	}
 	if ((v = realloc(l->names, (l->n + 1) * sizeof(*v))) == NULL)
@@ -715,6 +726,24 @@ complete_read_manifest(struct target *t, const char *dir, struct manifest *m,
 	return r < 0 ? r : 1;
 }
 
+/* Tells output.on_complete that the manifest m of directory dir, with its
+ * _SUCCESS, is in the target. */
+static void
+complete_announce(struct completer *cp, const char *dir,
+    const struct manifest *m)
+{
+	const struct conf *c = cp->c;
+	char path[2048];
+
+	if (cp->oc == NULL || m->revision == 0)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", strcmp(c->output.target,
+	    "webhdfs") == 0 ? c->output.webhdfs.base_dir : c->output.local_dir,
+	    dir);
+	oncomplete_note(cp->oc, m->table, m->dt, m->hr, m->revision, m->rows,
+	    path);
+}
+
 /* Writes the manifest of hour h and _SUCCESS, unless its manifest lists
  * what is there already.  Returns 1 when written, 0 when not, or a
  * negative errno. */
@@ -741,10 +770,27 @@ complete_hour_write(struct completer *cp, struct target *t,
 	same = old.nfiles == l.n;
 	for (size_t i = 0; same && i < l.n; i++)
 		same = complete_old_revision(&old, l.names[i]) != 0;
+	/* a revision whose command a crash kept from running, found again */
+	if (l.has_success)
+		complete_announce(cp, dir, &old);
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
 	if (same && l.has_manifest) {
-		r = 0;
+		if (l.has_success) {
+			r = 0;
+			goto out;
+		}
+		/* a crash came between the manifest and _SUCCESS */
+		if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
+			goto out;
+		complete_announce(cp, dir, &old);
+		r = 1;
 		goto out;
 	}
+	/* _SUCCESS goes first, so that it never stands beside a manifest
+	 * it does not belong to: a crash before the new one is written leaves
+	 * none, and the next look writes it */
+	if (l.has_success && (r = target_remove(t, rel, err, errlen)) < 0)
+		goto out;
 	revision = old.revision + 1;
 	if ((m.files = calloc(l.n ? l.n : 1, sizeof(*m.files))) == NULL ||
 	    (m.table = strdup(h->table)) == NULL ||
@@ -790,6 +836,7 @@ complete_hour_write(struct completer *cp, struct target *t,
 	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
 	if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
 		goto out;
+	complete_announce(cp, dir, &m);
 	r = 1;
 out:
 	if (r == -ENOMEM)

@@ -76,6 +76,11 @@ void completer_free(struct completer *cp); /* accepts NULL */
 void completer_published(struct completer *cp, const char *rel,
     const struct sidecar *sc);
 
+/* Makes the completer note every revision it writes, or finds in the
+ * target, to oc (oncomplete.h; not owned; NULL: none). */
+struct oncomplete;
+void completer_set_oncomplete(struct completer *cp, struct oncomplete *oc);
+
 /* Replaces the view (taking what v holds; v is left empty). */
 void completer_set_view(struct completer *cp, struct complete_view *v);
 void complete_view_clear(struct complete_view *v);

@@ -325,7 +325,7 @@ conf_set_list(struct conf_loader *ld, const struct conf_key *k,
 			return rc;
 		if (k->check != NULL && k->check(v, why, sizeof(why)) != 0)
 			return conf_fail(ld, &eat, "%s", why);
-		if (conf_strv_has(dst, v))
+		if (!(k->flags & CONF_REPEATS) && conf_strv_has(dst, v))
 			return conf_fail(ld, &eat, "\"%s\" is listed twice", v);
 		if (conf_strv_add(dst, v) != 0)
 			return conf_oom(ld);
@@ -1012,6 +1012,7 @@ conf_free(struct conf *c)
 	free(c->output.webhdfs.auth);
 	free(c->output.webhdfs.user);
 	free(c->output.webhdfs.ca_file);
+	conf_strv_clear(&c->output.on_complete);
 	free(c->output.timezone);
 	free(c->output.host);
 	free(c->kerberos.principal);

@@ -111,6 +111,8 @@ struct conf {
 			enum codec_kind codec;
 			int64_t max_raw_bytes; /* of a record, per row */
 		} rejects;
+		struct conf_strv on_complete; /* argv; n == 0: no command */
+		int on_complete_timeout;  /* seconds */
 	} output;
 
 	struct {

@@ -107,6 +107,35 @@ conf_check_brokers(const char *v, char *why, size_t whylen)
 	}
 }
 
+/* An argument of output.on_complete: every {name} in it is a known
+ * placeholder, so that a misspelt one is caught before the first hour. */
+static int
+conf_check_on_complete(const char *v, char *why, size_t whylen)
+{
+	static const char *const names[] = { "{table}", "{dt}", "{hr}",
+	    "{revision}", "{path}", "{rows}" };
+
+	if (*v == '\0')
+		return conf_why(why, whylen, "an argument is empty");
+	for (const char *p = strchr(v, '{'); p != NULL; p = strchr(p + 1, '{')) {
+		const char *end = p + 1;
+		int known = 0;
+
+		while (*end >= 'a' && *end <= 'z')
+			end++;
+		if (*end != '}' || end == p + 1)
+			continue;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			known |= strncmp(p, names[i], (size_t)(end - p + 1)) == 0 &&
+			    strlen(names[i]) == (size_t)(end - p + 1);
+		if (!known)
+			return conf_why(why, whylen, "\"%.*s\" is not a placeholder; "
+			    "the placeholders are {table} {dt} {hr} {revision} "
+			    "{path} {rows}", (int)(end - p + 1), p);
+	}
+	return 0;
+}
+
 static int
 conf_check_topic(const char *v, char *why, size_t whylen)
 {
@@ -487,6 +516,18 @@ static const struct conf_key conf_keys[] = {
 	  .min = 60, .max = 315360000,
 	  .description = "A row whose event time is more than this many "
 	  "seconds after now is rejected." },
+	{ .path = "output.on_complete", .type = CONF_STRING_LIST,
+	  .flags = CONF_REPEATS, .default_doc = "none: no command",
+	  .offset = AT(output.on_complete), .check = conf_check_on_complete,
+	  .description = "A command run once an hour's _SUCCESS (or a new "
+	  "revision) is in the target: its argument list, no shell, with "
+	  "{table} {dt} {hr} {revision} {path} {rows} replaced "
+	  "(docs/completion.md)." },
+	{ .path = "output.on_complete_timeout", .type = CONF_INT,
+	  .default_text = "300", .offset = AT(output.on_complete_timeout),
+	  .min = 1, .max = 86400,
+	  .description = "Seconds output.on_complete may run; then its process "
+	  "group is killed and the command tried again later." },
 	{ .path = "kerberos.principal", .type = CONF_STRING,
 	  .default_doc = "none: no Kerberos", .offset = AT(kerberos.principal),
 	  .description = "The principal kedge logs in as, from its keytab: "

@@ -259,6 +259,40 @@ metrics_tables(FILE *out, const struct metrics_snapshot *m)
 	metrics_udtf_detail(out, m);
 }
 
+/* output.on_complete's runs per table and result, and its backlog. */
+static void
+metrics_on_complete(FILE *out, const struct metrics_snapshot *m)
+{
+	char num[METRICS_NUM];
+
+	if (m->on_complete == NULL)
+		return;
+	metrics_head(out, "kedge_on_complete_runs_total", "counter", "Runs "
+	    "of output.on_complete, by result: ok, failed (an exit status "
+	    "other than 0, or a signal) or timeout.");
+	for (size_t i = 0; i < m->ntables; i++) {
+		const struct metrics_on_complete *oc = &m->on_complete[i];
+		const struct { const char *result; uint64_t n; } r[] = {
+			{ "ok", oc->ok }, { "failed", oc->failed },
+			{ "timeout", oc->timeout } };
+
+		for (size_t k = 0; k < NELEM(r); k++) {
+			struct metrics_label l[] = { { "table", m->tables[i].name },
+				{ "result", r[k].result } };
+
+			snprintf(num, sizeof(num), "%" PRIu64, r[k].n);
+			metrics_sample(out, "kedge_on_complete_runs_total", "", l,
+			    2, num);
+		}
+	}
+	metrics_head(out, "kedge_on_complete_pending", "gauge", "Revisions "
+	    "of complete hours whose output.on_complete has not succeeded "
+	    "yet.");
+	for (size_t i = 0; i < m->ntables; i++)
+		metrics_u64(out, "kedge_on_complete_pending", "table",
+		    m->tables[i].name, m->on_complete[i].pending);
+}
+
 static void
 metrics_lags(FILE *out, const struct metrics_snapshot *m)
 {
@@ -319,6 +353,7 @@ metrics_render(FILE *out, const struct metrics_snapshot *m)
 	metrics_one(out, "kedge_consumed_records_total", "counter", "Records "
 	    "read from Kafka.", (int64_t)m->consumed);
 	metrics_tables(out, m);
+	metrics_on_complete(out, m);
 	metrics_lags(out, m);
 	if (m->checkpoints != NULL) {
 		metrics_head(out, "kedge_checkpoint_duration_seconds",

@@ -26,6 +26,12 @@ struct metrics_table {
 	const struct latency *udtf; /* not owned; NULL: none */
 };
 
+/* One table's runs of output.on_complete, and its revisions waiting. */
+struct metrics_on_complete {
+	uint64_t ok, failed, timeout;
+	uint64_t pending;
+};
+
 /* The lag of one assigned partition. */
 struct metrics_lag {
 	char topic[256];
@@ -59,6 +65,8 @@ struct metrics_snapshot {
 	uint64_t publish_errors;
 	int paused_login;              /* the Kerberos ticket expired */
 	int paused_spool;              /* the spool is full */
+	const struct metrics_on_complete *on_complete; /* ntables of them;
+	                                 * NULL: no output.on_complete */
 };
 
 /* A source_lag_fn (source.h): appends the partition's lag to the snapshot

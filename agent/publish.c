@@ -17,6 +17,7 @@
 #include "crash.h"
 #include "fsutil.h"
 #include "log.h"
+#include "oncomplete.h"
 #include "sidecar.h"
 #include "spool.h"
 #include "target.h"
@@ -36,6 +37,7 @@ struct publisher {
 	size_t left;          /* files the last pass could not publish */
 	struct publish_stats stats;
 	struct completer *cp; /* only this thread uses it */
+	struct oncomplete *oc; /* NULL: no output.on_complete */
 	struct complete_view view;  /* handed over, not taken yet */
 	int has_view;
 	uint64_t view_kick;   /* the request that came with it */
@@ -232,6 +234,7 @@ publish_main(void *arg)
 static void
 publisher_free(struct publisher *p)
 {
+	oncomplete_stop(p->oc);
 	target_close(p->target);
 	completer_free(p->cp);
 	complete_view_clear(&p->view);
@@ -259,6 +262,11 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	if ((p->target = target_open(c, err, errlen)) == NULL ||
 	    (p->cp = completer_new(c, err, errlen)) == NULL)
 		goto fail;
+	if (c->output.on_complete.n > 0) {
+		if ((p->oc = oncomplete_start(c, err, errlen)) == NULL)
+			goto fail;
+		completer_set_oncomplete(p->cp, p->oc);
+	}
 	if (target_warning(c, warning, sizeof(warning)))
 		log_warnx("%s", warning);
 	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
@@ -341,4 +349,21 @@ publisher_get_stats(struct publisher *p, struct publish_stats *out)
 	pthread_mutex_lock(&p->lock);
 	*out = p->stats;
 	pthread_mutex_unlock(&p->lock);
+}
+
+void
+publisher_settle(struct publisher *p)
+{
+	if (p->oc != NULL)
+		oncomplete_settle(p->oc);
+}
+
+int
+publisher_get_oncomplete(struct publisher *p, size_t i,
+    struct oncomplete_stats *out)
+{
+	if (p->oc == NULL)
+		return 0;
+	oncomplete_get_stats(p->oc, i, out);
+	return 1;
 }

@@ -45,4 +45,14 @@ size_t publisher_drain(struct publisher *p, int timeout_s);
 void publisher_stop(struct publisher *p);
 void publisher_get_stats(struct publisher *p, struct publish_stats *out);
 
+/* Makes publisher_stop() run the pending output.on_complete commands
+ * first (oncomplete_settle()): kedge run --exit-at-end. */
+void publisher_settle(struct publisher *p);
+
+/* Copies table i's output.on_complete figures into out.  Returns 1, or 0
+ * when there is no output.on_complete. */
+struct oncomplete_stats;
+int publisher_get_oncomplete(struct publisher *p, size_t i,
+    struct oncomplete_stats *out);
+
 #endif /* KEDGE_PUBLISH_H */

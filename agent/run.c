@@ -16,6 +16,7 @@
 #include "log.h"
 #include "metrics_http.h"
 #include "notify.h"
+#include "oncomplete.h"
 #include "publish.h"
 #include "security/krb.h"
 #include "security/tls.h"
@@ -799,7 +800,7 @@ agent_classify(const char *path, long table, void *arg)
 {
 	static const char *const now[] = { "log.level", "output.roll.",
 	    "checkpoint.interval", "spool.", "tables.udtf_config",
-	    "completion.", "output.webhdfs.connect_timeout",
+	    "completion.", "output.on_complete", "output.webhdfs.connect_timeout",
 	    "output.webhdfs.timeout", "output.webhdfs.ca_file" };
 	struct agent_changes *ch = arg;
 	int reloadable = 0;
@@ -819,6 +820,7 @@ agent_classify(const char *path, long table, void *arg)
 	if (table >= 0 && table < 64)
 		ch->tables |= (uint64_t)1 << table;
 	if (strncmp(path, "completion.", 11) == 0 ||
+	    strncmp(path, "output.on_complete", 18) == 0 ||
 	    strncmp(path, "output.webhdfs.", 15) == 0)
 		ch->publisher = 1;
 }
@@ -826,7 +828,8 @@ agent_classify(const char *path, long table, void *arg)
 /* SIGHUP: reads the configuration file again and applies what can change
  * without a rebalance: log level, roll policy, UDTF configurations that
  * keep a table's columns, checkpoint interval, spool limits, and (by
- * starting the publisher again) completion and HDFS timeouts.  The rest is
+ * starting the publisher again) completion, output.on_complete and HDFS
+ * timeouts.  The rest is
  * named in the log and waits for a restart; an invalid file changes
  * nothing. */
 static void
@@ -961,18 +964,29 @@ agent_metrics(struct agent *a, time_t now)
 	    .spool_free_bytes = a->spool.free_bytes, .has_published = 1,
 	    .paused_login = (source_held(a->src) & SOURCE_HOLD_LOGIN) != 0,
 	    .paused_spool = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0 };
+	struct metrics_on_complete *oc;
+	struct oncomplete_stats os;
 	struct metrics_table *t;
 	struct publish_stats ps;
 
 	if (a->metrics == NULL ||
 	    (t = calloc(a->ntables, sizeof(*t))) == NULL)
 		return;
+	oc = calloc(a->ntables ? a->ntables : 1, sizeof(*oc));
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct table_stats *s = table_get_stats(a->tables[i]);
 
 		t[i] = (struct metrics_table){ table_name(a->tables[i]),
 		    s->records, s->rows, s->rejects, s->empty, &s->parse };
+		if (oc != NULL && publisher_get_oncomplete(a->pub, i, &os))
+			oc[i] = (struct metrics_on_complete){ os.ok, os.failed,
+			    os.timeout, os.pending };
+		else if (oc != NULL) {
+			free(oc);
+			oc = NULL;
+		}
 	}
+	m.on_complete = oc;
 	m.tables = t;
 	m.ntables = a->ntables;
 	if (a->krb != NULL)
@@ -985,6 +999,7 @@ agent_metrics(struct agent *a, time_t now)
 	if (metrics_set(a->metrics, &m) < 0)
 		log_warnx("metrics: out of memory; serving the figures before");
 	metrics_snapshot_clear(&m);
+	free(oc);
 	free(t);
 }
 
@@ -1137,6 +1152,8 @@ run_main(const struct conf *c, const struct run_opts *o)
 	a.wakeups = source_wakeups(a.src);
 	source_close(a.src);   /* a revoke here commits the same offsets again */
 	a.src = NULL;
+	if (o->exit_at_end)
+		publisher_settle(a.pub);
 	if (publisher_drain(a.pub, RUN_DRAIN_S) > 0)
 		log_warnx("publish: files are left in %s/ready; they are published "
 		    "on the next start", c->output.spool_dir);

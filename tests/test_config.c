@@ -595,6 +595,34 @@ test_open_files_and_window(void **state)
 	    4, "output.event_window.past: 60 is out of range 3600..315360000");
 }
 
+/* output.on_complete: an argv (repeats allowed), its placeholders
+ * checked; and its timeout. */
+static void
+test_on_complete(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA TABLE);
+	assert_int_equal(c->output.on_complete.n, 0);
+	assert_int_equal(c->output.on_complete_timeout, 300);
+	conf_free(c);
+	c = load_ok(KAFKA TABLE "output = { on_complete = [ \"/bin/echo\", "
+	    "\"-e\", \"{table} {dt}{hr}\", \"-e\", \"{x\", \"{}\", "
+	    "\"{rows}/{revision}/{path}\" ];\n  on_complete_timeout = 5; };\n");
+	assert_int_equal(c->output.on_complete.n, 7);
+	assert_string_equal(c->output.on_complete.v[3], "-e");
+	assert_string_equal(c->output.on_complete.v[2], "{table} {dt}{hr}");
+	assert_int_equal(c->output.on_complete_timeout, 5);
+	conf_free(c);
+	expect_err(KAFKA TABLE "output = {\n on_complete = [ \"x\", "
+	    "\"{hour}\" ]; };\n", 4, "output.on_complete[1]: \"{hour}\" is not "
+	    "a placeholder; the placeholders are {table} {dt} {hr} {revision} "
+	    "{path} {rows}");
+	expect_err(KAFKA TABLE "output = {\n on_complete_timeout = 0; };\n", 4,
+	    "output.on_complete_timeout: 0 is out of range 1..86400");
+}
+
 static void
 test_duplicate_table_name(void **state)
 {
@@ -821,6 +849,7 @@ main(void)
 		cmocka_unit_test(test_duplicate_table_name),
 		cmocka_unit_test(test_table_name_bound),
 		cmocka_unit_test(test_open_files_and_window),
+		cmocka_unit_test(test_on_complete),
 		cmocka_unit_test(test_kafka_topics_match_tables),
 		cmocka_unit_test(test_reserved_rdkafka_keys),
 		cmocka_unit_test(test_unusable_dirs),

@@ -306,6 +306,40 @@ test_parse_listen(void **state)
 	    sizeof(why)), -EINVAL);
 }
 
+static void
+test_render_on_complete(void **state)
+{
+	static const struct metrics_on_complete oc[2] = { { 5, 2, 1, 3 },
+		{ 0, 0, 0, 0 } };
+	struct metrics_snapshot m;
+	char *text;
+
+	(void)state;
+	fill(&m);
+	text = render(&m);
+	assert_null(strstr(text, "kedge_on_complete"));
+	free(text);
+	m.on_complete = oc;
+	text = render(&m);
+	expect_family(text, "kedge_on_complete_runs_total",
+	    "# HELP kedge_on_complete_runs_total Runs of output.on_complete, "
+	    "by result: ok, failed (an exit status other than 0, or a signal) "
+	    "or timeout.\n# TYPE kedge_on_complete_runs_total counter\n"
+	    "kedge_on_complete_runs_total{table=\"access\",result=\"ok\"} 5\n"
+	    "kedge_on_complete_runs_total{table=\"access\",result=\"failed\"} 2\n"
+	    "kedge_on_complete_runs_total{table=\"access\",result=\"timeout\"} 1\n"
+	    "kedge_on_complete_runs_total{table=\"we\\\"ird\\\\name\\nx\","
+	    "result=\"ok\"} 0\n"
+	    "kedge_on_complete_runs_total{table=\"we\\\"ird\\\\name\\nx\","
+	    "result=\"failed\"} 0\n"
+	    "kedge_on_complete_runs_total{table=\"we\\\"ird\\\\name\\nx\","
+	    "result=\"timeout\"} 0\n");
+	assert_non_null(strstr(text, "kedge_on_complete_pending{table="
+	    "\"access\"} 3\n"));
+	free(text);
+	metrics_snapshot_clear(&m);
+}
+
 static int
 connect_to(int port)
 {
@@ -474,6 +508,7 @@ main(void)
 		cmocka_unit_test(test_render_counters_and_labels),
 		cmocka_unit_test(test_render_histograms),
 		cmocka_unit_test(test_render_leaves_out_what_is_not_configured),
+		cmocka_unit_test(test_render_on_complete),
 		cmocka_unit_test(test_parse_listen),
 		cmocka_unit_test(test_server),
 		cmocka_unit_test(test_silent_client),

@@ -179,8 +179,16 @@ wh_json_string(const char *body, const char *name, char *out, size_t size)
 	    '"')) == NULL)
 		return;
 	for (p++; *p != '\0' && *p != '"' && n + 1 < size; p++) {
-		if (*p == '\\' && p[1] != '\0')
+		if (*p == '\\' && p[1] != '\0') {
 			p++;
+			/* Hadoop's messages may end in a Java stack trace */
+			if (*p == 'n' && strncmp(p + 1, "\\tat ", 5) == 0)
+				break;
+			if (*p == 'n' || *p == 't' || *p == 'r') {
+				out[n++] = ' ';
+				continue;
+			}
+		}
 		out[n++] = *p;
 	}
 	out[n] = '\0';
@@ -279,6 +287,26 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 
 /* The sentence for an answer that is not the one wanted: Hadoop's
  * RemoteException when there is one.  Returns a negative errno. */
+/* What to do about the exception HDFS named, for the sentence after it. */
+static const char *
+wh_advice(const char *exception, const char *message)
+{
+	if (strcmp(exception, "SafeModeException") == 0)
+		return "; kedge retries until the NameNode leaves safe mode "
+		    "(by itself after a start, or `hdfs dfsadmin -safemode "
+		    "leave`)";
+	if (strstr(exception, "QuotaExceededException") != NULL)
+		return "; kedge retries: raise the quota (`hdfs dfsadmin "
+		    "-setSpaceQuota`) or free space under output.webhdfs.base_dir";
+	if (strcmp(exception, "AccessControlException") == 0)
+		return "; kedge retries: give its user write access to "
+		    "output.webhdfs.base_dir (`hdfs dfs -chown` or `-chmod`)";
+	if (strstr(message, "Failed to find datanode") != NULL)
+		return "; kedge retries: the NameNode has no live DataNode to "
+		    "send the upload to (just restarted, or all down or full)";
+	return "";
+}
+
 static int
 wh_refused(struct webhdfs *w, long status, const char *what, char *err,
     size_t errlen)
@@ -295,8 +323,8 @@ wh_refused(struct webhdfs *w, long status, const char *what, char *err,
 		    "the cluster wants Kerberos: set output.webhdfs.auth = "
 		    "\"kerberos\"");
 	else if (exception[0] != '\0')
-		snprintf(err, errlen, "%s: HDFS answered %ld %s: %s", what,
-		    status, exception, message);
+		snprintf(err, errlen, "%s: HDFS answered %ld %s: %s%s", what,
+		    status, exception, message, wh_advice(exception, message));
 	else
 		snprintf(err, errlen, "%s: HDFS answered %ld", what, status);
 	switch (status) {
@@ -378,8 +406,19 @@ wh_create(struct webhdfs *w, const char *path, struct wh_src *src,
 	if (st != 307 || w->location[0] == '\0')
 		return wh_refused(w, st, what, err, errlen);
 	snprintf(url, sizeof(url), "%s", w->location);
-	if ((st = wh_do(w, "PUT", url, src, what, err, errlen)) < 0)
+	if ((st = wh_do(w, "PUT", url, src, what, err, errlen)) < 0) {
+		const char *host = strstr(url, "://");
+		int hostlen = 0;
+
+		host = host != NULL ? host + 3 : url;
+		while (host[hostlen] != '\0' && host[hostlen] != '/')
+			hostlen++;
+		snprintf(err, errlen, "%s: no answer from the DataNode %.*s that "
+		    "the NameNode sent kedge to: %s; kedge retries", what,
+		    hostlen, host, w->curl_err[0] != '\0' ? w->curl_err :
+		    "the connection failed");
 		return (int)st;
+	}
 	return st == 201 || st == 200 ? 0 : wh_refused(w, st, what, err, errlen);
 }
 

@@ -44,7 +44,7 @@ import org.apache.hadoop.security.UserGroupInformation;
  *
  * The control socket takes one command a connection, a line, and answers
  * one line, "ok ..." or "error ...": safemode enter|leave|get; quota PATH
- * BYTES|clear (a space quota); mkdir PATH; chmod OCTAL PATH; chown
+ * BYTES|clear (a space quota); mkdir PATH; chmod [-R] OCTAL PATH; chown
  * USER[:GROUP] PATH; datanode stop|start INDEX; namenode restart;
  * openfiles PATH; exists PATH; stop (shuts down and exits).  They run as
  * the HDFS superuser (hdfs).
@@ -174,6 +174,15 @@ public final class MiniHdfs {
 		return new org.apache.hadoop.fs.Path(s);
 	}
 
+	private static void chmodTree(DistributedFileSystem fs, org.apache.hadoop.fs.Path path,
+			FsPermission perm) throws IOException {
+		fs.setPermission(path, perm);
+		if (!fs.getFileStatus(path).isDirectory())
+			return;
+		for (FileStatus st : fs.listStatus(path))
+			chmodTree(fs, st.getPath(), perm);
+	}
+
 	private String command(String[] a) throws Exception {
 		DistributedFileSystem fs = cluster.getFileSystem();
 		switch (a[0]) {
@@ -201,6 +210,10 @@ public final class MiniHdfs {
 			fs.mkdirs(p(a[1]));
 			return a[1];
 		case "chmod":
+			if (a[1].equals("-R")) {
+				chmodTree(fs, p(a[3]), new FsPermission((short) Integer.parseInt(a[2], 8)));
+				return a[3] + " " + fs.getFileStatus(p(a[3])).getPermission() + ", and all below";
+			}
 			fs.setPermission(p(a[2]), new FsPermission((short) Integer.parseInt(a[1], 8)));
 			return a[2] + " " + fs.getFileStatus(p(a[2])).getPermission();
 		case "chown": {

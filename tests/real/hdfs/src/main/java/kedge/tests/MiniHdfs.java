@@ -46,7 +46,8 @@ import org.apache.hadoop.security.UserGroupInformation;
  * one line, "ok ..." or "error ...": safemode enter|leave|get; quota PATH
  * BYTES|clear (a space quota); mkdir PATH; chmod [-R] OCTAL PATH; chown
  * USER[:GROUP] PATH; datanode stop|start INDEX; namenode restart;
- * openfiles PATH; exists PATH; stop (shuts down and exits).  They run as
+ * openfiles PATH; exists PATH; hold PATH (opens PATH for writing as
+ * another client and keeps it open, holding its lease); release PATH; stop (shuts down and exits).  They run as
  * the HDFS superuser (hdfs).
  */
 public final class MiniHdfs {
@@ -55,6 +56,8 @@ public final class MiniHdfs {
 	private final Map<Integer, MiniDFSCluster.DataNodeProperties> stopped =
 		new HashMap<>();
 	private final String[] dnNames = new String[2];
+	private final Map<String, org.apache.hadoop.fs.FSDataOutputStream> held = new HashMap<>();
+	private org.apache.hadoop.fs.FileSystem holder;
 
 	private MiniHdfs(Path dir, MiniDFSCluster cluster) {
 		this.dir = dir;
@@ -251,6 +254,28 @@ public final class MiniHdfs {
 				b.append(e.getFilePath()).append(' ').append(e.getClientName()).append(';');
 			}
 			return b.toString();
+		}
+		case "hold": {
+			/* a writer of another client, which keeps its lease */
+			if (holder == null)
+				holder = org.apache.hadoop.fs.FileSystem.newInstance(
+					cluster.getConfiguration(0));
+			org.apache.hadoop.fs.FSDataOutputStream o = holder.create(p(a[1]), true);
+			o.write('x');
+			o.hflush();
+			held.put(a[1], o);
+			return a[1] + " open for writing";
+		}
+		case "release": {
+			org.apache.hadoop.fs.FSDataOutputStream o = held.remove(a[1]);
+			if (o == null)
+				throw new IOException(a[1] + " is not held");
+			try {
+				o.close();
+			} catch (IOException e) {
+				return a[1] + " released (" + e.getMessage() + ")";
+			}
+			return a[1] + " released";
 		}
 		case "stop":
 			cluster.shutdown();

@@ -12,7 +12,11 @@
 # DataNode's client, until HDFS recovers the lease.  kedge writes the file
 # again at once; where HDFS refuses the temporary name for that lease,
 # kedge says so and writes under another one.  Then a clean run to the end
-# of the topic and a wait for the open files to close.  The tree is read
+# of the topic and a wait for the open files to close.  Before it, a last
+# round in safe mode leaves files in the spool, and the test holds their
+# temporary names in HDFS open for writing as another client (hdfs-admin
+# hold): the NameNode grants kedge's CREATE with overwrite=true all the
+# same, deleting the old file and its lease.  The tree is read
 # back with curl --negotiate (not kedge), and checked row by row;
 # `kedge verify` passes on that copy; no temporary file is left (kedge
 # removes what crashes left behind); nothing is open for writing.
@@ -61,7 +65,9 @@ $KEDGE check-config -c "$T/k.conf" >/dev/null
 
 # The topic grows through the rounds, so that each has files to publish.
 FEED_PID=
-feed_start "$T" events "$T/records" 300 0.3
+head -n $((N - 1500)) "$T/records" >"$T/fed"
+tail -n 1500 "$T/records" >"$T/last"
+feed_start "$T" events "$T/fed" 300 0.3
 ROUNDS=12
 random_delays 43 $ROUNDS 1 4 >"$T/delays"
 i=0
@@ -79,6 +85,33 @@ done <"$T/delays"
 feed_wait "$T"
 [ "$(grep -c ' killed open' "$T/rounds")" -ge 10 ] ||
 	die "fewer than 10 rounds killed -9: $(cat "$T/rounds")"
+
+# Leases: one more round in safe mode, so that files wait in the spool;
+# then their temporary names in HDFS held open for writing by another
+# client, as the DataNode of a cut upload holds them, where their
+# directory is there already.  kedge must write them all the same.
+hdfs_admin safemode enter >/dev/null
+mock_ctl "$T" produce events "$T/last" >/dev/null
+$KEDGE run -c "$T/k.conf" 2>"$T/run-safe.log" &
+KPID=$!
+waiting() {
+	[ -n "$(find "$T/spool/ready" -type f ! -name '.*' | head -1)" ]
+}
+wait_for "files waiting in the spool in safe mode" 60 waiting
+kill -9 "$KPID"
+wait "$KPID" 2>/dev/null || :
+KPID=
+hdfs_admin safemode leave >/dev/null
+held=0
+for f in $(cd "$T/spool/ready" && find . -type f ! -name '.*' | sed 's|^\./||'); do
+	d=$(dirname "$f")
+	[ "$(hdfs_admin exists "$DIR/$d")" = yes ] || continue
+	hdfs_admin hold "$DIR/$d/.$(basename "$f").tmp" >/dev/null
+	hdfs_admin chmod 666 "$DIR/$d/.$(basename "$f").tmp" >/dev/null
+	held=$((held + 1))
+done
+[ "$held" -ge 1 ] || die "no temporary name to hold: $(cd "$T/spool/ready" && find . -type f)"
+[ -n "$(hdfs_admin openfiles "$DIR")" ] || die "the held files are not open"
 
 timeout 300 $KEDGE run -c "$T/k.conf" --exit-at-end 2>"$T/clean.log" ||
 	die "the clean run failed: $(grep '^<[0-3]>' "$T/clean.log" | head -5) ... $(tail -3 "$T/clean.log")"
@@ -98,6 +131,7 @@ check_exactly_once "$T/copy" access "$T/expected" "$T/expected-rejects" \
 	"$T/spool"
 secs=$(($(date +%s) - began))
 echo "ok: $ROUNDS rounds killed -9, $cut with an upload cut off (a file" \
-	"still open), $lease lease lines in kedge's logs; $CHECK_ROWS rows," \
+	"still open), $held temporary names held under another client's lease" \
+	"and written over; $lease lease lines in kedge's logs; $CHECK_ROWS rows," \
 	"$CHECK_REJECTS rejects; $CHECK_VERIFY; ${HDFS_UP_SECS:-shared} s up," \
 	"${secs} s"

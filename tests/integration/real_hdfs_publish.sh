@@ -7,7 +7,9 @@
 # WebHDFS: the principal's tickets last 2 minutes; kedge runs for longer
 # than that while the topic is fed, and must log in again in-process (no
 # kinit) without a failed request.  HttpFS: a run to the end of a second
-# topic.  Each tree is read back with curl --negotiate, not kedge, and
+# topic.  Then WebHDFS over HTTPS (the NameNode's HTTPS port, its
+# certificate signed by the test CA, output.webhdfs.ca_file), a run to the
+# end of a third topic.  Each tree is read back with curl --negotiate, not kedge, and
 # checked row by row (rows, rejects; `kedge verify` of the copy); every
 # hour that has a manifest has its _SUCCESS, and kedge verify of the URL
 # (kedge reading HDFS itself) says what it says of the copy; `kedge
@@ -32,9 +34,12 @@ ME=khpub/localhost@$KRB_REALM
 RND=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 DIR_W=$HDFS_BASE/publish-w-$RND
 DIR_H=$HDFS_BASE/publish-h-$RND
+DIR_S=$HDFS_BASE/publish-s-$RND
 hdfs_user khpub "$T/k.keytab" "$DIR_W" $LIFE
-hdfs_admin mkdir "$DIR_H" >/dev/null
-hdfs_admin chown khpub:khpub "$DIR_H" >/dev/null
+for d in "$DIR_H" "$DIR_S"; do
+	hdfs_admin mkdir "$d" >/dev/null
+	hdfs_admin chown khpub:khpub "$d" >/dev/null
+done
 hdfs_kinit "$ME" "$T/k.keytab"
 # kedge must not borrow a ticket from the test's environment.
 KCC=FILE:$T/no-such-ccache
@@ -45,9 +50,11 @@ $FIX/gen_nginx --records $N --partitions 3 --seed 47 --start "$START" \
 	--hours 3 --tz UTC --malformed-permille 20 \
 	--out-records "$T/records" --out-expected "$T/expected" \
 	--out-rejects "$T/expected-rejects"
-mock_start "$T" --topic web:3 --topic fs:3 --produce "fs=$T/records"
+mock_start "$T" --topic web:3 --topic fs:3 --topic tls:3 \
+	--produce "fs=$T/records" --produce "tls=$T/records"
 
-# conf NAME TOPIC URL DIR: kedge publishing TOPIC to DIR through URL.
+# conf NAME TOPIC URL DIR [WEBHDFS-EXTRA]: kedge publishing TOPIC to DIR
+# through URL.
 conf() {
 	cat >"$T/$1.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-$1"; };
@@ -56,7 +63,7 @@ tables = ( { name = "access"; topics = [ "$2" ]; udtf = "nginx";
 output = { spool_dir = "$T/spool-$1"; timezone = "UTC"; host = "pub-host";
            roll = { max_bytes = 32768; };
            target = "webhdfs";
-           webhdfs = { url = "$3"; base_dir = "$4"; auth = "kerberos"; }; };
+           webhdfs = { url = "$3"; base_dir = "$4"; auth = "kerberos"; ${5:-} }; };
 spool = { min_free_bytes = 0; };
 checkpoint = { interval = 1; };
 metrics = { enabled = false; };
@@ -80,7 +87,7 @@ check() {
 	for m in $(find "$T/copy-$1/access" -name _MANIFEST.json); do
 		[ -e "$(dirname "$m")/_SUCCESS" ] || die "$1: no _SUCCESS beside $m"
 	done
-	out=$(KRB5CCNAME=$KRB5CCNAME $KEDGE verify "$2$3" 2>&1) ||
+	out=$($KEDGE verify "$2$3" ${CURL_CA:+--ca-file "$CURL_CA"} 2>&1) ||
 		die "$1: kedge verify $2$3: $out"
 	[ "$out" = "$CHECK_VERIFY" ] ||
 		die "$1: verify of the URL said \"$out\", of the copy \"$CHECK_VERIFY\""
@@ -132,7 +139,18 @@ grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
 	"$T/h.log" || die "HttpFS: $(grep 'published' "$T/h.log")"
 check h "$HTTPFS_URL" "$DIR_H"
 
+h_rows=$CHECK_ROWS
+
+############ WebHDFS over HTTPS: the NameNode's HTTPS port, the test CA
+conf s tls "$WEBHDFS_HTTPS_URL" "$DIR_S" "ca_file = \"$HDFS_CA\";"
+timeout 300 env KRB5CCNAME=$KCC $KEDGE run -c "$T/s.conf" --exit-at-end 2>"$T/s.log" ||
+	die "HTTPS: kedge run failed: $(grep '^<[0-3]>' "$T/s.log" | head -5) ... $(tail -3 "$T/s.log")"
+grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
+	"$T/s.log" || die "HTTPS: $(grep 'published' "$T/s.log")"
+# curl checks the certificate with the same CA
+CURL_CA=$HDFS_CA check s "$WEBHDFS_HTTPS_URL" "$DIR_S"
+
 secs=$(($(date +%s) - began))
 echo "ok: WebHDFS as $ME with $LIFE s tickets ($relogins logins again):" \
-	"$w_rows rows, $w_files; HttpFS: $CHECK_ROWS rows; $CHECK_REJECTS" \
+	"$w_rows rows, $w_files; HttpFS: $h_rows rows; HTTPS: $CHECK_ROWS rows; $CHECK_REJECTS" \
 	"rejects each; $CHECK_VERIFY; ${HDFS_UP_SECS:-shared} s up, ${secs} s"

@@ -11,7 +11,8 @@
 #                     tickets LIFETIME seconds, default the realm's) with
 #                     KEYTAB, and the HDFS directory DIR that it owns
 #   hdfs_kinit NAME KEYTAB   a ccache of the test's own for curl
-#   hdfs_curl URL METHOD PATH QUERY   one WebHDFS request with SPNEGO
+#   hdfs_curl URL METHOD PATH QUERY   one WebHDFS request with SPNEGO (and
+#                     the CA CURL_CA for https, if set)
 #   hdfs_mirror URL HDFS-DIR LOCAL-DIR   copies a tree with curl
 #
 # After real_hdfs the variables of tests/real/up's env are exported
@@ -74,7 +75,7 @@ hdfs_kinit() {
 hdfs_curl() {
 	_hc_p=$(printf '%s' "$3" | jq -sRr @uri | sed 's|%2F|/|g')
 	curl -sS --fail --max-time 60 -L --negotiate -u : -X "$2" \
-		"$1/webhdfs/v1$_hc_p?${4:-op=GETFILESTATUS}"
+		${CURL_CA:+--cacert "$CURL_CA"} "$1/webhdfs/v1$_hc_p?${4:-op=GETFILESTATUS}"
 }
 
 # hdfs_mirror URL HDFS-DIR LOCAL-DIR: copies every file under HDFS-DIR

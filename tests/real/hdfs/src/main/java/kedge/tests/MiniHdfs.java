@@ -40,7 +40,9 @@ import org.apache.hadoop.security.UserGroupInformation;
  * DIR holds the cluster's storage (DIR/data), the configuration a client
  * or HttpFS needs (DIR/conf/core-site.xml, hdfs-site.xml), and the control
  * socket DIR/ctl.  KEYTAB has hdfs/localhost and HTTP/localhost of REALM.
- * Once the cluster is up, DIR/ready holds "rpc PORT" and "http PORT".
+ * Once the cluster is up, DIR/ready holds "rpc PORT", "http PORT" and
+ * "https PORT" (0 without ssl-server.xml on the class path; the port
+ * changes when the NameNode restarts).
  *
  * The control socket takes one command a connection, a line, and answers
  * one line, "ok ..." or "error ...": safemode enter|leave|get; quota PATH
@@ -90,7 +92,15 @@ public final class MiniHdfs {
 		 * on data transfer with HTTPS; the tests run unprivileged, on
 		 * plain HTTP. */
 		c.setBoolean("ignore.secure.ports.for.testing", true);
-		c.set("dfs.http.policy", "HTTP_ONLY");
+		/* HTTPS too when ssl-server.xml (the key store) is on the
+		 * class path, on free ports */
+		if (MiniHdfs.class.getClassLoader().getResource("ssl-server.xml") != null) {
+			c.set("dfs.http.policy", "HTTP_AND_HTTPS");
+			c.set("dfs.namenode.https-address", "127.0.0.1:0");
+			c.set("dfs.datanode.https.address", "127.0.0.1:0");
+		} else {
+			c.set("dfs.http.policy", "HTTP_ONLY");
+		}
 		c.setBoolean("dfs.webhdfs.enabled", true);
 		c.setInt("dfs.replication", 2);
 		c.setInt("dfs.namenode.safemode.extension", 0);
@@ -143,8 +153,10 @@ public final class MiniHdfs {
 		ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
 		server.bind(UnixDomainSocketAddress.of(sock));
 		Path ready = dir.resolve("ready.tmp");
+		java.net.InetSocketAddress https = cluster.getNameNode().getHttpsAddress();
 		Files.writeString(ready, "rpc " + cluster.getNameNodePort() + "\nhttp "
-			+ cluster.getNameNode().getHttpAddress().getPort() + "\n");
+			+ cluster.getNameNode().getHttpAddress().getPort() + "\nhttps "
+			+ (https != null ? https.getPort() : 0) + "\n");
 		Files.move(ready, dir.resolve("ready"));
 		System.out.println("MiniHdfs: up");
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> cluster.shutdown()));

@@ -29,7 +29,7 @@ usage(FILE *out)
 	fprintf(out,
 	    "usage: kedge run [-c FILE] [--exit-at-end]\n"
 	    "       kedge check-config [-c FILE] [--online]\n"
-	    "       kedge verify DIR | URL [--user NAME]\n"
+	    "       kedge verify DIR | URL [--user NAME] [--ca-file PEM]\n"
 	    "       kedge report [-c FILE] --from YYYYMMDDHH --to YYYYMMDDHH\n"
 	    "                  [--table NAME]\n"
 	    "       kedge checkpoint show [-c FILE]\n"
@@ -50,7 +50,8 @@ usage(FILE *out)
 	    "                  violation; exit 0 or 1 (2: DIR unreadable).  A\n"
 	    "                  WebHDFS or HttpFS URL (https://namenode:9871/dir)\n"
 	    "                  is copied to $TMPDIR first, with SPNEGO from the\n"
-	    "                  default credential cache or as --user NAME\n"
+	    "                  default credential cache or as --user NAME; an\n"
+	    "                  https URL's certificate checked with --ca-file's CAs\n"
 	    "  report          print as TSV, per table and hour from --from to --to\n"
 	    "                  (dt and hr, inclusive), what the hour's manifest says\n"
 	    "                  or, for an hour not complete yet, its files and rows,\n"
@@ -196,14 +197,16 @@ verify_remove(const char *dir)
 
 /* Copies the tree at a WebHDFS URL ("http[s]://host:port/dir") into a new
  * directory under $TMPDIR, authenticated by SPNEGO with the default
- * credential cache, or as user (simple) when user is not NULL.  Returns
+ * credential cache, or as user (simple) when user is not NULL; ca_file
+ * (PEM), when not NULL, holds the CAs of an https URL.  Returns
  * the directory (the caller removes it and frees it), or NULL with the
  * sentence in err. */
 static char *
-verify_fetch(const char *url, const char *user, char *err, size_t errlen)
+verify_fetch(const char *url, const char *user, const char *ca_file,
+    char *err, size_t errlen)
 {
 	const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
-	struct webhdfs_opts o = { NULL, slash ? slash : "/", user, NULL, 10,
+	struct webhdfs_opts o = { NULL, slash ? slash : "/", user, ca_file, 10,
 	    600 };
 	const char *tmp = getenv("TMPDIR");
 	struct webhdfs *w = NULL;
@@ -244,7 +247,7 @@ fail:
 static int
 cmd_verify(int argc, char **argv)
 {
-	const char *where = NULL, *user = NULL;
+	const char *where = NULL, *user = NULL, *ca_file = NULL;
 	char msg[4096], *dir = NULL;
 	int r;
 
@@ -255,6 +258,8 @@ cmd_verify(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--user") == 0 && i + 1 < argc)
 			user = argv[++i];
+		else if (strcmp(argv[i], "--ca-file") == 0 && i + 1 < argc)
+			ca_file = argv[++i];
 		else if (argv[i][0] != '-' && where == NULL)
 			where = argv[i];
 		else
@@ -266,7 +271,8 @@ cmd_verify(int argc, char **argv)
 	}
 	if (strncmp(where, "http://", 7) == 0 ||
 	    strncmp(where, "https://", 8) == 0) {
-		if ((dir = verify_fetch(where, user, msg, sizeof(msg))) == NULL) {
+		if ((dir = verify_fetch(where, user, ca_file, msg,
+		    sizeof(msg))) == NULL) {
 			fprintf(stderr, "%s\n", msg);
 			return 2;
 		}

@@ -58,6 +58,10 @@ publish_one(struct publisher *p, const char *src, const char *rel,
 		return -errno;
 	*size = st.st_size;
 	if ((r = target_put(p->target, src, rel, err, sizeof(err))) < 0) {
+		pthread_mutex_lock(&p->lock);
+		snprintf(p->stats.last_error, sizeof(p->stats.last_error), "%s",
+		    err);
+		pthread_mutex_unlock(&p->lock);
 		if (r == -EEXIST)
 			log_errx("publish: %s", err);
 		else
@@ -196,6 +200,8 @@ publish_main(void *arg)
 		left = publish_walk(p, "");
 		pthread_mutex_lock(&p->lock);
 		p->left = left;
+		if (left == 0)
+			p->stats.last_error[0] = '\0';
 		p->served = kicks;
 		pthread_cond_broadcast(&p->cond);
 		/* everything the view's checkpoint released is in the target */

@@ -24,6 +24,8 @@ struct publish_stats {
 	uint64_t files;
 	uint64_t bytes;
 	uint64_t errors;
+	char last_error[1024];     /* of a pass that left files; "" after one
+	                            * that left none */
 };
 
 /* Starts the thread; it publishes what an earlier run left in the spool

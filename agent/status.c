@@ -81,6 +81,8 @@ status_write(const struct conf *c, const struct status *s)
 		fprintf(f, "published %" PRIu64 " files, %" PRIu64 " bytes; %"
 		    PRIu64 " publish errors\n", s->published->files,
 		    s->published->bytes, s->published->errors);
+	if (s->published != NULL && s->published->last_error[0] != '\0')
+		fprintf(f, "publishing failing: %s\n", s->published->last_error);
 	if (s->principal != NULL) {
 		char end[32];
 		status_time(end, sizeof(end), s->ticket_end);

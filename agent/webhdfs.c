@@ -321,6 +321,26 @@ out:
 	return r;
 }
 
+/* What to do about the exception HDFS named, for the sentence after it. */
+static const char *
+wh_advice(const char *exception, const char *message)
+{
+	if (strcmp(exception, "SafeModeException") == 0)
+		return "; kedge retries until the NameNode leaves safe mode "
+		    "(by itself after a start, or `hdfs dfsadmin -safemode "
+		    "leave`)";
+	if (strstr(exception, "QuotaExceededException") != NULL)
+		return "; kedge retries: raise the quota (`hdfs dfsadmin "
+		    "-setSpaceQuota`) or free space under output.webhdfs.base_dir";
+	if (strcmp(exception, "AccessControlException") == 0)
+		return "; kedge retries: give its user write access to "
+		    "output.webhdfs.base_dir (`hdfs dfs -chown` or `-chmod`)";
+	if (strstr(message, "Failed to find datanode") != NULL)
+		return "; kedge retries: the NameNode has no live DataNode to "
+		    "send the upload to (just restarted, or all down or full)";
+	return "";
+}
+
 /* The sentence for an answer that is not the one wanted: Hadoop's
  * RemoteException when there is one.  Returns a negative errno. */
 static int
@@ -339,8 +359,8 @@ wh_refused(struct webhdfs *w, long status, const char *what, char *err,
 		    "the cluster wants Kerberos: set output.webhdfs.auth = "
 		    "\"kerberos\"");
 	else if (exception[0] != '\0')
-		snprintf(err, errlen, "%s: HDFS answered %ld %s: %s", what,
-		    status, exception, message);
+		snprintf(err, errlen, "%s: HDFS answered %ld %s: %s%s", what,
+		    status, exception, message, wh_advice(exception, message));
 	else
 		snprintf(err, errlen, "%s: HDFS answered %ld", what, status);
 	switch (status) {
@@ -407,6 +427,28 @@ webhdfs_stat(struct webhdfs *w, const char *rel, int64_t *len, char *err,
 	return is_dir ? -EISDIR : 1;
 }
 
+/* Rewrites the sentence in err for an upload to the DataNode at url that
+ * gave no answer: the NameNode answered, so it is the DataNode to name. */
+static void
+wh_datanode_silent(struct webhdfs *w, const char *url, const char *what,
+    char *err, size_t errlen)
+{
+	CURLU *u = curl_url();
+	char *host = NULL, *port = NULL;
+
+	if (u != NULL && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
+	    CURLUE_OK)
+		snprintf(err, errlen, "%s: no answer from the DataNode %s:%s "
+		    "that the NameNode sent kedge to: %s; kedge retries", what,
+		    host, port, w->curl_err[0] != '\0' ? w->curl_err :
+		    "the connection failed");
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+}
+
 /* Writes src to the HDFS path in CREATE's two steps. */
 static int
 wh_create(struct webhdfs *w, const char *path, struct wh_src *src,
@@ -426,9 +468,14 @@ wh_create(struct webhdfs *w, const char *path, struct wh_src *src,
 		goto out;
 	}
 	curl_free(url);
-	if ((st = wh_follow(w, what, &url, err, errlen)) < 0 ||
-	    (st = wh_do(w, "PUT", url, src, what, err, errlen)) < 0)
+	if ((st = wh_follow(w, what, &url, err, errlen)) < 0)
 		goto out;
+	if ((st = wh_do(w, "PUT", url, src, what, err, errlen)) < 0) {
+		/* HttpFS sends the bytes to itself: wh_do named it */
+		if (strncmp(url, w->url, strlen(w->url)) != 0)
+			wh_datanode_silent(w, url, what, err, errlen);
+		goto out;
+	}
 	st = st == 201 || st == 200 ? 0 : wh_refused(w, st, what, err, errlen);
 out:
 	curl_free(url);

@@ -189,6 +189,30 @@ webhdfs_answer_escape(const char *s, size_t len, char *out, size_t size)
 	out[n] = '\0';
 }
 
+/* A RemoteException's message as webhdfs_answer_escape() writes it, but
+ * without the Java stack trace Hadoop may end it with ("\n\tat ...") and
+ * with its line breaks and tabs as spaces, so that it reads as one
+ * sentence. */
+static void
+wha_message(const char *s, size_t len, char *out, size_t size)
+{
+	char *flat = malloc(len + 1);
+	size_t n = 0;
+
+	if (flat == NULL) {
+		webhdfs_answer_escape(s, len, out, size);
+		return;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\n' && len - i >= 5 && memcmp(s + i, "\n\tat ", 5) == 0)
+			break;
+		flat[n++] = s[i] == '\n' || s[i] == '\t' || s[i] == '\r' ? ' ' :
+		    s[i];
+	}
+	webhdfs_answer_escape(flat, n, out, size);
+	free(flat);
+}
+
 void
 webhdfs_answer_exception(const char *body, size_t len, char *exception,
     size_t exceptionlen, char *message, size_t messagelen)
@@ -203,7 +227,7 @@ webhdfs_answer_exception(const char *body, size_t len, char *exception,
 		webhdfs_answer_escape(json_string_value(exc),
 		    json_string_length(exc), exception, exceptionlen);
 	if ((msg = wha_member(re, "message", JSON_STRING)) != NULL)
-		webhdfs_answer_escape(json_string_value(msg),
-		    json_string_length(msg), message, messagelen);
+		wha_message(json_string_value(msg), json_string_length(msg),
+		    message, messagelen);
 	json_decref(root);
 }

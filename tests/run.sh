@@ -13,7 +13,9 @@
 # (real_kafka_restart, real_kafka_group, real_kafka_reauth).  One real
 # broker (tests/real/up) is started before the first real_kafka_* test
 # and serves all of them through REAL_ENV (those that kill or reconfigure
-# the broker start their own); it is stopped at the end.  Tests named in
+# the broker start their own); it is stopped at the end.  It runs HDFS
+# as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
+# for the first build only.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -37,7 +39,7 @@ trap 'rm -f "$log"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1;
 real_up() {
 	[ -z "$real" ] || return 0
 	real=$(mktemp -d /tmp/kedge-real.XXXXXX)
-	if tests/real/up "$real" kafka >"$real/up.log" 2>&1; then
+	if tests/real/up "$real" kafka hdfs >"$real/up.log" 2>&1; then
 		REAL_ENV=$real
 		export REAL_ENV
 		echo "##### real Kafka broker: $real/env"
@@ -77,7 +79,11 @@ for build in "${@:-build}"; do
 			[ "$build" = "${1:-build}" ] || continue ;;
 		esac
 		case $t in
+		*/real_hdfs_*) [ "$build" = "${1:-build}" ] || continue ;;
+		esac
+		case $t in
 		*/real_kafka_*) real_up ;;
+		*/real_hdfs_*) real_up ;;
 		esac
 		echo "=== $t ($build)"
 		if KEDGE=$kedge FIX=$build/fixtures sh "$t"; then

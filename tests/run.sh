@@ -15,7 +15,11 @@
 # and serves all of them through REAL_ENV (those that kill or reconfigure
 # the broker start their own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
-# for the first build only.  Tests named in
+# for the first build only.  The two long real tests that mostly wait
+# (real_kafka_reauth on ticket lifetimes, real_kafka_restart on a broker
+# kept down for a minute), each with a broker of its own, run in the
+# background from the start of the first build, and are counted at the
+# end.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -32,7 +36,7 @@ failed=0
 failures=""
 log=$(mktemp)
 real=
-trap 'rm -f "$log"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
+trap 'rm -f "$log"; rm -rf "${bg:-}"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
 
 # real_up: starts the real broker of the run once.  If it does not come
 # up, the tests start their own and fail with the reason.
@@ -48,10 +52,38 @@ real_up() {
 	fi
 }
 
+# The background tests, started with the first build's kedge.
+BACKGROUND="real_kafka_reauth real_kafka_restart"
+bg=$(mktemp -d /tmp/kedge-bg.XXXXXX)
+bg_start() {
+	for _n in $BACKGROUND; do
+		(KEDGE=$1 FIX=$2/fixtures sh "tests/integration/$_n.sh" \
+			>"$bg/$_n.log" 2>&1; echo $? >"$bg/$_n.rc") &
+		echo "=== started tests/integration/$_n.sh ($2) in the background"
+	done
+}
+bg_collect() {
+	wait
+	for _n in $BACKGROUND; do
+		echo "=== tests/integration/$_n.sh (${1:-build}, in the background)"
+		cat "$bg/$_n.log"
+		if [ "$(cat "$bg/$_n.rc" 2>/dev/null)" = 0 ]; then
+			echo "=== PASS tests/integration/$_n.sh (${1:-build})"
+			passed=$((passed + 1))
+		else
+			echo "=== FAIL tests/integration/$_n.sh (${1:-build})"
+			failed=$((failed + 1))
+			failures="$failures tests/integration/$_n.sh(${1:-build})"
+		fi
+	done
+	rm -rf "$bg"
+}
+
 for build in "${@:-build}"; do
 	kedge=./kedge
 	[ -x "$build/kedge" ] && kedge=$build/kedge
 	echo "##### $build (kedge: $kedge)"
+	[ "$build" != "${1:-build}" ] || bg_start "$kedge" "$build"
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] || continue
 		"$t" >"$log" 2>&1
@@ -80,6 +112,7 @@ for build in "${@:-build}"; do
 		esac
 		case $t in
 		*/real_hdfs_*) [ "$build" = "${1:-build}" ] || continue ;;
+		*/real_kafka_reauth.sh|*/real_kafka_restart.sh) continue ;;
 		esac
 		case $t in
 		*/real_kafka_*) real_up ;;
@@ -96,6 +129,8 @@ for build in "${@:-build}"; do
 		fi
 	done
 done
+
+bg_collect "${1:-build}"
 
 if [ "$fuzz" -eq 1 ]; then
 	echo "##### fuzz smoke, ${FUZZ_SMOKE:-20} s a target"

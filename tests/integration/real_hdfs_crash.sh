@@ -51,7 +51,7 @@ cat >"$T/k.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; };
 tables = ( { name = "access"; topics = [ "events" ]; udtf = "nginx";
              event_time = "time_local"; codec = "none"; } );
-output = { spool_dir = "$T/spool"; timezone = "UTC"; host = "crash-host";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; timezone = "UTC"; host = "crash-host";
            roll = { max_bytes = 16384; };
            target = "webhdfs";
            webhdfs = { url = "$WEBHDFS_URL"; base_dir = "$DIR";

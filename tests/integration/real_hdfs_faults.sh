@@ -58,7 +58,7 @@ cat >"$T/k.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-real-hdfs-faults"; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; codec = "none"; } );
-output = { spool_dir = "$T/spool"; timezone = "UTC"; host = "faults-host";
+output = { $OLD_EVENTS spool_dir = "$T/spool"; timezone = "UTC"; host = "faults-host";
            roll = { max_bytes = 16384; };
            target = "webhdfs";
            webhdfs = { url = "$WEBHDFS_URL"; base_dir = "$DIR";

@@ -127,8 +127,11 @@ KPID=
 [ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/w.log" | head -5)"
 grep -q "^<5>kerberos: logged in again as $ME" "$T/w.log" ||
 	die "kedge did not log in again: $(grep kerberos: "$T/w.log")"
-# none but the one that http:// carries the tokens in the clear
-! grep '^<[0-4]>' "$T/w.log" | grep -v "^<4>output.webhdfs.url $WEBHDFS_URL is http://" >&2 ||
+# none but that http:// carries the tokens in the clear, and that the
+# tests run kedge as root
+! grep '^<[0-4]>' "$T/w.log" |
+	grep -v -e "^<4>output.webhdfs.url $WEBHDFS_URL is http://" \
+	-e '^<4>kedge runs as root: ' >&2 ||
 	die "warnings or errors in the log (above)"
 grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
 	"$T/w.log" || die "$(grep 'published' "$T/w.log")"

@@ -105,6 +105,7 @@ demo: deps
 bench: deps
 	$(MAKE) kedge $(FIX_BIN)
 	scripts/bench.sh
+	scripts/bench-real.sh
 	scripts/bench-udtf.sh
 
 docs: kedge

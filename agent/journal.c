@@ -528,6 +528,9 @@ journal_check_kinds(const struct journal_sidecar *sc, const char *table)
 
 	for (size_t k = 0; k < JOURNAL_KINDS; k++)
 		others |= sc->kinds[k].done.n > 0;
+	/* no table rejects records for the rejects table */
+	for (size_t t = 0; t < sc->ntables; t++)
+		others |= strcmp(sc->rejected[t].name, REJECTS_TABLE) == 0;
 	return (rejects && others) || (!rejects && sc->ntables > 0) ?
 	    -EINVAL : 0;
 }

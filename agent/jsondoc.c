@@ -174,6 +174,19 @@ jsondoc_string(struct jsondoc *d, const json_t *v, char **out)
 }
 
 int
+jsondoc_name(struct jsondoc *d, const json_t *v, char **out)
+{
+	int r;
+
+	if ((r = jsondoc_string(d, v, out)) != 0)
+		return r;
+	if (**out == '\0' || strchr(*out, '/') != NULL ||
+	    strcmp(*out, ".") == 0 || strcmp(*out, "..") == 0)
+		return jsondoc_fail(d, "empty, \".\", \"..\", or holds '/'");
+	return 0;
+}
+
+int
 jsondoc_array(struct jsondoc *d, const json_t *v)
 {
 	if (!json_is_array(v))

@@ -57,6 +57,10 @@ int jsondoc_int_or_null(struct jsondoc *d, const json_t *v, int64_t min,
 int jsondoc_string(struct jsondoc *d, const json_t *v, char **out);
 /* Reads the string v (borrowed from v) into *out.  Returns 0 or -EINVAL. */
 int jsondoc_str(struct jsondoc *d, const json_t *v, const char **out);
+/* Reads the string v, a name that becomes a path component (not empty,
+ * ".", ".." nor holding '/'), into a new *out (the caller frees it, also
+ * when it is refused).  Returns 0, -EINVAL or -ENOMEM. */
+int jsondoc_name(struct jsondoc *d, const json_t *v, char **out);
 /* Checks that v is an array; returns 0 or -EINVAL. */
 int jsondoc_array(struct jsondoc *d, const json_t *v);
 

@@ -242,18 +242,15 @@ read_digits(struct jsondoc *d, const json_t *v, char *out, size_t size,
 	return 0;
 }
 
-/* Reads a string that is a name: not empty, ".", ".." nor holding '/',
- * and with part_file not starting with '.' or '_' either. */
+/* Reads a string that is a name (jsondoc_name()), and with part_file not
+ * starting with '.' or '_' either. */
 static int
 read_name(struct jsondoc *d, const json_t *v, char **out, int part_file)
 {
 	int r;
 
-	if ((r = jsondoc_string(d, v, out)) != 0)
+	if ((r = jsondoc_name(d, v, out)) != 0)
 		return r;
-	if (**out == '\0' || strchr(*out, '/') != NULL ||
-	    strcmp(*out, ".") == 0 || strcmp(*out, "..") == 0)
-		return jsondoc_fail(d, "empty, \".\", \"..\", or holds '/'");
 	if (part_file && (**out == '.' || **out == '_'))
 		return jsondoc_fail(d, "not a part file's name");
 	return 0;

@@ -125,21 +125,6 @@ read_sha256(struct jsondoc *d, const json_t *v, char *out)
 	return 0;
 }
 
-/* Reads a name that becomes a path component: not empty, ".", ".." nor
- * holding '/'. */
-static int
-read_name(struct jsondoc *d, const json_t *v, char **out)
-{
-	int r;
-
-	if ((r = jsondoc_string(d, v, out)) != 0)
-		return r;
-	if (**out == '\0' || strchr(*out, '/') != NULL ||
-	    strcmp(*out, ".") == 0 || strcmp(*out, "..") == 0)
-		return jsondoc_fail(d, "empty, \".\", \"..\", or holds '/'");
-	return 0;
-}
-
 enum field_kind {
 	F_VERSION, F_PARTITION, F_COUNT, F_NAME, F_FORMAT, F_CODEC, F_RANGES,
 	F_REJECTED, F_SHA256, F_EVENT
@@ -196,7 +181,7 @@ read_value(struct jsondoc *d, const struct field *f, const json_t *v,
 	case F_COUNT:
 		return jsondoc_int(d, v, 0, INT64_MAX, i64);
 	case F_NAME:
-		return read_name(d, v, (char **)(void *)base);
+		return jsondoc_name(d, v, (char **)(void *)base);
 	case F_FORMAT:
 	case F_CODEC:
 		if ((r = jsondoc_str(d, v, &s)) != 0)

@@ -111,6 +111,27 @@ jsondoc_object(struct jsondoc *d, const json_t *v, const char *const *keys,
 }
 
 int
+jsondoc_fields(struct jsondoc *d, const json_t *v, const char *const *keys,
+    size_t nkeys, int (*read)(struct jsondoc *d, size_t i, const json_t *v,
+    void *arg), void *arg)
+{
+	const json_t *vals[JSONDOC_KEYS_MAX];
+	const char *was = d->key;
+	int r;
+
+	if (nkeys > JSONDOC_KEYS_MAX)
+		return -EINVAL;
+	if ((r = jsondoc_object(d, v, keys, nkeys, vals)) != 0)
+		return r;
+	for (size_t i = 0; i < nkeys && r == 0; i++) {
+		d->key = keys[i];
+		r = read(d, i, vals[i], arg);
+	}
+	d->key = was;
+	return r;
+}
+
+int
 jsondoc_missing(struct jsondoc *d, const char *key)
 {
 	const char *was = d->key;

@@ -42,6 +42,17 @@ int jsondoc_fail(struct jsondoc *d, const char *fmt, ...)
 int jsondoc_object(struct jsondoc *d, const json_t *v,
     const char *const *keys, size_t nkeys, const json_t **vals);
 
+/* Reads the object v, whose keys are all among keys[0..nkeys) (at most
+ * JSONDOC_KEYS_MAX): for each key i in turn, with d's key set to it,
+ * calls read(d, i, value, arg), value NULL when the key is absent (read()
+ * refuses that with jsondoc_missing(), or takes it).  Returns 0, or the
+ * first error of jsondoc_object() or read(). */
+#define JSONDOC_KEYS_MAX 32
+int jsondoc_fields(struct jsondoc *d, const json_t *v,
+    const char *const *keys, size_t nkeys,
+    int (*read)(struct jsondoc *d, size_t i, const json_t *v, void *arg),
+    void *arg);
+
 /* Fails with "no \"<key>\"" (in the element d is in). */
 int jsondoc_missing(struct jsondoc *d, const char *key);
 

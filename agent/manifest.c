@@ -209,10 +209,10 @@ static const struct field part_fields[] = {
 };
 #undef P
 
-#define NKEYS_MAX 16
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
-_Static_assert(NELEMS(manifest_fields) <= NKEYS_MAX &&
-    NELEMS(file_fields) <= NKEYS_MAX, "read_object() has room for the keys");
+_Static_assert(NELEMS(manifest_fields) <= JSONDOC_KEYS_MAX &&
+    NELEMS(file_fields) <= JSONDOC_KEYS_MAX,
+    "jsondoc_fields() has room for the keys");
 
 static int read_object(struct jsondoc *d, const json_t *v,
     const struct field *fields, size_t nfields, void *base);
@@ -369,31 +369,34 @@ read_value(struct jsondoc *d, const json_t *v, const struct field *f,
 	return -EINVAL;
 }
 
+/* The object read_object() reads: its fields, and where they go. */
+struct object_read {
+	const struct field *fields;
+	char *base;
+};
+
+static int
+read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
+{
+	const struct object_read *o = arg;
+
+	if (v == NULL)
+		return jsondoc_missing(d, o->fields[i].key);
+	return read_value(d, v, &o->fields[i], o->base);
+}
+
 /* Reads the object v, which has each of fields[0..nfields) once, into
  * base. */
 static int
 read_object(struct jsondoc *d, const json_t *v, const struct field *fields,
     size_t nfields, void *base)
 {
-	const char *keys[NKEYS_MAX];
-	const json_t *vals[NKEYS_MAX];
-	size_t i;
-	int r;
+	const char *keys[JSONDOC_KEYS_MAX];
+	struct object_read o = { fields, base };
 
-	for (i = 0; i < nfields; i++)
+	for (size_t i = 0; i < nfields; i++)
 		keys[i] = fields[i].key;
-	if ((r = jsondoc_object(d, v, keys, nfields, vals)) != 0)
-		return r;
-	for (i = 0; i < nfields; i++) {
-		if (vals[i] == NULL)
-			return jsondoc_missing(d, fields[i].key);
-		d->key = fields[i].key;
-		r = read_value(d, vals[i], &fields[i], base);
-		d->key = NULL;
-		if (r != 0)
-			return r;
-	}
-	return 0;
+	return jsondoc_fields(d, v, keys, nfields, read_field, &o);
 }
 
 /* Checks that min and max are both times with min <= max, or both none. */

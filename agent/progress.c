@@ -10,14 +10,16 @@ static const char *const progress_keys[] = { "host", "max_event_us",
     "pending_us", "at_end", "last_record", "written" };
 #define PROGRESS_NKEYS (sizeof(progress_keys) / sizeof(progress_keys[0]))
 
-/* Reads value i of progress_keys into p. */
+/* Reads value i of progress_keys into the progress arg. */
 static int
-progress_value(struct jsondoc *d, size_t i, const json_t *v,
-    struct progress *p)
+progress_value(struct jsondoc *d, size_t i, const json_t *v, void *arg)
 {
+	struct progress *p = arg;
 	int64_t at_end;
 	int r;
 
+	if (v == NULL)
+		return jsondoc_missing(d, progress_keys[i]);
 	switch (i) {
 	case 0:
 		if ((r = jsondoc_string(d, v, &p->host)) == 0 &&
@@ -46,23 +48,14 @@ progress_parse(const char *text, size_t len, struct progress *p, char *err,
     size_t errlen)
 {
 	struct jsondoc d = JSONDOC_INIT(err, errlen);
-	const json_t *vals[PROGRESS_NKEYS];
 	json_t *root;
 	int r;
 
 	memset(p, 0, sizeof(*p));
 	if ((root = jsondoc_parse(&d, text, len)) == NULL)
 		return -EINVAL;
-	r = jsondoc_object(&d, root, progress_keys, PROGRESS_NKEYS, vals);
-	for (size_t i = 0; r == 0 && i < PROGRESS_NKEYS; i++) {
-		if (vals[i] == NULL) {
-			r = jsondoc_missing(&d, progress_keys[i]);
-			break;
-		}
-		d.key = progress_keys[i];
-		r = progress_value(&d, i, vals[i], p);
-		d.key = NULL;
-	}
+	r = jsondoc_fields(&d, root, progress_keys, PROGRESS_NKEYS,
+	    progress_value, p);
 	json_decref(root);
 	return r;
 }

@@ -156,10 +156,12 @@ static const struct field {
 	{ "rejected", F_REJECTED, 0, 0 },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+_Static_assert(NFIELDS <= JSONDOC_KEYS_MAX, "jsondoc_fields() has room");
 
 /* The sidecar being parsed, and what its fields alone do not keep. */
 struct sidecar_read {
 	struct sidecar *sc;
+	int events;         /* event-time keys given */
 	int event_nulls;    /* event-time keys that were null */
 };
 
@@ -267,36 +269,33 @@ sidecar_check(const struct sidecar *sc, char *err, size_t errlen)
 	return 0;
 }
 
-/* Reads the fields of the object root into rd->sc; sets *events to the
- * number of event-time keys given. */
 static int
-sidecar_read(struct jsondoc *d, const json_t *root, struct sidecar_read *rd,
-    int *events)
+read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
 {
-	static const char *keys[NFIELDS];
-	const json_t *vals[NFIELDS];
-	int r;
+	struct sidecar_read *rd = arg;
+	const struct field *f = &fields[i];
+
+	if (v != NULL) {
+		rd->events += f->kind == F_EVENT;
+		return read_value(d, f, v, rd);
+	}
+	/* only a rejects file must have "rejected"; "table" comes before it,
+	 * so is read by then */
+	if (!f->optional && (f->kind != F_REJECTED ||
+	    strcmp(rd->sc->table, REJECTS_TABLE) == 0))
+		return jsondoc_missing(d, f->key);
+	return 0;
+}
+
+/* Reads the fields of the object root into rd. */
+static int
+sidecar_read(struct jsondoc *d, const json_t *root, struct sidecar_read *rd)
+{
+	const char *keys[NFIELDS];
 
 	for (size_t i = 0; i < NFIELDS; i++)
 		keys[i] = fields[i].key;
-	if ((r = jsondoc_object(d, root, keys, NFIELDS, vals)) != 0)
-		return r;
-	for (size_t i = 0; i < NFIELDS; i++) {
-		if (vals[i] != NULL) {
-			*events += fields[i].kind == F_EVENT;
-			d->key = fields[i].key;
-			if ((r = read_value(d, &fields[i], vals[i], rd)) != 0)
-				return r;
-			d->key = NULL;
-			continue;
-		}
-		/* only a rejects file must have "rejected"; "table" comes
-		 * before it, so is read by then */
-		if (!fields[i].optional && (fields[i].kind != F_REJECTED ||
-		    strcmp(rd->sc->table, REJECTS_TABLE) == 0))
-			return jsondoc_missing(d, fields[i].key);
-	}
-	return 0;
+	return jsondoc_fields(d, root, keys, NFIELDS, read_field, rd);
 }
 
 int
@@ -304,17 +303,18 @@ sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
     size_t errlen)
 {
 	struct jsondoc d = JSONDOC_INIT(err, errlen);
-	struct sidecar_read rd = { sc, 0 };
+	struct sidecar_read rd = { sc, 0, 0 };
 	json_t *root;
-	int r, events = 0;
+	int r;
 
 	if ((root = jsondoc_parse(&d, text, len)) == NULL)
 		return -EINVAL;
-	r = sidecar_read(&d, root, &rd, &events);
+	r = sidecar_read(&d, root, &rd);
 	json_decref(root);
 	if (r != 0 || (r = sidecar_check(sc, err, errlen)) != 0)
 		return r;
-	return sidecar_check_events(sc, events, rd.event_nulls, err, errlen);
+	return sidecar_check_events(sc, rd.events, rd.event_nulls, err,
+	    errlen);
 }
 
 /* Sets key of o to the ranges r. */

@@ -215,6 +215,12 @@ table_route(struct table *t, const struct udtf_record *rec,
 		const struct udtf_value *v;
 		int64_t ts_us;
 
+		/* the Kafka timestamp is the record's: every row has the
+		 * first's time and hour, checked once */
+		if (t->event_col < 0 && i > 0) {
+			when[i] = when[0];
+			continue;
+		}
 		if (t->event_col < 0) {
 			if (rec->timestamp_ms < 0) {
 				snprintf(reason, reasonlen,

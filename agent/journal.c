@@ -188,6 +188,27 @@ struct journal_line {
 	uint64_t id, len, rows; /* m */
 };
 
+int
+journal_decimal(const char **s, const char *end, uint64_t max, uint64_t *out)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+
+	if (p == end || *p < '0' || *p > '9')
+		return -EINVAL;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (v > (max - (uint64_t)(*p - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	/* one spelling per number, as the reader reads what kedge wrote */
+	if (**s == '0' && p - *s > 1)
+		return -EINVAL;
+	*s = p;
+	*out = v;
+	return 0;
+}
+
 /* Reads a decimal number of at most max at *s (before end), with a '-'
  * when neg, then a space or the end of the line.  Returns 0, or -EINVAL
  * for anything else: no digit, too large, other bytes, a spelling that
@@ -196,23 +217,15 @@ static int
 journal_number(const char **s, const char *end, int neg, uint64_t max,
     uint64_t *out, int *negative)
 {
-	const char *p = *s, *digits;
-	uint64_t v = 0;
+	const char *p = *s;
+	uint64_t v;
 
 	*negative = 0;
 	if (neg && p < end && *p == '-') {
 		*negative = 1;
 		p++;
 	}
-	if (p == end || *p < '0' || *p > '9')
-		return -EINVAL;
-	for (digits = p; p < end && *p >= '0' && *p <= '9'; p++) {
-		if (v > (max - (uint64_t)(*p - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	/* one spelling per number, as the recovery reads what seal wrote */
-	if ((*digits == '0' && p - digits > 1) || (*negative && v == 0))
+	if (journal_decimal(&p, end, max, &v) < 0 || (*negative && v == 0))
 		return -EINVAL;
 	if (p < end && *p++ != ' ')
 		return -EINVAL;

@@ -64,6 +64,14 @@ int journal_add_range(struct journal *j, enum journal_kind kind,
  * the epoch. */
 void journal_add_event(struct journal *j, int64_t event_us);
 
+/* Reads the decimal digits at *s (before end), a number of at most max in
+ * the one spelling kedge writes in journals and part file names (no sign,
+ * no leading zero), into *out, and moves *s past them.  Returns 0, or
+ * -EINVAL when there is no digit, the number is too large or spelt
+ * otherwise. */
+int journal_decimal(const char **s, const char *end, uint64_t max,
+    uint64_t *out);
+
 /* Appends what was noted since the last seal and the mark "m id len rows",
  * then fsyncs.  Returns 0 or -errno with a sentence in err. */
 int journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,

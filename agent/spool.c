@@ -30,23 +30,18 @@ spool_strip(char *s, const char *suffix)
 	return 1;
 }
 
-/* Reads the decimal digits of s (no sign, no space, no leading zero,
- * something) as a number of at most max: the one spelling the writer
- * gives it, so that the name is the one `kedge verify` expects of the
- * sidecar.  Returns 0 or -EINVAL. */
+/* Reads the whole of s as journal_decimal() does, a number of at most
+ * max: the one spelling the writer gives it, so that the name is the one
+ * `kedge verify` expects of the sidecar.  Returns 0 or -EINVAL. */
 static int
 spool_number(const char *s, int64_t max, int64_t *out)
 {
-	int64_t v = 0;
+	uint64_t v;
 
-	if (*s == '\0' || (s[0] == '0' && s[1] != '\0'))
+	if (journal_decimal(&s, s + strlen(s), (uint64_t)max, &v) < 0 ||
+	    *s != '\0')
 		return -EINVAL;
-	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (*s - '0');
-	}
-	*out = v;
+	*out = (int64_t)v;
 	return 0;
 }
 

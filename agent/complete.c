@@ -744,6 +744,22 @@ complete_announce(struct completer *cp, const char *dir,
 	    path);
 }
 
+/* Writes _SUCCESS into dir, beside its manifest m, and announces m.
+ * Returns 1, or a negative errno with the sentence in err. */
+static int
+complete_success(struct completer *cp, struct target *t, const char *dir,
+    const struct manifest *m, char *err, size_t errlen)
+{
+	char rel[1100];
+	int r;
+
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
+	if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
+		return r;
+	complete_announce(cp, dir, m);
+	return 1;
+}
+
 /* Writes the manifest of hour h and _SUCCESS, unless its manifest lists
  * what is there already.  Returns 1 when written, 0 when not, or a
  * negative errno. */
@@ -773,22 +789,16 @@ complete_hour_write(struct completer *cp, struct target *t,
 	/* a revision whose command a crash kept from running, found again */
 	if (l.has_success)
 		complete_announce(cp, dir, &old);
-	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
 	if (same && l.has_manifest) {
-		if (l.has_success) {
-			r = 0;
-			goto out;
-		}
-		/* a crash came between the manifest and _SUCCESS */
-		if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
-			goto out;
-		complete_announce(cp, dir, &old);
-		r = 1;
+		/* without _SUCCESS, a crash came between the manifest and it */
+		r = l.has_success ? 0 : complete_success(cp, t, dir, &old, err,
+		    errlen);
 		goto out;
 	}
 	/* _SUCCESS goes first, so that it never stands beside a manifest
 	 * it does not belong to: a crash before the new one is written leaves
 	 * none, and the next look writes it */
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
 	if (l.has_success && (r = target_remove(t, rel, err, errlen)) < 0)
 		goto out;
 	revision = old.revision + 1;
@@ -833,11 +843,7 @@ complete_hour_write(struct completer *cp, struct target *t,
 	}
 	if ((r = target_write(t, rel, out.data, out.len, err, errlen)) < 0)
 		goto out;
-	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
-	if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
-		goto out;
-	complete_announce(cp, dir, &m);
-	r = 1;
+	r = complete_success(cp, t, dir, &m, err, errlen);
 out:
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "out of memory");

@@ -256,23 +256,6 @@ read_name(struct jsondoc *d, const json_t *v, char **out, int part_file)
 	return 0;
 }
 
-static int
-read_sha256(struct jsondoc *d, const json_t *v, char *out)
-{
-	const char *s = NULL;
-	size_t len;
-	int r;
-
-	if ((r = jsondoc_str(d, v, &s)) != 0)
-		return r;
-	len = strlen(s);
-	if ((len != 0 && len != 64) || strspn(s, "0123456789abcdef") != len)
-		return jsondoc_fail(d, "neither empty nor 64 lowercase hex "
-		    "digits");
-	memcpy(out, s, len + 1);
-	return 0;
-}
-
 /* Reads the array v of objects of fields[0..nfields), each size bytes,
  * into *out[0..*n); names the element in a problem found inside one. */
 static int
@@ -336,7 +319,7 @@ read_value(struct jsondoc *d, const json_t *v, const struct field *f,
 		return read_digits(d, v, at, sizeof(m->written),
 		    "YYYY-MM-DDTHH:MM:SSZ");
 	case F_SHA256:
-		return read_sha256(d, v, at);
+		return sidecar_sha256_parse(d, v, 1, at);
 	case F_COUNT:
 	case F_REVISION:
 		if ((r = jsondoc_int(d, v, 0, INT64_MAX, &i64)) != 0)

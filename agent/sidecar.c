@@ -108,20 +108,22 @@ read_rejected(struct jsondoc *d, const json_t *v, struct sidecar *sc)
 	return 0;
 }
 
-/* Reads 64 lowercase hex digits into out. */
-static int
-read_sha256(struct jsondoc *d, const json_t *v, char *out)
+int
+sidecar_sha256_parse(struct jsondoc *d, const json_t *v, int empty_ok,
+    char *out)
 {
 	const char *s = NULL;
+	size_t len;
 	int r;
 
 	if ((r = jsondoc_str(d, v, &s)) != 0)
 		return r;
-	if (strlen(s) != SIDECAR_SHA256_HEX ||
-	    strspn(s, "0123456789abcdef") != SIDECAR_SHA256_HEX)
-		return jsondoc_fail(d, "not %d lowercase hex digits",
-		    SIDECAR_SHA256_HEX);
-	memcpy(out, s, SIDECAR_SHA256_HEX + 1);
+	len = strlen(s);
+	if ((len != SIDECAR_SHA256_HEX && (len != 0 || !empty_ok)) ||
+	    strspn(s, "0123456789abcdef") != len)
+		return jsondoc_fail(d, "%s%d lowercase hex digits", empty_ok ?
+		    "neither empty nor " : "not ", SIDECAR_SHA256_HEX);
+	memcpy(out, s, len + 1);
 	return 0;
 }
 
@@ -198,7 +200,7 @@ read_value(struct jsondoc *d, const struct field *f, const json_t *v,
 	case F_REJECTED:
 		return read_rejected(d, v, sc);
 	case F_SHA256:
-		return read_sha256(d, v, base);
+		return sidecar_sha256_parse(d, v, 0, base);
 	case F_EVENT:
 		if (json_is_null(v)) {
 			rd->event_nulls++;

@@ -102,6 +102,11 @@ int sidecar_format(const struct sidecar *sc, struct buf *out);
  * -ENOMEM; out holds what was read either way. */
 int sidecar_ranges_parse(struct jsondoc *d, const json_t *v,
     struct sidecar_ranges *out);
+/* Reads the string v, 64 lowercase hex digits (or, with empty_ok, none),
+ * into out[SIDECAR_SHA256_HEX + 1].  Returns 0 or -EINVAL with the
+ * problem in d's err. */
+int sidecar_sha256_parse(struct jsondoc *d, const json_t *v, int empty_ok,
+    char *out);
 /* The ranges as a new JSON array, or NULL when short of memory. */
 json_t *sidecar_ranges_json(const struct sidecar_ranges *r);
 /* Appends [first, last] to r.  Returns 0 or -ENOMEM. */

@@ -28,9 +28,11 @@ set_time(json_t *o, const char *key, int64_t us)
 	return jsondoc_set_int_or_null(o, key, us, MANIFEST_NO_TIME);
 }
 
+/* The file f as an object (NULL: *r says why); for set_array(). */
 static json_t *
-file_json(const struct manifest_file *f, int *r)
+file_json(const void *arg, int *r)
 {
+	const struct manifest_file *f = arg;
 	json_t *o = json_object();
 
 	if (o == NULL)
@@ -52,9 +54,11 @@ file_json(const struct manifest_file *f, int *r)
 	return o;
 }
 
+/* The partition p as an object (NULL: *r says why); for set_array(). */
 static json_t *
-part_json(const struct manifest_partition *p, int *r)
+part_json(const void *arg, int *r)
 {
+	const struct manifest_partition *p = arg;
 	json_t *o = json_object();
 
 	if (o == NULL)
@@ -90,18 +94,6 @@ set_array(json_t *o, const char *key, const void *v, size_t n, size_t size,
 	return 0;
 }
 
-static json_t *
-file_elem(const void *f, int *r)
-{
-	return file_json(f, r);
-}
-
-static json_t *
-part_elem(const void *p, int *r)
-{
-	return part_json(p, r);
-}
-
 int
 manifest_format(const struct manifest *m, struct buf *out)
 {
@@ -125,9 +117,9 @@ manifest_format(const struct manifest *m, struct buf *out)
 	    (r = set_time(o, "min_event_us", m->min_event_us)) == 0 &&
 	    (r = set_time(o, "max_event_us", m->max_event_us)) == 0 &&
 	    (r = set_array(o, "files", m->files, m->nfiles, sizeof(*m->files),
-	    file_elem)) == 0 &&
+	    file_json)) == 0 &&
 	    (r = set_array(o, "partitions", m->parts, m->nparts,
-	    sizeof(*m->parts), part_elem)) == 0)
+	    sizeof(*m->parts), part_json)) == 0)
 		r = jsondoc_dump(o, out);
 	json_decref(o);
 	return r;

@@ -260,25 +260,6 @@ table_reject(struct table *t, struct rejects *rj, const struct udtf_record *rec,
 	return rejects_add(rj, t->conf->name, rec, reason, err, errlen);
 }
 
-/* A record that gave no row is noted in a file of its partition, so that
- * the landed files still account for every offset; when the partition has
- * no file, in a new one (with no row) in the hour of its arrival, as the
- * rejects are. */
-static int
-table_note_empty(struct table *t, const struct udtf_record *rec, char *err,
-    size_t errlen)
-{
-	struct tz_hour hour;
-
-	t->stats.empty++;
-	if (tz_hour_of(t->tz, (int64_t)time(NULL) * 1000000, &hour) < 0) {
-		snprintf(err, errlen, "the clock is out of range");
-		return -ERANGE;
-	}
-	return writer_note_empty(t->writer, &hour, rec->topic, rec->partition,
-	    rec->offset, err, errlen);
-}
-
 int
 table_note_skipped(struct table *t, const char *topic, int32_t partition,
     int64_t from, int64_t to, int unread, char *err, size_t errlen)
@@ -291,6 +272,19 @@ table_note_skipped(struct table *t, const char *topic, int32_t partition,
 	}
 	return writer_note_skipped(t->writer, &hour, topic, partition, from, to,
 	    unread, err, errlen);
+}
+
+/* A record that gave no row is noted in a file of its partition, so that
+ * the landed files still account for every offset; when the partition has
+ * no file, in a new one (with no row) in the hour of its arrival, as the
+ * rejects are. */
+static int
+table_note_empty(struct table *t, const struct udtf_record *rec, char *err,
+    size_t errlen)
+{
+	t->stats.empty++;
+	return table_note_skipped(t, rec->topic, rec->partition, rec->offset,
+	    rec->offset, 0, err, errlen);
 }
 
 /* Writes the rows of one parsed record to their hours' part files, or

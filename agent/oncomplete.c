@@ -256,27 +256,56 @@ out:
 
 /* --- one run of the command --- */
 
-/* The value of placeholder name (without braces) for r, in buf; NULL when
- * name is none. */
+/* The placeholders of the command's arguments, in braces, and the
+ * variables of its environment that carry the same values. */
+static const struct oncomplete_var {
+	const char *name;
+	const char *env;
+} oncomplete_vars[] = {
+	{ "table", "KEDGE_TABLE" },
+	{ "dt", "KEDGE_DT" },
+	{ "hr", "KEDGE_HR" },
+	{ "revision", "KEDGE_REVISION" },
+	{ "path", "KEDGE_PATH" },
+	{ "rows", "KEDGE_ROWS" },
+};
+#define ONCOMPLETE_NVARS (sizeof(oncomplete_vars) / sizeof(oncomplete_vars[0]))
+
+/* The index in oncomplete_vars of the placeholder name[0..len), or
+ * ONCOMPLETE_NVARS. */
+static size_t
+oncomplete_var(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ONCOMPLETE_NVARS; i++)
+		if (strlen(oncomplete_vars[i].name) == len &&
+		    memcmp(oncomplete_vars[i].name, name, len) == 0)
+			break;
+	return i;
+}
+
+/* The value of oncomplete_vars[i] for r; a number is written in buf. */
 static const char *
 oncomplete_value(const struct oncomplete *oc, const struct oncomplete_rev *r,
-    const char *name, size_t len, char *buf, size_t size)
+    size_t i, char *buf, size_t size)
 {
-	if (len == 5 && strncmp(name, "table", 5) == 0)
+	switch (i) {
+	case 0:
 		return oc->c->tables[r->table].name;
-	if (len == 2 && strncmp(name, "dt", 2) == 0)
+	case 1:
 		return r->dt;
-	if (len == 2 && strncmp(name, "hr", 2) == 0)
+	case 2:
 		return r->hr;
-	if (len == 4 && strncmp(name, "path", 4) == 0)
-		return r->path;
-	if (len == 8 && strncmp(name, "revision", 8) == 0)
+	case 3:
 		snprintf(buf, size, "%" PRIu64, r->revision);
-	else if (len == 4 && strncmp(name, "rows", 4) == 0)
+		return buf;
+	case 4:
+		return r->path;
+	default:
 		snprintf(buf, size, "%" PRIu64, r->rows);
-	else
-		return NULL;
-	return buf;
+		return buf;
+	}
 }
 
 /* arg with every {name} replaced; NULL when short of memory. */
@@ -287,12 +316,14 @@ oncomplete_expand(const struct oncomplete *oc, const struct oncomplete_rev *r,
 	struct buf b = { 0 };
 	char num[32];
 	const char *p = arg, *v;
+	size_t i;
 
 	while (*p != '\0') {
 		const char *end = p[0] == '{' ? strchr(p, '}') : NULL;
 
-		if (end != NULL && (v = oncomplete_value(oc, r, p + 1,
-		    (size_t)(end - p - 1), num, sizeof(num))) != NULL) {
+		if (end != NULL && (i = oncomplete_var(p + 1,
+		    (size_t)(end - p - 1))) < ONCOMPLETE_NVARS) {
+			v = oncomplete_value(oc, r, i, num, sizeof(num));
 			if (buf_append(&b, v, strlen(v)) < 0)
 				goto fail;
 			p = end + 1;
@@ -321,10 +352,6 @@ static int
 oncomplete_build(const struct oncomplete *oc, const struct oncomplete_rev *r,
     char ***argvp, char ***envp)
 {
-	static const char *const names[] = { "table", "dt", "hr", "revision",
-	    "path", "rows" };
-	static const char *const vars[] = { "KEDGE_TABLE", "KEDGE_DT",
-	    "KEDGE_HR", "KEDGE_REVISION", "KEDGE_PATH", "KEDGE_ROWS" };
 	const struct conf_strv *cmd = &oc->c->output.on_complete;
 	size_t nenv = 0, k = 0;
 	char **argv, **env, num[32];
@@ -332,7 +359,7 @@ oncomplete_build(const struct oncomplete *oc, const struct oncomplete_rev *r,
 	while (environ[nenv] != NULL)
 		nenv++;
 	argv = calloc(cmd->n + 1, sizeof(*argv));
-	env = calloc(nenv + 7, sizeof(*env));
+	env = calloc(nenv + ONCOMPLETE_NVARS + 1, sizeof(*env));
 	*argvp = argv;
 	*envp = env;
 	if (argv == NULL || env == NULL)
@@ -340,9 +367,9 @@ oncomplete_build(const struct oncomplete *oc, const struct oncomplete_rev *r,
 	for (size_t i = 0; i < cmd->n; i++)
 		if ((argv[i] = oncomplete_expand(oc, r, cmd->v[i])) == NULL)
 			return -ENOMEM;
-	for (size_t i = 0; i < 6; i++)
-		if (asprintf(&env[k++], "%s=%s", vars[i], oncomplete_value(oc,
-		    r, names[i], strlen(names[i]), num, sizeof(num))) < 0) {
+	for (size_t i = 0; i < ONCOMPLETE_NVARS; i++)
+		if (asprintf(&env[k++], "%s=%s", oncomplete_vars[i].env,
+		    oncomplete_value(oc, r, i, num, sizeof(num))) < 0) {
 			env[--k] = NULL;
 			return -ENOMEM;
 		}

@@ -8,16 +8,17 @@
  *
  * ('+' appears in neither Kafka topic names nor host names.)  Beside each
  * file its journal (journal.h) says which records it holds and the range of
- * its rows' event times.  A file grows
- * across checkpoints; writer_seal() ends the current compression member or
- * frame, fsyncs, and marks the journal with the checkpoint, so the file can
- * be cut back to any checkpoint.  A file rolls when it reaches
- * roll.max_bytes, roll.max_age seconds or roll.inactive seconds without a
- * row, and when a file of another hour or partition must open while
- * roll.max_open_files are open, the least recently written rolls (a later
- * row of its hour opens a new file).  An open file holds two descriptors,
- * its own and its journal's; a rolled one none.  A rolled file is closed, and writer_release() hands it, with its
- * sidecar, to <spool>/ready/ once a checkpoint that sealed it is decided.
+ * its rows' event times.  A file grows across checkpoints; writer_seal()
+ * ends the current compression member or frame, fsyncs, and marks the
+ * journal with the checkpoint, so the file can be cut back to any
+ * checkpoint.  A file rolls when it reaches roll.max_bytes, roll.max_age
+ * seconds or roll.inactive seconds without a row, and when a file of
+ * another hour or partition must open while roll.max_open_files are open,
+ * the least recently written rolls (a later row of its hour opens a new
+ * file).  An open file holds two descriptors, its own and its journal's; a
+ * rolled one none.  A rolled file is closed, and writer_release() hands
+ * it, with its sidecar, to <spool>/ready/ once a checkpoint that sealed it
+ * is decided.
  */
 #ifndef KEDGE_WRITER_H
 #define KEDGE_WRITER_H

@@ -274,6 +274,22 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	return status;
 }
 
+/* "host:port" of u (the scheme's port when u names none), malloc'd, for
+ * a sentence; NULL when u has no host or out of memory. */
+static char *
+wh_host_port(CURLU *u)
+{
+	char *host = NULL, *port = NULL, *hp = NULL;
+
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
+	    CURLUE_OK && asprintf(&hp, "%s:%s", host, port) < 0)
+		hp = NULL;
+	curl_free(host);
+	curl_free(port);
+	return hp;
+}
+
 /* The URL of the redirect in w->location, resolved against url, in *url
  * (curl_free() it).  A client of an https URL follows only https: a
  * redirect to http would send the data and the delegation token in the
@@ -284,7 +300,7 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
     size_t errlen)
 {
 	CURLU *u = curl_url_dup(w->base_url);
-	char *scheme = NULL, *host = NULL, *port = NULL;
+	char *scheme = NULL, *host = NULL;
 	int r = -EPROTO;
 
 	*url = NULL;
@@ -295,19 +311,17 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 	if (w->location == NULL ||
 	    curl_url_set(u, CURLUPART_URL, w->location, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) !=
-	    CURLUE_OK) {
+	    (host = wh_host_port(u)) == NULL) {
 		snprintf(err, errlen, "%s: HDFS redirected to a Location that is "
 		    "not a URL", what);
 		goto out;
 	}
 	if (strcmp(scheme, "https") != 0 &&
 	    (w->tls || strcmp(scheme, "http") != 0)) {
-		snprintf(err, errlen, "%s: HDFS redirected from %s to %s://%s:%s; "
+		snprintf(err, errlen, "%s: HDFS redirected from %s to %s://%s; "
 		    "kedge follows %s only, so that neither the data nor a "
 		    "delegation token travel in the clear", what, w->url, scheme,
-		    host, port, w->tls ? "https" : "http and https");
+		    host, w->tls ? "https" : "http and https");
 		goto out;
 	}
 	r = curl_url_get(u, CURLUPART_URL, url, 0) == CURLUE_OK ? 0 : -ENOMEM;
@@ -315,8 +329,7 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 		snprintf(err, errlen, "%s: out of memory", what);
 out:
 	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
+	free(host);
 	curl_url_cleanup(u);
 	return r;
 }
@@ -434,18 +447,15 @@ wh_datanode_silent(struct webhdfs *w, const char *url, const char *what,
     char *err, size_t errlen)
 {
 	CURLU *u = curl_url();
-	char *host = NULL, *port = NULL;
+	char *host = NULL;
 
 	if (u != NULL && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
-	    CURLUE_OK)
-		snprintf(err, errlen, "%s: no answer from the DataNode %s:%s "
-		    "that the NameNode sent kedge to: %s; kedge retries", what,
-		    host, port, w->curl_err[0] != '\0' ? w->curl_err :
+	    (host = wh_host_port(u)) != NULL)
+		snprintf(err, errlen, "%s: no answer from the DataNode %s that "
+		    "the NameNode sent kedge to: %s; kedge retries", what, host,
+		    w->curl_err[0] != '\0' ? w->curl_err :
 		    "the connection failed");
-	curl_free(host);
-	curl_free(port);
+	free(host);
 	curl_url_cleanup(u);
 }
 

@@ -821,13 +821,22 @@ webhdfs_mirror(struct webhdfs *w, const char *dir, char *err, size_t errlen)
 	return r;
 }
 
+/* Cuts the '/'s s ends with. */
+static void
+wh_trim_slashes(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && s[n - 1] == '/')
+		s[--n] = '\0';
+}
+
 /* Parses w->url into w->base_url, w->prefix and w->tls. */
 static int
 wh_parse_url(struct webhdfs *w, char *err, size_t errlen)
 {
 	char *scheme = NULL, *path = NULL;
 	CURLUcode rc;
-	size_t n;
 	int r = -EINVAL;
 
 	if ((w->base_url = curl_url()) == NULL) {
@@ -849,8 +858,7 @@ wh_parse_url(struct webhdfs *w, char *err, size_t errlen)
 		goto out;
 	}
 	w->tls = strcmp(scheme, "https") == 0;
-	while ((n = strlen(path)) > 0 && path[n - 1] == '/')
-		path[n - 1] = '\0';
+	wh_trim_slashes(path);
 	r = asprintf(&w->prefix, "%s" WH_PREFIX, path) < 0 ? -ENOMEM : 0;
 	if (r < 0) {
 		w->prefix = NULL;
@@ -877,7 +885,6 @@ struct webhdfs *
 webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 {
 	struct webhdfs *w;
-	size_t n;
 
 	if ((w = calloc(1, sizeof(*w))) == NULL ||
 	    (w->curl = curl_easy_init()) == NULL ||
@@ -895,10 +902,8 @@ webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 		webhdfs_close(w);
 		return NULL;
 	}
-	while ((n = strlen(w->url)) > 0 && w->url[n - 1] == '/')
-		w->url[n - 1] = '\0';
-	while ((n = strlen(w->base)) > 0 && w->base[n - 1] == '/')
-		w->base[n - 1] = '\0';
+	wh_trim_slashes(w->url);
+	wh_trim_slashes(w->base);
 	if (asprintf(&w->where, "%s%s", w->url, w->base) < 0) {
 		w->where = NULL;
 		snprintf(err, errlen, "out of memory");

@@ -746,8 +746,8 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	int fd = -1, r;
 
 	(void)len;
-	webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
 	if (!wh_mirror_name_ok(name)) {
+		webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
 		snprintf(m->err, m->errlen, "LISTSTATUS %s%s%s: HDFS listed the "
 		    "name \"%s\", which holds a control byte; refusing it",
 		    m->w->base, m->rel[0] ? "/" : "", m->rel, shown);
@@ -779,8 +779,9 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	goto out;
 fail:
 	r = -errno;
+	webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
 	snprintf(m->err, m->errlen, "%s in the copy of %s: %s", shown,
-	    m->w->where, strerror(errno));
+	    m->w->where, strerror(-r));
 out:
 	if (fd >= 0)
 		close(fd);

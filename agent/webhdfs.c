@@ -290,7 +290,7 @@ wh_host_port(CURLU *u)
 	return hp;
 }
 
-/* The URL of the redirect in w->location, resolved against url, in *url
+/* The URL of the redirect in w->location, resolved against w->url, in *url
  * (curl_free() it).  A client of an https URL follows only https: a
  * redirect to http would send the data and the delegation token in the
  * clear.  The sentences name the scheme and host, never the query, which

@@ -573,18 +573,16 @@ source_insecure(const struct conf *c, char *why, size_t whylen)
 	for (size_t i = 0; !found && i < sizeof(checks) / sizeof(checks[0]);
 	    i++) {
 		size_t len = sizeof(v);
-		int line = 0;
+		const struct conf_kv *kv;
 
 		if (rd_kafka_conf_get(kc, checks[i].key, v, &len) !=
 		    RD_KAFKA_CONF_OK || strcmp(v, checks[i].off) != 0)
 			continue;
-		for (size_t j = 0; j < c->kafka.n_rdkafka; j++)
-			if (strcmp(c->kafka.rdkafka[j].key, checks[i].key) == 0)
-				line = c->kafka.rdkafka[j].line;
+		kv = conf_rdkafka_find(c, checks[i].key);
 		snprintf(why, whylen, "%s:%d: kafka.rdkafka sets %s = %s: %s; "
 		    "remove it, and name the brokers' CA in "
-		    "kafka.security.ca_file", c->path, line, checks[i].key, v,
-		    checks[i].means);
+		    "kafka.security.ca_file", c->path, kv != NULL ? kv->line : 0,
+		    checks[i].key, v, checks[i].means);
 		found = 1;
 	}
 	rd_kafka_conf_destroy(kc);

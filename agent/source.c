@@ -261,17 +261,28 @@ source_auth_failure(struct source *s, const char *reason)
 	}
 }
 
-/* The sentence for brokers whose ACLs refuse kedge READ on topic or group
- * NAME (err TOPIC_ or GROUP_AUTHORIZATION_FAILED): which ACL to add, for
- * the user the brokers know kedge by (under their default
- * principal.to.local rules, the Kerberos principal's first component). */
-static void
+/* The sentence for brokers whose ACLs refuse kedge READ on a topic (err
+ * TOPIC_AUTHORIZATION_FAILED: m's, when m is not NULL and names one, else
+ * the first configured) or its group (GROUP_AUTHORIZATION_FAILED): which
+ * ACL to add, for the user the brokers know kedge by (under their default
+ * principal.to.local rules, the Kerberos principal's first component).
+ * Returns 1 with it in out, or 0 when err is another error. */
+static int
 source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
-    const char *name, char *out, size_t outlen)
+    const rd_kafka_message_t *m, char *out, size_t outlen)
 {
-	const char *p = s->conf->kerberos.principal;
+	const struct conf *c = s->conf;
+	const char *p = c->kerberos.principal, *name;
 	int topic = err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
 
+	if (topic)
+		name = m != NULL && m->rkt != NULL ? rd_kafka_topic_name(m->rkt) :
+		    c->kafka.topics.v[0];
+	else if (err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+		name = c->kafka.group_id != NULL ? c->kafka.group_id :
+		    SOURCE_STATIC_GROUP;
+	else
+		return 0;
 	snprintf(out, outlen, "the brokers' ACLs do not let %s read %s %s "
 	    "(%s): allow it READ on %s %s (kafka-acls --add "
 	    "--allow-principal User:%.*s --operation Read --%s %s)",
@@ -280,6 +291,7 @@ source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
 	    "GROUP_AUTHORIZATION_FAILED", topic ? "topic" : "group", name,
 	    p != NULL ? (int)strcspn(p, "/@") : 6, p != NULL ? p : "<USER>",
 	    topic ? "topic" : "group", name);
+	return 1;
 }
 
 /* An error of a consumed message that no retry mends: the brokers' ACLs.
@@ -287,20 +299,12 @@ source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
 static int
 source_acl_failure(struct source *s, const rd_kafka_message_t *m)
 {
-	const struct conf *c = s->conf;
-	const char *name;
+	char why[sizeof(s->failure)];
 
-	if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
-		name = m->rkt != NULL ? rd_kafka_topic_name(m->rkt) :
-		    c->kafka.topics.v[0];
-	else if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
-		name = c->kafka.group_id != NULL ? c->kafka.group_id :
-		    SOURCE_STATIC_GROUP;
-	else
+	if (!source_acl_sentence(s, m->err, m, why, sizeof(why)))
 		return 0;
 	if (s->failure[0] == '\0')
-		source_acl_sentence(s, m->err, name, s->failure,
-		    sizeof(s->failure));
+		memcpy(s->failure, why, sizeof(why));
 	return 1;
 }
 
@@ -1117,7 +1121,7 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 			break;
 	}
 	if (e == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
-		source_acl_sentence(s, e, c->kafka.group_id, why, sizeof(why));
+		source_acl_sentence(s, e, NULL, why, sizeof(why));
 		snprintf(err, errlen, "kafka: %s", why);
 		r = -EACCES;
 	} else if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -1144,9 +1148,7 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 			ended++;
 		} else if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
-			source_acl_sentence(s, m->err, m->rkt != NULL ?
-			    rd_kafka_topic_name(m->rkt) : c->kafka.topics.v[0],
-			    why, sizeof(why));
+			source_acl_sentence(s, m->err, m, why, sizeof(why));
 			snprintf(err, errlen, "kafka: %s", why);
 			r = -EACCES;
 		}

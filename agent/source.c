@@ -856,6 +856,18 @@ source_done(struct source *s, const rd_kafka_message_t *msg)
 		p->next = msg->offset + 1;
 }
 
+/* e, or when it is no error the first error of a partition of list (NULL:
+ * none): a request can succeed as a whole and fail for one partition. */
+static rd_kafka_resp_err_t
+source_parts_error(rd_kafka_resp_err_t e,
+    const rd_kafka_topic_partition_list_t *list)
+{
+	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && list != NULL &&
+	    i < list->cnt; i++)
+		e = list->elems[i].err;
+	return e;
+}
+
 /* The answer to the commit pending, within timeout_ms: its error, or the
  * first partition's; RD_KAFKA_RESP_ERR__TIMED_OUT while it has not come,
  * and it stays pending. */
@@ -863,18 +875,13 @@ static rd_kafka_resp_err_t
 source_commit_answer(struct source *s, int timeout_ms)
 {
 	rd_kafka_event_t *ev = rd_kafka_queue_poll(s->commits, timeout_ms);
-	const rd_kafka_topic_partition_list_t *list;
 	rd_kafka_resp_err_t e;
 
 	if (ev == NULL)
 		return RD_KAFKA_RESP_ERR__TIMED_OUT;
 	s->commit_pending = 0;
-	e = rd_kafka_event_error(ev);
-	/* a commit can succeed as a whole and fail for one partition */
-	list = rd_kafka_event_topic_partition_list(ev);
-	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && list != NULL &&
-	    i < list->cnt; i++)
-		e = list->elems[i].err;
+	e = source_parts_error(rd_kafka_event_error(ev),
+	    rd_kafka_event_topic_partition_list(ev));
 	rd_kafka_event_destroy(ev);
 	return e;
 }
@@ -1106,10 +1113,8 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 		rd_kafka_message_t *m;
 
 		copy = rd_kafka_topic_partition_list_copy(list);
-		e = rd_kafka_committed(s->rk, copy, 1000);
-		for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < copy->cnt;
-		    i++)
-			e = copy->elems[i].err;
+		e = source_parts_error(rd_kafka_committed(s->rk, copy, 1000),
+		    copy);
 		rd_kafka_topic_partition_list_destroy(copy);
 		while (e == RD_KAFKA_RESP_ERR__TIMED_OUT &&
 		    (m = rd_kafka_consumer_poll(s->rk, 0)) != NULL) {

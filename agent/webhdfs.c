@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "webhdfs_answer.h"
 
@@ -747,7 +748,7 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 
 	(void)len;
 	if (!wh_mirror_name_ok(name)) {
-		webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
+		escape_bytes(name, strlen(name), shown, sizeof(shown));
 		snprintf(m->err, m->errlen, "LISTSTATUS %s%s%s: HDFS listed the "
 		    "name \"%s\", which holds a control byte; refusing it",
 		    m->w->base, m->rel[0] ? "/" : "", m->rel, shown);
@@ -779,7 +780,7 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	goto out;
 fail:
 	r = -errno;
-	webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
+	escape_bytes(name, strlen(name), shown, sizeof(shown));
 	snprintf(m->err, m->errlen, "%s in the copy of %s: %s", shown,
 	    m->w->where, strerror(-r));
 out:

@@ -135,6 +135,17 @@ wait_for() {
 	done
 }
 
+# status_consumed SPOOL: the records kedge's status file in SPOOL last
+# counted; nothing before kedge writes it.  status_consumed_at_least SPOOL
+# N: at least N (a wait_for condition).
+status_consumed() {
+	sed -n 's/^consumed \([0-9]*\) records.*/\1/p' "$1/status" 2>/dev/null
+}
+
+status_consumed_at_least() {
+	[ "$(status_consumed "$1")" -ge "$2" ] 2>/dev/null
+}
+
 # hive_cut N...: from Hive text rows (\001 between fields, backslash
 # escapes) on stdin, prints fields N... (1-based, still escaped) separated
 # by tabs.  A field separator after a backslash belongs to the field.

@@ -146,6 +146,29 @@ status_consumed_at_least() {
 	[ "$(status_consumed "$1")" -ge "$2" ] 2>/dev/null
 }
 
+# bench_now: the time, in seconds with nanoseconds.  bench_since T0: the
+# seconds since T0, a bench_now.  bench_faster T BEST: T is below BEST, or
+# there is no BEST yet.
+bench_now() { date +%s.%N; }
+bench_since() { echo "$(bench_now) - $1" | bc; }
+bench_faster() { [ -z "$2" ] || [ "$(echo "$1 < $2" | bc)" -eq 1 ]; }
+
+# peak_rss_mib LOG: kedge's peak RSS in MiB, as its LOG says at the end.
+peak_rss_mib() {
+	echo $(($(sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$1") / 1024))
+}
+
+# bench_header; bench_row RECORDS CEILING NAME SECONDS RSS: the table of a
+# benchmark: the run NAME read RECORDS in SECONDS, its records/s, its
+# ratio to the CEILING's seconds, and its peak RSS (text).
+bench_header() {
+	printf '%-34s %9s %12s %8s %10s\n' run seconds records/s ratio "peak RSS"
+}
+bench_row() {
+	printf '%-34s %9.3f %12.0f %8.2f %10s\n' "$3" "$4" \
+		"$(echo "$1 / $4" | bc -l)" "$(echo "$2 / $4" | bc -l)" "$5"
+}
+
 # hive_cut N...: from Hive text rows (\001 between fields, backslash
 # escapes) on stdin, prints fields N... (1-based, still escaped) separated
 # by tabs.  A field separator after a backslash belongs to the field.

@@ -239,6 +239,26 @@ exits_within() {
 	done
 }
 
+# kafka_assigned LOG PID: the kedge PID, writing LOG, has partitions;
+# fails the test if it exited instead.
+kafka_assigned() {
+	grep -qs 'kafka: assigned' "$1" && return 0
+	kill -0 "$2" 2>/dev/null ||
+		die "$(basename "$1" .log) exited: $(grep '^<[0-4]>' "$1" | head -5)"
+	return 1
+}
+
+# stopped_cleanly WHO PID LOG: the kedge PID, writing LOG and sent
+# SIGTERM, exits 0 within 60 s; reaps it; fails the test, naming WHO,
+# otherwise.
+stopped_cleanly() {
+	exits_within "$2" 60 || die "$1 did not stop within 60 s of SIGTERM"
+	_sc_rc=0
+	wait "$2" || _sc_rc=$?
+	[ $_sc_rc -eq 0 ] ||
+		die "$1 exited $_sc_rc on SIGTERM: $(grep '^<[0-4]>' "$3" | head -5)"
+}
+
 # crashed_on_purpose POINT LOG: the kedge that wrote LOG, started with
 # KEDGE_CRASH_AT=POINT, aborted at POINT, not on a failed assertion: every
 # point, the store's too, says so first.

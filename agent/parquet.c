@@ -284,7 +284,7 @@ pq_stats(struct thrift_writer *t, const struct pq_col *c)
 static uint64_t
 pq_hash(const char *p, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64-bit offset basis */
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (uint8_t)p[i]) * 1099511628211ULL;

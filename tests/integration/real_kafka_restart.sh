@@ -41,7 +41,7 @@ tests/real/kafka "$REAL_DIR" kill
 killed_at=$(status_consumed "$T/spool-c")
 wait_for "kedge to say that no broker answers" 60 \
 	grep -q '^<4>kafka: no broker answers (.*); waiting for them, kedge resumes by itself$' "$T/c.log"
-wait_for "kedge status to say that no broker answers" 30 \
+wait_for "kedge status to say that no broker answers" 60 \
 	grep -q '^kafka: no broker answers since .* s); waiting for them$' "$T/spool-c/status"
 out=$($KEDGE status -c "$T/c.conf") || die "kedge status: $out"
 echo "$out" | grep -q '^kafka: no broker answers since ' ||

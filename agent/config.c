@@ -1024,6 +1024,15 @@ conf_free(struct conf *c)
 
 /* --- comparing two configurations, for a reload --- */
 
+const struct conf_kv *
+conf_rdkafka_find(const struct conf *c, const char *key)
+{
+	for (size_t i = c->kafka.n_rdkafka; i > 0; i--)
+		if (strcmp(c->kafka.rdkafka[i - 1].key, key) == 0)
+			return &c->kafka.rdkafka[i - 1];
+	return NULL;
+}
+
 static int
 conf_str_eq(const char *a, const char *b)
 {

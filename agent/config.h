@@ -153,6 +153,11 @@ struct conf {
 struct conf *conf_load(const char *path, char *err, size_t errlen);
 void conf_free(struct conf *c); /* accepts NULL */
 
+/* The entry of kafka.rdkafka for the librdkafka property key (its name
+ * with dots), the last one when it is given twice, or NULL. */
+const struct conf_kv *conf_rdkafka_find(const struct conf *c,
+    const char *key);
+
 /* Calls fn for every key whose value differs between a and b: its path
  * ("output.roll.max_age"; "tables.udtf_config" with the table's index in
  * table, -1 for other keys; "tables" alone when the number of tables

@@ -196,18 +196,15 @@ verify_remove(const char *dir)
 }
 
 /* Copies the tree at a WebHDFS URL ("http[s]://host:port/dir") into a new
- * directory under $TMPDIR, authenticated by SPNEGO with the default
- * credential cache, or as user (simple) when user is not NULL; ca_file
- * (PEM), when not NULL, holds the CAs of an https URL.  Returns
- * the directory (the caller removes it and frees it), or NULL with the
- * sentence in err. */
+ * directory under $TMPDIR, with o's user (NULL: SPNEGO with the default
+ * credential cache), CAs and timeouts; o's url and base_dir are url's.
+ * Returns the directory (the caller removes it and frees it), or NULL
+ * with the sentence in err. */
 static char *
-verify_fetch(const char *url, const char *user, const char *ca_file,
-    char *err, size_t errlen)
+verify_fetch(const char *url, struct webhdfs_opts *o, char *err,
+    size_t errlen)
 {
 	const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
-	struct webhdfs_opts o = { NULL, slash ? slash : "/", user, ca_file, 10,
-	    600 };
 	const char *tmp = getenv("TMPDIR");
 	struct webhdfs *w = NULL;
 	char *root = NULL, *dir = NULL;
@@ -220,13 +217,14 @@ verify_fetch(const char *url, const char *user, const char *ca_file,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	o.url = root;
+	o->url = root;
+	o->base_dir = slash ? slash : "/";
 	if (mkdtemp(dir) == NULL) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	if (webhdfs_global_init() < 0 ||
-	    (w = webhdfs_open(&o, why, sizeof(why))) == NULL ||
+	    (w = webhdfs_open(o, why, sizeof(why))) == NULL ||
 	    webhdfs_mirror(w, dir, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "%s: %s", url, why);
 		verify_remove(dir);
@@ -247,7 +245,9 @@ fail:
 static int
 cmd_verify(int argc, char **argv)
 {
-	const char *where = NULL, *user = NULL, *ca_file = NULL;
+	/* seconds to connect, and for a whole request (one file's copy) */
+	struct webhdfs_opts o = { .connect_timeout = 10, .timeout = 600 };
+	const char *where = NULL;
 	char msg[4096], *dir = NULL;
 	int r;
 
@@ -257,9 +257,9 @@ cmd_verify(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(argv[i], "--user") == 0 && i + 1 < argc)
-			user = argv[++i];
+			o.user = argv[++i];
 		else if (strcmp(argv[i], "--ca-file") == 0 && i + 1 < argc)
-			ca_file = argv[++i];
+			o.ca_file = argv[++i];
 		else if (argv[i][0] != '-' && where == NULL)
 			where = argv[i];
 		else
@@ -271,8 +271,7 @@ cmd_verify(int argc, char **argv)
 	}
 	if (strncmp(where, "http://", 7) == 0 ||
 	    strncmp(where, "https://", 8) == 0) {
-		if ((dir = verify_fetch(where, user, ca_file, msg,
-		    sizeof(msg))) == NULL) {
+		if ((dir = verify_fetch(where, &o, msg, sizeof(msg))) == NULL) {
 			fprintf(stderr, "%s\n", msg);
 			return 2;
 		}

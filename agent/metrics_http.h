@@ -29,10 +29,10 @@ int metrics_parse_listen(const char *spec, struct sockaddr_storage *addr,
 struct metrics_server;
 
 /* Listens on spec (as metrics_parse_listen(); port 0 picks a free one)
- * and starts the server thread, which blocks every signal and answers 503
- * until the first metrics_set().  Returns the server, or NULL with the
- * sentence in err (the port is taken, the address is not this host's,
- * ...). */
+ * and starts the server thread, which blocks the run loop's signals
+ * (thread.h) and answers 503 until the first metrics_set().  Returns the
+ * server, or NULL with the sentence in err (the port is taken, the
+ * address is not this host's, ...). */
 struct metrics_server *metrics_start(const char *spec, char *err,
     size_t errlen);
 

@@ -9,6 +9,7 @@
 #include <snappy-c.h>
 
 #include "codec.h"
+#include "le.h"
 #include "rle.h"
 #include "thrift.h"
 
@@ -67,40 +68,6 @@ struct pq_writer {
 	int finished;
 };
 
-static void
-pq_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t
-pq_get64(const char *p)
-{
-	const uint8_t *u = (const uint8_t *)p;
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | u[i];
-	return v;
-}
-
-static void
-pq_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t
-pq_get32(const char *p)
-{
-	const uint8_t *u = (const uint8_t *)p;
-
-	return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 |
-	    (uint32_t)u[3] << 24;
-}
-
 static int
 pq_grow(void **v, size_t *cap, size_t need, size_t size)
 {
@@ -127,7 +94,7 @@ pq_value(const struct pq_col *c, size_t i, size_t *len)
 {
 	switch (c->type) {
 	case UDTF_STRING:
-		*len = 4 + pq_get32(c->vals.data + c->off[i]);
+		*len = 4 + le_get32(c->vals.data + c->off[i]);
 		return c->vals.data + c->off[i];
 	case UDTF_BOOL:
 		*len = 1;
@@ -172,7 +139,7 @@ pq_col_add(struct pq_col *c, const struct udtf_value *v, size_t *added)
 		    sizeof(*c->off))) < 0)
 			return r;
 		c->off[c->nvals] = c->vals.len;
-		pq_le32(b, (uint32_t)v->u.s.len);
+		le_put32(b, (uint32_t)v->u.s.len);
 		if ((r = buf_append(&c->vals, b, 4)) < 0 ||
 		    (r = buf_append(&c->vals, v->u.s.ptr, v->u.s.len)) < 0)
 			return r;
@@ -186,13 +153,13 @@ pq_col_add(struct pq_col *c, const struct udtf_value *v, size_t *added)
 		break;
 	case UDTF_DOUBLE:
 		memcpy(&u, &v->u.d, 8);
-		pq_le64(b, u);
+		le_put64(b, u);
 		if ((r = buf_append(&c->vals, b, 8)) < 0)
 			return r;
 		*added = 9;
 		break;
 	default: /* UDTF_INT64, UDTF_TIMESTAMP */
-		pq_le64(b, (uint64_t)(c->type == UDTF_INT64 ? v->u.i64 :
+		le_put64(b, (uint64_t)(c->type == UDTF_INT64 ? v->u.i64 :
 		    v->u.ts_us));
 		if ((r = buf_append(&c->vals, b, 8)) < 0)
 			return r;
@@ -232,14 +199,14 @@ pq_cmp(const struct pq_col *c, size_t a, size_t b)
 	case UDTF_BOOL:
 		return (*pa > *pb) - (*pa < *pb);
 	case UDTF_DOUBLE:
-		u = pq_get64(pa);
+		u = le_get64(pa);
 		memcpy(&da, &u, 8);
-		u = pq_get64(pb);
+		u = le_get64(pb);
 		memcpy(&db, &u, 8);
 		return (da > db) - (da < db);
 	default:
-		ia = (int64_t)pq_get64(pa);
-		ib = (int64_t)pq_get64(pb);
+		ia = (int64_t)le_get64(pa);
+		ib = (int64_t)le_get64(pb);
 		return (ia > ib) - (ia < ib);
 	}
 }
@@ -253,7 +220,7 @@ pq_is_nan(const struct pq_col *c, size_t i)
 
 	if (c->type != UDTF_DOUBLE)
 		return 0;
-	u = pq_get64(pq_value(c, i, &len));
+	u = le_get64(pq_value(c, i, &len));
 	memcpy(&d, &u, 8);
 	return isnan(d);
 }
@@ -276,12 +243,12 @@ pq_stat_field(struct thrift_writer *t, int16_t id, const struct pq_col *c,
 		return;
 	}
 	if (c->type == UDTF_DOUBLE) {
-		u = pq_get64(p);
+		u = le_get64(p);
 		memcpy(&d, &u, 8);
 		if (d == 0) {
 			d = id == 6 ? -0.0 : 0.0;
 			memcpy(&u, &d, 8);
-			pq_le64(z, u);
+			le_put64(z, u);
 			p = (const char *)z;
 		}
 	}
@@ -317,7 +284,7 @@ pq_stats(struct thrift_writer *t, const struct pq_col *c)
 static uint64_t
 pq_hash(const char *p, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64-bit offset basis */
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (uint8_t)p[i]) * 1099511628211ULL;
@@ -488,7 +455,7 @@ pq_data_body(struct pq_writer *w, const struct pq_col *c, size_t r0,
 	if ((r = buf_append(&w->page, "\0\0\0\0", 4)) < 0 ||
 	    (r = rle_encode(&defs, r1 - r0, 1, &w->page)) < 0)
 		return r;
-	pq_le32(n, (uint32_t)(w->page.len - 4));
+	le_put32(n, (uint32_t)(w->page.len - 4));
 	memcpy(w->page.data, n, 4);
 	/* past here there are values: vals and idx are not NULL */
 	if (v1 == v0)
@@ -734,7 +701,7 @@ pq_footer(struct pq_writer *w)
 		return t.err;
 	if (w->hdr.len > UINT32_MAX)
 		return -EFBIG;
-	pq_le32(n, (uint32_t)w->hdr.len);
+	le_put32(n, (uint32_t)w->hdr.len);
 	if ((r = pq_emit(w, w->hdr.data, w->hdr.len)) < 0 ||
 	    (r = pq_emit(w, n, 4)) < 0)
 		return r;

@@ -8,8 +8,8 @@ rle_seq_at(const struct rle_seq *s, size_t i)
 	return s->u8 != NULL ? s->u8[i] : s->u32[i];
 }
 
-static int
-rle_varint(struct buf *out, uint64_t v)
+int
+rle_uleb128(struct buf *out, uint64_t v)
 {
 	uint8_t b[10];
 	size_t n = 0;
@@ -72,7 +72,7 @@ rle_encode(const struct rle_seq *s, size_t n, int width, struct buf *out)
 		if ((run = rle_run(s, i, n)) >= 8) {
 			for (int k = 0; k < 4; k++)
 				v[k] = (uint8_t)(rle_seq_at(s, i) >> (8 * k));
-			if ((r = rle_varint(out, (uint64_t)run << 1)) < 0 ||
+			if ((r = rle_uleb128(out, (uint64_t)run << 1)) < 0 ||
 			    (r = buf_append(out, v,
 			    ((size_t)width + 7) / 8)) < 0)
 				return r;
@@ -85,7 +85,7 @@ rle_encode(const struct rle_seq *s, size_t n, int width, struct buf *out)
 			groups++;
 			i += 8;
 		} while (i < n && rle_run(s, i, n) < 8);
-		if ((r = rle_varint(out, (uint64_t)groups << 1 | 1)) < 0 ||
+		if ((r = rle_uleb128(out, (uint64_t)groups << 1 | 1)) < 0 ||
 		    (r = rle_bitpack(s, start, i, n, width, out)) < 0)
 			return r;
 	}

@@ -38,6 +38,11 @@ int rle_encode(const struct rle_seq *s, size_t n, int width, struct buf *out);
 int rle_bitpack(const struct rle_seq *s, size_t from, size_t to, size_t n,
     int width, struct buf *out);
 
+/* Appends v as ULEB128, 7 bits a byte from the low ones up, the high bit
+ * set on every byte but the last: the runs' headers, and the unsigned
+ * varints of Thrift's compact protocol (thrift.c).  Returns 0 or -ENOMEM. */
+int rle_uleb128(struct buf *out, uint64_t v);
+
 /* The bit width of values 0..max: at least 1 (0 is valid Parquet, but not
  * every reader takes it). */
 int rle_width(uint32_t max);

@@ -471,16 +471,15 @@ static int
 agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
     size_t errlen)
 {
+	/* librdkafka reads the same key with the same password */
+	const struct conf_kv *pw = conf_rdkafka_find(c, "ssl.key.password");
 	struct tls_files f = { c->kafka.ca_file, c->kafka.cert_file,
-	    c->kafka.key_file, NULL, c->kafka.crl_file };
+	    c->kafka.key_file, pw != NULL ? pw->value : NULL,
+	    c->kafka.crl_file };
 	char why[1024];
 	time_t end;
 	int r;
 
-	/* librdkafka reads the same key with the same password */
-	for (size_t i = 0; i < c->kafka.n_rdkafka; i++)
-		if (strcmp(c->kafka.rdkafka[i].key, "ssl.key.password") == 0)
-			f.key_password = c->kafka.rdkafka[i].value;
 	if (source_insecure(c, why, sizeof(why)))
 		log_warnx("kafka: %s", why);
 	if ((r = tls_check(&f, &end, err, errlen)) < 0)

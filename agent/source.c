@@ -261,17 +261,28 @@ source_auth_failure(struct source *s, const char *reason)
 	}
 }
 
-/* The sentence for brokers whose ACLs refuse kedge READ on topic or group
- * NAME (err TOPIC_ or GROUP_AUTHORIZATION_FAILED): which ACL to add, for
- * the user the brokers know kedge by (under their default
- * principal.to.local rules, the Kerberos principal's first component). */
-static void
+/* The sentence for brokers whose ACLs refuse kedge READ on a topic (err
+ * TOPIC_AUTHORIZATION_FAILED: m's, when m is not NULL and names one, else
+ * the first configured) or its group (GROUP_AUTHORIZATION_FAILED): which
+ * ACL to add, for the user the brokers know kedge by (under their default
+ * principal.to.local rules, the Kerberos principal's first component).
+ * Returns 1 with it in out, or 0 when err is another error. */
+static int
 source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
-    const char *name, char *out, size_t outlen)
+    const rd_kafka_message_t *m, char *out, size_t outlen)
 {
-	const char *p = s->conf->kerberos.principal;
+	const struct conf *c = s->conf;
+	const char *p = c->kerberos.principal, *name;
 	int topic = err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
 
+	if (topic)
+		name = m != NULL && m->rkt != NULL ? rd_kafka_topic_name(m->rkt) :
+		    c->kafka.topics.v[0];
+	else if (err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+		name = c->kafka.group_id != NULL ? c->kafka.group_id :
+		    SOURCE_STATIC_GROUP;
+	else
+		return 0;
 	snprintf(out, outlen, "the brokers' ACLs do not let %s read %s %s "
 	    "(%s): allow it READ on %s %s (kafka-acls --add "
 	    "--allow-principal User:%.*s --operation Read --%s %s)",
@@ -280,6 +291,7 @@ source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
 	    "GROUP_AUTHORIZATION_FAILED", topic ? "topic" : "group", name,
 	    p != NULL ? (int)strcspn(p, "/@") : 6, p != NULL ? p : "<USER>",
 	    topic ? "topic" : "group", name);
+	return 1;
 }
 
 /* An error of a consumed message that no retry mends: the brokers' ACLs.
@@ -287,20 +299,12 @@ source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
 static int
 source_acl_failure(struct source *s, const rd_kafka_message_t *m)
 {
-	const struct conf *c = s->conf;
-	const char *name;
+	char why[sizeof(s->failure)];
 
-	if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
-		name = m->rkt != NULL ? rd_kafka_topic_name(m->rkt) :
-		    c->kafka.topics.v[0];
-	else if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
-		name = c->kafka.group_id != NULL ? c->kafka.group_id :
-		    SOURCE_STATIC_GROUP;
-	else
+	if (!source_acl_sentence(s, m->err, m, why, sizeof(why)))
 		return 0;
 	if (s->failure[0] == '\0')
-		source_acl_sentence(s, m->err, name, s->failure,
-		    sizeof(s->failure));
+		memcpy(s->failure, why, sizeof(why));
 	return 1;
 }
 
@@ -573,18 +577,16 @@ source_insecure(const struct conf *c, char *why, size_t whylen)
 	for (size_t i = 0; !found && i < sizeof(checks) / sizeof(checks[0]);
 	    i++) {
 		size_t len = sizeof(v);
-		int line = 0;
+		const struct conf_kv *kv;
 
 		if (rd_kafka_conf_get(kc, checks[i].key, v, &len) !=
 		    RD_KAFKA_CONF_OK || strcmp(v, checks[i].off) != 0)
 			continue;
-		for (size_t j = 0; j < c->kafka.n_rdkafka; j++)
-			if (strcmp(c->kafka.rdkafka[j].key, checks[i].key) == 0)
-				line = c->kafka.rdkafka[j].line;
+		kv = conf_rdkafka_find(c, checks[i].key);
 		snprintf(why, whylen, "%s:%d: kafka.rdkafka sets %s = %s: %s; "
 		    "remove it, and name the brokers' CA in "
-		    "kafka.security.ca_file", c->path, line, checks[i].key, v,
-		    checks[i].means);
+		    "kafka.security.ca_file", c->path, kv != NULL ? kv->line : 0,
+		    checks[i].key, v, checks[i].means);
 		found = 1;
 	}
 	rd_kafka_conf_destroy(kc);
@@ -854,6 +856,18 @@ source_done(struct source *s, const rd_kafka_message_t *msg)
 		p->next = msg->offset + 1;
 }
 
+/* e, or when it is no error the first error of a partition of list (NULL:
+ * none): a request can succeed as a whole and fail for one partition. */
+static rd_kafka_resp_err_t
+source_parts_error(rd_kafka_resp_err_t e,
+    const rd_kafka_topic_partition_list_t *list)
+{
+	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && list != NULL &&
+	    i < list->cnt; i++)
+		e = list->elems[i].err;
+	return e;
+}
+
 /* The answer to the commit pending, within timeout_ms: its error, or the
  * first partition's; RD_KAFKA_RESP_ERR__TIMED_OUT while it has not come,
  * and it stays pending. */
@@ -861,18 +875,13 @@ static rd_kafka_resp_err_t
 source_commit_answer(struct source *s, int timeout_ms)
 {
 	rd_kafka_event_t *ev = rd_kafka_queue_poll(s->commits, timeout_ms);
-	const rd_kafka_topic_partition_list_t *list;
 	rd_kafka_resp_err_t e;
 
 	if (ev == NULL)
 		return RD_KAFKA_RESP_ERR__TIMED_OUT;
 	s->commit_pending = 0;
-	e = rd_kafka_event_error(ev);
-	/* a commit can succeed as a whole and fail for one partition */
-	list = rd_kafka_event_topic_partition_list(ev);
-	for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && list != NULL &&
-	    i < list->cnt; i++)
-		e = list->elems[i].err;
+	e = source_parts_error(rd_kafka_event_error(ev),
+	    rd_kafka_event_topic_partition_list(ev));
 	rd_kafka_event_destroy(ev);
 	return e;
 }
@@ -1104,10 +1113,8 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 		rd_kafka_message_t *m;
 
 		copy = rd_kafka_topic_partition_list_copy(list);
-		e = rd_kafka_committed(s->rk, copy, 1000);
-		for (int i = 0; e == RD_KAFKA_RESP_ERR_NO_ERROR && i < copy->cnt;
-		    i++)
-			e = copy->elems[i].err;
+		e = source_parts_error(rd_kafka_committed(s->rk, copy, 1000),
+		    copy);
 		rd_kafka_topic_partition_list_destroy(copy);
 		while (e == RD_KAFKA_RESP_ERR__TIMED_OUT &&
 		    (m = rd_kafka_consumer_poll(s->rk, 0)) != NULL) {
@@ -1119,7 +1126,7 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 			break;
 	}
 	if (e == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
-		source_acl_sentence(s, e, c->kafka.group_id, why, sizeof(why));
+		source_acl_sentence(s, e, NULL, why, sizeof(why));
 		snprintf(err, errlen, "kafka: %s", why);
 		r = -EACCES;
 	} else if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -1146,9 +1153,7 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 			ended++;
 		} else if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
-			source_acl_sentence(s, m->err, m->rkt != NULL ?
-			    rd_kafka_topic_name(m->rkt) : c->kafka.topics.v[0],
-			    why, sizeof(why));
+			source_acl_sentence(s, m->err, m, why, sizeof(why));
 			snprintf(err, errlen, "kafka: %s", why);
 			r = -EACCES;
 		}

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "rle.h"
+
 void
 thrift_init(struct thrift_writer *t, struct buf *out)
 {
@@ -30,15 +32,8 @@ thrift_raw(struct thrift_writer *t, const void *p, size_t len)
 static void
 thrift_varint(struct thrift_writer *t, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		b[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b[n++] = (uint8_t)v;
-	thrift_raw(t, b, n);
+	if (t->err == 0)
+		t->err = rle_uleb128(t->out, v);
 }
 
 static uint64_t

@@ -269,8 +269,7 @@ twopc_decide_from_group(struct twopc *t, struct source *src)
 		}
 		/* kedge's metadata is a checked host and id: printable */
 		if (kedge)
-			snprintf(who, sizeof(who), "kedge:%s:%" PRIu64, host,
-			    md_id);
+			ckpt_metadata_format(host, md_id, who, sizeof(who));
 		else
 			snprintf(who, sizeof(who), "%s", got[i].metadata_size ?
 			    "metadata not kedge's" : "no metadata");

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "webhdfs_answer.h"
 
@@ -274,7 +275,23 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	return status;
 }
 
-/* The URL of the redirect in w->location, resolved against url, in *url
+/* "host:port" of u (the scheme's port when u names none), malloc'd, for
+ * a sentence; NULL when u has no host or out of memory. */
+static char *
+wh_host_port(CURLU *u)
+{
+	char *host = NULL, *port = NULL, *hp = NULL;
+
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
+	    CURLUE_OK && asprintf(&hp, "%s:%s", host, port) < 0)
+		hp = NULL;
+	curl_free(host);
+	curl_free(port);
+	return hp;
+}
+
+/* The URL of the redirect in w->location, resolved against w->url, in *url
  * (curl_free() it).  A client of an https URL follows only https: a
  * redirect to http would send the data and the delegation token in the
  * clear.  The sentences name the scheme and host, never the query, which
@@ -284,7 +301,7 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
     size_t errlen)
 {
 	CURLU *u = curl_url_dup(w->base_url);
-	char *scheme = NULL, *host = NULL, *port = NULL;
+	char *scheme = NULL, *host = NULL;
 	int r = -EPROTO;
 
 	*url = NULL;
@@ -295,19 +312,17 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 	if (w->location == NULL ||
 	    curl_url_set(u, CURLUPART_URL, w->location, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) !=
-	    CURLUE_OK) {
+	    (host = wh_host_port(u)) == NULL) {
 		snprintf(err, errlen, "%s: HDFS redirected to a Location that is "
 		    "not a URL", what);
 		goto out;
 	}
 	if (strcmp(scheme, "https") != 0 &&
 	    (w->tls || strcmp(scheme, "http") != 0)) {
-		snprintf(err, errlen, "%s: HDFS redirected from %s to %s://%s:%s; "
+		snprintf(err, errlen, "%s: HDFS redirected from %s to %s://%s; "
 		    "kedge follows %s only, so that neither the data nor a "
 		    "delegation token travel in the clear", what, w->url, scheme,
-		    host, port, w->tls ? "https" : "http and https");
+		    host, w->tls ? "https" : "http and https");
 		goto out;
 	}
 	r = curl_url_get(u, CURLUPART_URL, url, 0) == CURLUE_OK ? 0 : -ENOMEM;
@@ -315,8 +330,7 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 		snprintf(err, errlen, "%s: out of memory", what);
 out:
 	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
+	free(host);
 	curl_url_cleanup(u);
 	return r;
 }
@@ -434,18 +448,15 @@ wh_datanode_silent(struct webhdfs *w, const char *url, const char *what,
     char *err, size_t errlen)
 {
 	CURLU *u = curl_url();
-	char *host = NULL, *port = NULL;
+	char *host = NULL;
 
 	if (u != NULL && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
-	    CURLUE_OK)
-		snprintf(err, errlen, "%s: no answer from the DataNode %s:%s "
-		    "that the NameNode sent kedge to: %s; kedge retries", what,
-		    host, port, w->curl_err[0] != '\0' ? w->curl_err :
+	    (host = wh_host_port(u)) != NULL)
+		snprintf(err, errlen, "%s: no answer from the DataNode %s that "
+		    "the NameNode sent kedge to: %s; kedge retries", what, host,
+		    w->curl_err[0] != '\0' ? w->curl_err :
 		    "the connection failed");
-	curl_free(host);
-	curl_free(port);
+	free(host);
 	curl_url_cleanup(u);
 }
 
@@ -736,8 +747,8 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	int fd = -1, r;
 
 	(void)len;
-	webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
 	if (!wh_mirror_name_ok(name)) {
+		escape_bytes(name, strlen(name), shown, sizeof(shown));
 		snprintf(m->err, m->errlen, "LISTSTATUS %s%s%s: HDFS listed the "
 		    "name \"%s\", which holds a control byte; refusing it",
 		    m->w->base, m->rel[0] ? "/" : "", m->rel, shown);
@@ -769,8 +780,9 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	goto out;
 fail:
 	r = -errno;
+	escape_bytes(name, strlen(name), shown, sizeof(shown));
 	snprintf(m->err, m->errlen, "%s in the copy of %s: %s", shown,
-	    m->w->where, strerror(errno));
+	    m->w->where, strerror(-r));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -811,13 +823,22 @@ webhdfs_mirror(struct webhdfs *w, const char *dir, char *err, size_t errlen)
 	return r;
 }
 
+/* Cuts the '/'s s ends with. */
+static void
+wh_trim_slashes(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && s[n - 1] == '/')
+		s[--n] = '\0';
+}
+
 /* Parses w->url into w->base_url, w->prefix and w->tls. */
 static int
 wh_parse_url(struct webhdfs *w, char *err, size_t errlen)
 {
 	char *scheme = NULL, *path = NULL;
 	CURLUcode rc;
-	size_t n;
 	int r = -EINVAL;
 
 	if ((w->base_url = curl_url()) == NULL) {
@@ -839,8 +860,7 @@ wh_parse_url(struct webhdfs *w, char *err, size_t errlen)
 		goto out;
 	}
 	w->tls = strcmp(scheme, "https") == 0;
-	while ((n = strlen(path)) > 0 && path[n - 1] == '/')
-		path[n - 1] = '\0';
+	wh_trim_slashes(path);
 	r = asprintf(&w->prefix, "%s" WH_PREFIX, path) < 0 ? -ENOMEM : 0;
 	if (r < 0) {
 		w->prefix = NULL;
@@ -867,7 +887,6 @@ struct webhdfs *
 webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 {
 	struct webhdfs *w;
-	size_t n;
 
 	if ((w = calloc(1, sizeof(*w))) == NULL ||
 	    (w->curl = curl_easy_init()) == NULL ||
@@ -885,10 +904,8 @@ webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 		webhdfs_close(w);
 		return NULL;
 	}
-	while ((n = strlen(w->url)) > 0 && w->url[n - 1] == '/')
-		w->url[n - 1] = '\0';
-	while ((n = strlen(w->base)) > 0 && w->base[n - 1] == '/')
-		w->base[n - 1] = '\0';
+	wh_trim_slashes(w->url);
+	wh_trim_slashes(w->base);
 	if (asprintf(&w->where, "%s%s", w->url, w->base) < 0) {
 		w->where = NULL;
 		snprintf(err, errlen, "out of memory");

@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "escape.h"
 
 /* Parses the answer; NULL with the sentence in err when it is no JSON. */
 static json_t *
@@ -120,7 +123,7 @@ wha_list_check(const json_t *list, const char *what, char *err,
 			return r;
 		if (wha_name_ok(name) || (n == 1 && name[0] == '\0' && !is_dir))
 			continue;
-		webhdfs_answer_escape(name, strlen(name), shown, sizeof(shown));
+		escape_bytes(name, strlen(name), shown, sizeof(shown));
 		snprintf(err, errlen, "%s: the answer lists the name \"%s\", "
 		    "which no entry of a directory has", what, shown);
 		return -EPROTO;
@@ -161,35 +164,7 @@ out:
 	return r;
 }
 
-void
-webhdfs_answer_escape(const char *s, size_t len, char *out, size_t size)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t n = 0, i;
-
-	if (size == 0)
-		return;
-	/* room for the longest escape, then "..." and the NUL */
-	for (i = 0; i < len && n + 4 + 3 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			out[n++] = (char)c;
-			continue;
-		}
-		out[n++] = '\\';
-		out[n++] = 'x';
-		out[n++] = hex[c >> 4];
-		out[n++] = hex[c & 15];
-	}
-	if (i < len && n + 3 < size) {
-		memcpy(out + n, "...", 3);
-		n += 3;
-	}
-	out[n] = '\0';
-}
-
-/* A RemoteException's message as webhdfs_answer_escape() writes it, but
+/* A RemoteException's message as escape_bytes() writes it, but
  * without the Java stack trace Hadoop may end it with ("\n\tat ...") and
  * with its line breaks and tabs as spaces, so that it reads as one
  * sentence. */
@@ -200,7 +175,7 @@ wha_message(const char *s, size_t len, char *out, size_t size)
 	size_t n = 0;
 
 	if (flat == NULL) {
-		webhdfs_answer_escape(s, len, out, size);
+		escape_bytes(s, len, out, size);
 		return;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -209,7 +184,7 @@ wha_message(const char *s, size_t len, char *out, size_t size)
 		flat[n++] = s[i] == '\n' || s[i] == '\t' || s[i] == '\r' ? ' ' :
 		    s[i];
 	}
-	webhdfs_answer_escape(flat, n, out, size);
+	escape_bytes(flat, n, out, size);
 	free(flat);
 }
 
@@ -224,7 +199,7 @@ webhdfs_answer_exception(const char *body, size_t len, char *exception,
 	exception[0] = message[0] = '\0';
 	re = wha_member(root, "RemoteException", JSON_OBJECT);
 	if ((exc = wha_member(re, "exception", JSON_STRING)) != NULL)
-		webhdfs_answer_escape(json_string_value(exc),
+		escape_bytes(json_string_value(exc),
 		    json_string_length(exc), exception, exceptionlen);
 	if ((msg = wha_member(re, "message", JSON_STRING)) != NULL)
 		wha_message(json_string_value(msg), json_string_length(msg),

@@ -40,15 +40,9 @@ int webhdfs_answer_list(const char *body, size_t len, const char *what,
     void *arg, char *err, size_t errlen);
 
 /* The exception and message of a RemoteException answer, each escaped
- * (bytes outside printable ASCII, '"' and '\' as \xHH) and cut to its
- * buffer with "..." at the end; empty strings when the answer is none. */
+ * with escape_bytes() and cut to its buffer with "..." at the end; empty
+ * strings when the answer is none. */
 void webhdfs_answer_exception(const char *body, size_t len, char *exception,
     size_t exceptionlen, char *message, size_t messagelen);
-
-/* Writes s[0..len), foreign bytes, into out for a message: bytes outside
- * printable ASCII, '"' and '\' as \xHH; cut to size with "..." at the
- * end.  out is always NUL-terminated (size > 0). */
-void webhdfs_answer_escape(const char *s, size_t len, char *out,
-    size_t size);
 
 #endif /* KEDGE_WEBHDFS_ANSWER_H */

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "crash.h"
+#include "le.h"
 
 #define MAGIC       "KEDGECKP"
 #define MAGIC_LEN   8
@@ -65,40 +66,6 @@ clear(char *out, size_t outlen)
 		out[0] = '\0';
 }
 
-static void
-put_le32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void
-put_le64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t
-get_le32(const unsigned char *p)
-{
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint64_t
-get_le64(const unsigned char *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static uint32_t
 record_crc(const unsigned char *p, size_t n)
 {
@@ -130,25 +97,25 @@ record_check(const unsigned char *p, size_t n, uint64_t *id, char *why,
 		    "or damaged)");
 		return -1;
 	}
-	version = get_le32(p + 8);
+	version = le_get32(p + 8);
 	if (version != CKPT_STORE_VERSION) {
 		say(why, whylen, "format version %" PRIu32 " is unknown "
 		    "(written by a newer kedge?)", version);
 		return -1;
 	}
-	len = get_le64(p + 20);
+	len = le_get64(p + 20);
 	if (len != n - HEADER_LEN - TRAILER_LEN) {
 		say(why, whylen, "length mismatch: the file is %zu bytes but "
 		    "its header claims a %" PRIu64 "-byte payload (a torn or "
 		    "damaged write)", n, len);
 		return -1;
 	}
-	if (record_crc(p, n - TRAILER_LEN) != get_le32(p + n - TRAILER_LEN)) {
+	if (record_crc(p, n - TRAILER_LEN) != le_get32(p + n - TRAILER_LEN)) {
 		say(why, whylen, "CRC mismatch (a torn or damaged write)");
 		return -1;
 	}
 	/* ids start at 1, and the next write needs one more */
-	*id = get_le64(p + 12);
+	*id = le_get64(p + 12);
 	if (*id == 0 || *id == UINT64_MAX) {
 		say(why, whylen, "record id %" PRIu64 " is out of range (not "
 		    "written by kedge)", *id);
@@ -394,12 +361,12 @@ ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
 	}
 	p = (unsigned char *)rec.data;
 	memcpy(p, MAGIC, MAGIC_LEN);
-	put_le32(p + 8, CKPT_STORE_VERSION);
-	put_le64(p + 12, next);
-	put_le64(p + 20, len);
+	le_put32(p + 8, CKPT_STORE_VERSION);
+	le_put64(p + 12, next);
+	le_put64(p + 20, len);
 	if (len > 0)
 		memcpy(p + HEADER_LEN, payload, len);
-	put_le32(p + HEADER_LEN + len, record_crc(p, HEADER_LEN + len));
+	le_put32(p + HEADER_LEN + len, record_crc(p, HEADER_LEN + len));
 	rec.len = HEADER_LEN + len + TRAILER_LEN;
 
 	if ((r = tmp_write(s, &rec, err, errlen)) < 0)

@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "fuzzkit.h"
+#include "le.h"
 #include "parquet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -132,7 +133,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memcmp(once.data + once.len - 4, "PAR1", 4) != 0)
 		fuzzkit_die("parquet", "not framed by PAR1 (%zu bytes)",
 		    once.len);
-	memcpy(&flen, once.data + once.len - 8, 4);
+	flen = le_get32(once.data + once.len - 8);
 	if (flen == 0 || flen > once.len - 12)
 		fuzzkit_die("parquet", "footer of %u bytes in a file of %zu",
 		    flen, once.len);

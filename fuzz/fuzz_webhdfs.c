@@ -11,20 +11,12 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "fuzzkit.h"
 #include "webhdfs_answer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void
-fuzz_fail(const char *what)
-{
-	fprintf(stderr, "fuzz_webhdfs: %s\n", what);
-	abort();
-}
 
 static int
 fuzz_on_entry(const char *name, int is_dir, int64_t len, void *arg)
@@ -32,17 +24,19 @@ fuzz_on_entry(const char *name, int is_dir, int64_t len, void *arg)
 	(void)arg;
 	if (name[0] == '\0' || strcmp(name, ".") == 0 ||
 	    strcmp(name, "..") == 0 || strchr(name, '/') != NULL)
-		fuzz_fail("a listed name that is no entry of a directory");
+		fuzzkit_die("webhdfs_answer_list", "a listed name that is no "
+		    "entry of a directory");
 	if ((is_dir != 0 && is_dir != 1) || len < 0 || (is_dir && len != 0))
-		fuzz_fail("an entry's type or length out of range");
+		fuzzkit_die("webhdfs_answer_list", "an entry's type or length "
+		    "out of range");
 	return 0;
 }
 
 static void
-fuzz_check_err(int r, const char *err)
+fuzz_check_err(const char *who, int r, const char *err)
 {
 	if (r < 0 && (err[0] == '\0' || memchr(err, '\0', 512) == NULL))
-		fuzz_fail("refused without a reason");
+		fuzzkit_die(who, "refused without a reason");
 }
 
 static void
@@ -51,10 +45,11 @@ fuzz_check_text(const char *s, size_t size)
 	size_t n = strnlen(s, size);
 
 	if (n == size)
-		fuzz_fail("a RemoteException text without its NUL");
+		fuzzkit_die("webhdfs_answer_exception", "a text without its NUL");
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
-			fuzz_fail("a RemoteException text with a control byte");
+			fuzzkit_die("webhdfs_answer_exception", "a text with a "
+			    "control byte");
 }
 
 int
@@ -74,23 +69,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = webhdfs_answer_status(body, len, "S", &is_dir, &length, err,
 		    sizeof(err));
 		if (r != 0 && r != -EPROTO)
-			fuzz_fail("status: another return");
+			fuzzkit_die("webhdfs_answer_status", "returned %d", r);
 		if (r == 0 && (length < 0 || (is_dir != 0 && is_dir != 1)))
-			fuzz_fail("status: a length or type out of range");
-		fuzz_check_err(r, err);
+			fuzzkit_die("webhdfs_answer_status", "a length or type out "
+			    "of range");
+		fuzz_check_err("webhdfs_answer_status", r, err);
 		break;
 	case 1:
 		r = webhdfs_answer_list(body, len, "L", fuzz_on_entry, NULL, err,
 		    sizeof(err));
 		if (r != 0 && r != -EPROTO && r != -E2BIG)
-			fuzz_fail("list: another return");
-		fuzz_check_err(r, err);
+			fuzzkit_die("webhdfs_answer_list", "returned %d", r);
+		fuzz_check_err("webhdfs_answer_list", r, err);
 		break;
 	case 2:
 		r = webhdfs_answer_boolean(body, len, "B", err, sizeof(err));
 		if (r != 0 && r != 1 && r != -EPROTO)
-			fuzz_fail("boolean: another return");
-		fuzz_check_err(r, err);
+			fuzzkit_die("webhdfs_answer_boolean", "returned %d", r);
+		fuzz_check_err("webhdfs_answer_boolean", r, err);
 		break;
 	default:
 		webhdfs_answer_exception(body, len, exc, sizeof(exc), msg,

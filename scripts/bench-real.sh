@@ -23,9 +23,6 @@ export KAFKA_HEAP
 B=$(mktemp -d /tmp/kedge-bench-real.XXXXXX)
 trap 'tests/real/down "$B/real" >/dev/null 2>&1 || :; rm -rf "$B"' EXIT
 
-now() { date +%s.%N; }
-secs() { echo "$(now) - $1" | bc; }
-
 tests/real/up "$B/real" kafka >"$B/up.log" 2>&1 ||
 	die "tests/real/up: $(tail -1 "$B/up.log")"
 . "$B/real/env"
@@ -35,10 +32,10 @@ tests/real/kafka "$REAL_DIR" topic bench "$PARTS" >"$B/topic.log" 2>&1 ||
 $FIX/gen_nginx --records "$RECORDS" --partitions "$PARTS" --seed 1 \
 	--start 1796000000 --hours 4 --tz UTC --malformed-permille 1 \
 	--out-records "$B/records" --out-expected /dev/null --out-rejects /dev/null
-t0=$(now)
+t0=$(bench_now)
 timeout 1800 "$FIX/kproduce" --brokers "$KAFKA_PLAINTEXT" --topic bench \
 	--partitions "$PARTS" --file "$B/records" || die "kproduce failed"
-t_load=$(secs "$t0")
+t_load=$(bench_since "$t0")
 rm -f "$B/records"
 
 # kedge_conf CODEC: a static assignment of every partition (no group_id).
@@ -78,11 +75,11 @@ run_kedge() {
 timed() {
 	_n=$1
 	shift
-	_t0=$(now)
+	_t0=$(bench_now)
 	"$@" || die "$_n failed"
-	_t=$(secs "$_t0")
+	_t=$(bench_since "$_t0")
 	eval "_b=\${best_$_n:-}"
-	if [ -z "$_b" ] || [ "$(echo "$_t < $_b" | bc)" -eq 1 ]; then
+	if bench_faster "$_t" "$_b"; then
 		eval "best_$_n=$_t"
 		[ ! -e "$B/$_n.run" ] || cp "$B/$_n.run" "$B/$_n.log"
 	fi
@@ -96,16 +93,13 @@ while [ "$r" -lt "$ROUNDS" ]; do
 	timed kcat run_kcat
 	r=$((r + 1))
 done
-rss() { sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$B/$1.log"; }
 
 echo "kedge bench, real broker: $RECORDS nginx records in $PARTS partitions of one topic (PLAINTEXT), best of $ROUNDS"
 printf 'loaded with kproduce in %.3f s (%.0f records/s), not part of the ratio\n' \
 	"$t_load" "$(echo "$RECORDS / $t_load" | bc -l)"
-printf '%-34s %9s %12s %8s %10s\n' run seconds records/s ratio "peak RSS"
-line() {
-	printf '%-34s %9.3f %12.0f %8.2f %10s\n' "$1" "$2" \
-		"$(echo "$RECORDS / $2" | bc -l)" "$(echo "$best_kcat / $2" | bc -l)" "$3"
-}
-line "kcat -C to /dev/null (ceiling)" "$best_kcat" "-"
-line "kedge nginx -> hive-text, none" "$best_none" "$(( $(rss none) / 1024 )) MiB"
-line "kedge nginx -> hive-text, zstd" "$best_zstd" "$(( $(rss zstd) / 1024 )) MiB"
+bench_header
+bench_row "$RECORDS" "$best_kcat" "kcat -C to /dev/null (ceiling)" "$best_kcat" "-"
+bench_row "$RECORDS" "$best_kcat" "kedge nginx -> hive-text, none" "$best_none" \
+	"$(peak_rss_mib "$B/none.log") MiB"
+bench_row "$RECORDS" "$best_kcat" "kedge nginx -> hive-text, zstd" "$best_zstd" \
+	"$(peak_rss_mib "$B/zstd.log") MiB"

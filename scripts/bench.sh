@@ -16,8 +16,6 @@ ROUNDS=${BENCH_ROUNDS:-3}
 B=$(mktemp -d /tmp/kedge-bench.XXXXXX)
 trap 'mock_stop; rm -rf "$B"' EXIT
 
-now() { date +%s.%N; }
-
 $FIX/gen_nginx --records "$RECORDS" --partitions "$PARTS" --seed 1 \
 	--start 1796000000 --hours 4 --tz UTC --malformed-permille 1 \
 	--out-records "$B/records" --out-expected /dev/null --out-rejects /dev/null
@@ -48,10 +46,10 @@ best_of() {
 	_r=0
 	while [ "$_r" -lt "$ROUNDS" ]; do
 		rm -rf "$B/spool" "$B/warehouse"
-		_t0=$(now)
+		_t0=$(bench_now)
 		"$@" || die "$_name failed"
-		_t=$(echo "$(now) - $_t0" | bc)
-		if [ -z "$_best" ] || [ "$(echo "$_t < $_best" | bc)" -eq 1 ]; then
+		_t=$(bench_since "$_t0")
+		if bench_faster "$_t" "$_best"; then
 			_best=$_t
 		fi
 		_r=$((_r + 1))
@@ -89,7 +87,7 @@ best_consumed() {
 		rm -rf "$B/spool" "$B/warehouse"
 		run_group "$1" || die "kedge (checkpoint.interval $1) failed: $(tail -3 "$B/ck$1.log")"
 		_t=$(consumed_secs "$B/ck$1.log")
-		if [ -z "$_best" ] || [ "$(echo "$_t < $_best" | bc)" -eq 1 ]; then
+		if bench_faster "$_t" "$_best"; then
 			_best=$_t
 			cp "$B/ck$1.log" "$B/ck$1.best"
 		fi
@@ -103,18 +101,15 @@ t_none=$(best_of "kedge none" run_kedge none)
 t_zstd=$(best_of "kedge zstd" run_kedge zstd)
 t_ck1=$(best_consumed 1)
 t_ck30=$(best_consumed 30)
-rss() { sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$B/$1.log"; }
 ns() { sed -n 's/.*UDTF [^ ]* ns\/record: mean \([0-9]*\) p50 \([0-9]*\) .*p99 \([0-9]*\) .*/mean \1, p50 \2, p99 \3/p' "$B/$1.log"; }
 
 echo "kedge bench: $RECORDS nginx records in $PARTS partitions of one mock topic, best of $ROUNDS"
-printf '%-34s %9s %12s %8s %10s\n' run seconds records/s ratio "peak RSS"
-line() {
-	printf '%-34s %9.3f %12.0f %8.2f %10s\n' "$1" "$2" \
-		"$(echo "$RECORDS / $2" | bc -l)" "$(echo "$t_kcat / $2" | bc -l)" "$3"
-}
-line "kcat -C to /dev/null (ceiling)" "$t_kcat" "-"
-line "kedge nginx -> hive-text, none" "$t_none" "$(( $(rss none) / 1024 )) MiB"
-line "kedge nginx -> hive-text, zstd" "$t_zstd" "$(( $(rss zstd) / 1024 )) MiB"
+bench_header
+bench_row "$RECORDS" "$t_kcat" "kcat -C to /dev/null (ceiling)" "$t_kcat" "-"
+bench_row "$RECORDS" "$t_kcat" "kedge nginx -> hive-text, none" "$t_none" \
+	"$(peak_rss_mib "$B/none.log") MiB"
+bench_row "$RECORDS" "$t_kcat" "kedge nginx -> hive-text, zstd" "$t_zstd" \
+	"$(peak_rss_mib "$B/zstd.log") MiB"
 echo "UDTF cost per record (none run): $(ns none) ns"
 echo
 echo "checkpoints, in a consumer group, codec gzip (time from the first record to the last):"

@@ -26,13 +26,12 @@ struct krb {
 	int failures;
 	/*
 	 * The renewal thread.  While it runs it alone uses ctx, cc, princ
-	 * and kt; the run loop reads only the fields above, which only the
-	 * loop writes, and the result below, under lock, once done is set.
+	 * and kt, and writes the result below; the run loop reads only the
+	 * fields above, which only the loop writes, and the result once it
+	 * has joined the thread.
 	 */
-	pthread_mutex_t lock;
 	pthread_t worker;
 	int running;               /* started and not joined yet */
-	int done;                  /* under lock: the result is there */
 	int result;                /* 0 or a negative errno */
 	time_t result_start, result_end;
 	char result_err[1024];
@@ -342,7 +341,6 @@ krb_login(const struct krb_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&k->lock, NULL);
 	k->renew_at = o->renew_at;
 	if (krb_open(k, o, err, errlen) < 0)
 		goto fail;
@@ -375,7 +373,6 @@ krb_free(struct krb *k)
 		return;
 	if (k->running)
 		pthread_join(k->worker, NULL);
-	pthread_mutex_destroy(&k->lock);
 	if (k->renews && k->cc != NULL) {
 		krb5_cc_destroy(k->ctx, k->cc);
 		k->cc = NULL;
@@ -401,19 +398,10 @@ static void *
 krb_renew_main(void *arg)
 {
 	struct krb *k = arg;
-	time_t start = 0, end = 0;
-	char err[sizeof(k->result_err)];
-	int r;
 
-	err[0] = '\0';
-	r = krb_get_tickets(k, &start, &end, err, sizeof(err));
-	pthread_mutex_lock(&k->lock);
-	k->result = r;
-	k->result_start = start;
-	k->result_end = end;
-	memcpy(k->result_err, err, sizeof(err));
-	k->done = 1;
-	pthread_mutex_unlock(&k->lock);
+	k->result_err[0] = '\0';
+	k->result = krb_get_tickets(k, &k->result_start, &k->result_end,
+	    k->result_err, sizeof(k->result_err));
 	return NULL;
 }
 
@@ -439,26 +427,17 @@ krb_renew_result(struct krb *k, time_t now, char *err, size_t errlen)
 	return k->result;
 }
 
-/* Joins the finished renewal thread and takes its result. */
-static int
-krb_renew_finish(struct krb *k, time_t now, char *err, size_t errlen)
-{
-	pthread_join(k->worker, NULL);
-	k->running = 0;
-	k->done = 0;
-	return krb_renew_result(k, now, err, errlen);
-}
-
 int
 krb_renew(struct krb *k, time_t now, char *err, size_t errlen)
 {
-	int done, r;
+	int r;
 
 	if (k->running) {
-		pthread_mutex_lock(&k->lock);
-		done = k->done;
-		pthread_mutex_unlock(&k->lock);
-		return done ? krb_renew_finish(k, now, err, errlen) : 0;
+		/* the thread's result, once it has ended */
+		if (pthread_tryjoin_np(k->worker, NULL) != 0)
+			return 0;
+		k->running = 0;
+		return krb_renew_result(k, now, err, errlen);
 	}
 	if (!k->renews || now < krb_renew_due(k) || now < k->next_try)
 		return 0;

@@ -135,6 +135,40 @@ wait_for() {
 	done
 }
 
+# status_consumed SPOOL: the records kedge's status file in SPOOL last
+# counted; nothing before kedge writes it.  status_consumed_at_least SPOOL
+# N: at least N (a wait_for condition).
+status_consumed() {
+	sed -n 's/^consumed \([0-9]*\) records.*/\1/p' "$1/status" 2>/dev/null
+}
+
+status_consumed_at_least() {
+	[ "$(status_consumed "$1")" -ge "$2" ] 2>/dev/null
+}
+
+# bench_now: the time, in seconds with nanoseconds.  bench_since T0: the
+# seconds since T0, a bench_now.  bench_faster T BEST: T is below BEST, or
+# there is no BEST yet.
+bench_now() { date +%s.%N; }
+bench_since() { echo "$(bench_now) - $1" | bc; }
+bench_faster() { [ -z "$2" ] || [ "$(echo "$1 < $2" | bc)" -eq 1 ]; }
+
+# peak_rss_mib LOG: kedge's peak RSS in MiB, as its LOG says at the end.
+peak_rss_mib() {
+	echo $(($(sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$1") / 1024))
+}
+
+# bench_header; bench_row RECORDS CEILING NAME SECONDS RSS: the table of a
+# benchmark: the run NAME read RECORDS in SECONDS, its records/s, its
+# ratio to the CEILING's seconds, and its peak RSS (text).
+bench_header() {
+	printf '%-34s %9s %12s %8s %10s\n' run seconds records/s ratio "peak RSS"
+}
+bench_row() {
+	printf '%-34s %9.3f %12.0f %8.2f %10s\n' "$3" "$4" \
+		"$(echo "$1 / $4" | bc -l)" "$(echo "$2 / $4" | bc -l)" "$5"
+}
+
 # hive_cut N...: from Hive text rows (\001 between fields, backslash
 # escapes) on stdin, prints fields N... (1-based, still escaped) separated
 # by tabs.  A field separator after a backslash belongs to the field.
@@ -203,6 +237,26 @@ exits_within() {
 		_n=$((_n - 1))
 		sleep 0.1
 	done
+}
+
+# kafka_assigned LOG PID: the kedge PID, writing LOG, has partitions;
+# fails the test if it exited instead.
+kafka_assigned() {
+	grep -qs 'kafka: assigned' "$1" && return 0
+	kill -0 "$2" 2>/dev/null ||
+		die "$(basename "$1" .log) exited: $(grep '^<[0-4]>' "$1" | head -5)"
+	return 1
+}
+
+# stopped_cleanly WHO PID LOG: the kedge PID, writing LOG and sent
+# SIGTERM, exits 0 within 60 s; reaps it; fails the test, naming WHO,
+# otherwise.
+stopped_cleanly() {
+	exits_within "$2" 60 || die "$1 did not stop within 60 s of SIGTERM"
+	_sc_rc=0
+	wait "$2" || _sc_rc=$?
+	[ $_sc_rc -eq 0 ] ||
+		die "$1 exited $_sc_rc on SIGTERM: $(grep '^<[0-4]>' "$3" | head -5)"
 }
 
 # crashed_on_purpose POINT LOG: the kedge that wrote LOG, started with

@@ -105,18 +105,16 @@ for build in "${@:-build}"; do
 			echo "=== QUARANTINED $t: see tests/quarantine"
 			continue
 		fi
+		case " $BACKGROUND " in
+		*" $(basename "$t" .sh) "*) continue ;; # bg_start ran it
+		esac
 		case $t in
 		*/crash_*|*/broker_faults*|*/package_*|*/webhdfs_faults*|*/webhdfs_crash*|\
-		*/real_kafka_restart*|*/real_kafka_group*|*/real_kafka_reauth*)
+		*/real_kafka_group*|*/real_hdfs_*)
 			[ "$build" = "${1:-build}" ] || continue ;;
 		esac
 		case $t in
-		*/real_hdfs_*) [ "$build" = "${1:-build}" ] || continue ;;
-		*/real_kafka_reauth.sh|*/real_kafka_restart.sh) continue ;;
-		esac
-		case $t in
-		*/real_kafka_*) real_up ;;
-		*/real_hdfs_*) real_up ;;
+		*/real_kafka_*|*/real_hdfs_*) real_up ;;
 		esac
 		echo "=== $t ($build)"
 		if KEDGE=$kedge FIX=$build/fixtures sh "$t"; then

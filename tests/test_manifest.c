@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "manifest.h"
+#include "testlib.h"
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -145,31 +146,21 @@ test_before_1970(void **state)
 	buf_free(&out);
 }
 
-/* The example with the first `from` replaced by `to`. */
-static char *
-example_with(const char *from, const char *to)
+/* manifest_parse as test_parse_fn. */
+static int
+parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	const char *at = strstr(example, from);
-	size_t head, len;
-	char *s;
+	struct manifest m;
+	int r = manifest_parse(text, len, &m, err, errlen);
 
-	if (at == NULL)
-		fail_msg("\"%s\" is not in the example", from);
-	head = (size_t)(at - example);
-	len = strlen(example) - strlen(from) + strlen(to);
-	assert_non_null(s = malloc(len + 1));
-	memcpy(s, example, head);
-	strcpy(s + head, to);
-	strcat(s, at + strlen(from));
-	return s;
+	manifest_free(&m);
+	return r;
 }
 
 static void
 test_malformed(void **state)
 {
-	static const struct {
-		const char *from, *to, *want;
-	} cases[] = {
+	static const struct test_refusal cases[] = {
 		/* keys: unknown, missing, repeated; top level and nested */
 		{ "\"rejects\":3,", "\"rejects\":3,\"colour\":1,",
 		    "unknown key \"colour\"" },
@@ -282,22 +273,9 @@ test_malformed(void **state)
 		{ "\"table\":\"access\"", "\"table\":\"acc\xffss\"",
 		    "line 1, column 23: unable to decode byte 0xff" },
 	};
-	struct manifest m;
-	char err[512];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = example_with(cases[i].from, cases[i].to);
-		int r;
-
-		err[0] = '\0';
-		r = manifest_parse(text, strlen(text), &m, err, sizeof(err));
-		manifest_free(&m);
-		if (r != -EINVAL || strstr(err, cases[i].want) == NULL)
-			fail_msg("case %zu: %d \"%s\", want -EINVAL \"%s\"", i, r,
-			    err, cases[i].want);
-		free(text);
-	}
+	assert_refusals(parse, example, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 int

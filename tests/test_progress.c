@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "progress.h"
+#include "testlib.h"
 
 static const char example[] =
     "{\"host\":\"edge01\",\"max_event_us\":1785614399000000,"
@@ -78,48 +79,28 @@ test_clamped(void **state)
 	buf_free(&out);
 }
 
+/* progress_parse as test_parse_fn. */
+static int
+parse(const char *text, size_t len, char *err, size_t errlen)
+{
+	struct progress p;
+	int r = progress_parse(text, len, &p, err, errlen);
+
+	progress_free(&p);
+	return r;
+}
+
 static void
 test_truncated(void **state)
 {
-	size_t len = strlen(example) - 1;
-	char err[512];
-
 	(void)state;
-	for (size_t n = 0; n < len; n++) {
-		struct progress p;
-		int r;
-
-		err[0] = '\0';
-		r = progress_parse(example, n, &p, err, sizeof(err));
-		progress_free(&p);
-		if (r != -EINVAL || strncmp(err, "line 1, column ", 15) != 0)
-			fail_msg("cut at %zu: %d \"%s\"", n, r, err);
-	}
-}
-
-static char *
-example_with(const char *from, const char *to)
-{
-	const char *at = strstr(example, from);
-	size_t head;
-	char *s;
-
-	if (at == NULL)
-		fail_msg("\"%s\" is not in the example", from);
-	head = (size_t)(at - example);
-	assert_non_null(s = malloc(strlen(example) + strlen(to) + 1));
-	memcpy(s, example, head);
-	strcpy(s + head, to);
-	strcat(s, at + strlen(from));
-	return s;
+	assert_cuts_refused(parse, example);
 }
 
 static void
 test_refused(void **state)
 {
-	static const struct {
-		const char *from, *to, *want;
-	} cases[] = {
+	static const struct test_refusal cases[] = {
 		{ "\"at_end\":0,", "\"at_end\":0,\"at_end\":1,",
 		    "line 1, column 86: duplicate object key near '\"at_end\"'" },
 		{ "\"at_end\":0,", "", "no \"at_end\"" },
@@ -151,22 +132,9 @@ test_refused(void **state)
 		{ "\"host\":\"edge01\"", "\"host\":\"e\\u0000\"",
 		    "line 1, column 17: \\u0000 is not allowed" },
 	};
-	char err[512];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = example_with(cases[i].from, cases[i].to);
-		struct progress p;
-		int r;
-
-		err[0] = '\0';
-		r = progress_parse(text, strlen(text), &p, err, sizeof(err));
-		progress_free(&p);
-		if (r != -EINVAL || strstr(err, cases[i].want) == NULL)
-			fail_msg("case %zu: %d \"%s\", want -EINVAL \"%s\"", i, r,
-			    err, cases[i].want);
-		free(text);
-	}
+	assert_refusals(parse, example, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 int

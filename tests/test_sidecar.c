@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "sidecar.h"
+#include "testlib.h"
 
 /* The example of sidecar.h, on one line. */
 static const char example[] =
@@ -60,51 +61,30 @@ test_reads_back(void **state)
 	assert_reads_back(earlier);
 }
 
+/* sidecar_parse as test_parse_fn. */
+static int
+parse(const char *text, size_t len, char *err, size_t errlen)
+{
+	struct sidecar sc = { 0 };
+	int r = sidecar_parse(text, len, &sc, err, errlen);
+
+	sidecar_free(&sc);
+	return r;
+}
+
 /* A file cut anywhere before its end, as a crash or a full disk leaves
  * it, is refused, saying where it stops. */
 static void
 test_truncated(void **state)
 {
-	size_t len = strlen(example) - 1; /* the newline is not needed */
-	char err[512];
-
 	(void)state;
-	for (size_t n = 0; n < len; n++) {
-		struct sidecar sc = { 0 };
-		int r;
-
-		err[0] = '\0';
-		r = sidecar_parse(example, n, &sc, err, sizeof(err));
-		sidecar_free(&sc);
-		if (r != -EINVAL || strncmp(err, "line 1, column ", 15) != 0)
-			fail_msg("cut at %zu: %d \"%s\"", n, r, err);
-	}
-}
-
-/* The example with the first `from` replaced by `to`. */
-static char *
-example_with(const char *from, const char *to)
-{
-	const char *at = strstr(example, from);
-	size_t head;
-	char *s;
-
-	if (at == NULL)
-		fail_msg("\"%s\" is not in the example", from);
-	head = (size_t)(at - example);
-	assert_non_null(s = malloc(strlen(example) + strlen(to) + 1));
-	memcpy(s, example, head);
-	strcpy(s + head, to);
-	strcat(s, at + strlen(from));
-	return s;
+	assert_cuts_refused(parse, example);
 }
 
 static void
 test_refused(void **state)
 {
-	static const struct {
-		const char *from, *to, *want;
-	} cases[] = {
+	static const struct test_refusal cases[] = {
 		{ "\"rows\":1234,", "\"rows\":1234,\"rows\":1,",
 		    "line 1, column 121: duplicate object key near '\"rows\"'" },
 		{ "\"rows\":1234,", "\"rows\":1234,\n\"rows\":1,",
@@ -150,22 +130,9 @@ test_refused(void **state)
 		{ "{\"kedge\":1,", "[{\"kedge\":1,",
 		    "line 2, column 0: ']' expected near end of file" },
 	};
-	char err[512];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = example_with(cases[i].from, cases[i].to);
-		struct sidecar sc = { 0 };
-		int r;
-
-		err[0] = '\0';
-		r = sidecar_parse(text, strlen(text), &sc, err, sizeof(err));
-		sidecar_free(&sc);
-		if (r != -EINVAL || strstr(err, cases[i].want) == NULL)
-			fail_msg("case %zu: %d \"%s\", want -EINVAL \"%s\"", i, r,
-			    err, cases[i].want);
-		free(text);
-	}
+	assert_refusals(parse, example, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* Not an object at all. */

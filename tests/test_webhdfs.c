@@ -344,7 +344,7 @@ test_exception(void **state)
 	strcpy(body + len + n, "\"}}");
 	webhdfs_answer_exception(body, strlen(body), exc, sizeof(exc), msg,
 	    sizeof(msg));
-	assert_string_equal(exc, "Access\\x0aControl\\x22Exception");
+	assert_string_equal(exc, "Access\\nControl\\\"Exception");
 	/* a line break reads as a space: the message is one sentence */
 	assert_int_equal(strncmp(msg, "line <14>kedge: forged\\x1b[0m xx",
 	    32), 0);

@@ -1,11 +1,19 @@
 /*
- * Helpers the unit tests share: a seeded pseudo-random generator and libc's
- * timegm() as the oracle for civil times.
+ * Helpers the unit tests share: a seeded pseudo-random generator, libc's
+ * timegm() as the oracle for civil times, and the checks that a parser of
+ * kedge's JSON files refuses what is not one of them, saying where.
  */
 #ifndef KEDGE_TESTLIB_H
 #define KEDGE_TESTLIB_H
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -43,6 +51,78 @@ static inline int64_t
 utc_us(int year, int mon, int day, int hour, int min, int sec)
 {
 	return oracle_us(year, mon, day, hour, min, sec, 0);
+}
+
+/* A parser under test: parses the len bytes of text into an object of its
+ * own, frees that, and returns what the parser returned, its sentence in
+ * err. */
+typedef int (*test_parse_fn)(const char *text, size_t len, char *err,
+    size_t errlen);
+
+/* text with its first `from` replaced by `to`, for the caller to free;
+ * fails the test if text has no `from`. */
+static inline char *
+text_with(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	size_t head;
+	char *s;
+
+	if (at == NULL)
+		fail_msg("\"%s\" is not in the example", from);
+	head = (size_t)(at - text);
+	assert_non_null(s = malloc(strlen(text) - strlen(from) + strlen(to) +
+	    1));
+	memcpy(s, text, head);
+	strcpy(s + head, to);
+	strcat(s, at + strlen(from));
+	return s;
+}
+
+/* Every cut of text (one line) short of its final newline, as a crash or a
+ * full disk leaves a file, is refused by parse: -EINVAL, and a sentence
+ * that says where it stops ("line 1, column ..."). */
+static inline void
+assert_cuts_refused(test_parse_fn parse, const char *text)
+{
+	size_t len = strlen(text) - 1; /* the newline is not needed */
+	char err[512];
+
+	for (size_t n = 0; n < len; n++) {
+		int r;
+
+		err[0] = '\0';
+		r = parse(text, n, err, sizeof(err));
+		if (r != -EINVAL || strncmp(err, "line 1, column ", 15) != 0)
+			fail_msg("cut at %zu: %d \"%s\"", n, r, err);
+	}
+}
+
+/* A text that is not what parse reads: the example with `from` replaced by
+ * `to`, refused with a sentence that holds `want`. */
+struct test_refusal {
+	const char *from, *to, *want;
+};
+
+/* Each of the n cases, made from example, is refused by parse: -EINVAL,
+ * and a sentence holding the case's `want`. */
+static inline void
+assert_refusals(test_parse_fn parse, const char *example,
+    const struct test_refusal *cases, size_t n)
+{
+	char err[512];
+
+	for (size_t i = 0; i < n; i++) {
+		char *text = text_with(example, cases[i].from, cases[i].to);
+		int r;
+
+		err[0] = '\0';
+		r = parse(text, strlen(text), err, sizeof(err));
+		if (r != -EINVAL || strstr(err, cases[i].want) == NULL)
+			fail_msg("case %zu: %d \"%s\", want -EINVAL \"%s\"", i, r,
+			    err, cases[i].want);
+		free(text);
+	}
 }
 
 #endif /* KEDGE_TESTLIB_H */

@@ -70,16 +70,36 @@ udtf_incomplete(const struct udtf_plugin *p)
 	return NULL;
 }
 
-/* Whether st is owned by root or by the user kedge runs as. */
+/* Checks that only root or kedge's user can change st, the plugin at path
+ * itself or, when dir is not NULL, its directory dir: owned by one of
+ * them, and writable by neither group nor others unless a sticky
+ * directory (/tmp), where no one may replace an entry another owns. */
 static int
-udtf_owner_ok(const struct stat *st)
+udtf_check_owner(const char *path, const char *dir, const struct stat *st,
+    char *err, size_t errlen)
 {
-	return st->st_uid == 0 || st->st_uid == geteuid();
+	const char *its = dir != NULL ? ": its directory " : "";
+	const char *name = dir != NULL ? dir : path;
+
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		snprintf(err, errlen, "UDTF plugin %s%s%s is owned by uid %u, "
+		    "not by root or kedge's user (uid %u); chown root %s", path,
+		    its, dir != NULL ? dir : "", (unsigned)st->st_uid,
+		    (unsigned)geteuid(), name);
+		return -EPERM;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(dir != NULL && (st->st_mode & S_ISVTX))) {
+		snprintf(err, errlen, "UDTF plugin %s%s%s is writable by %s; "
+		    "chmod go-w %s", path, its, dir != NULL ? dir : "",
+		    st->st_mode & S_IWOTH ? "others" : "its group", name);
+		return -EPERM;
+	}
+	return 0;
 }
 
-/* Checks that only root or kedge's user can change what the directory dir
- * holds: owned by one of them, and not writable by group or others unless
- * sticky (/tmp), where no one may replace an entry another owns. */
+/* Checks with udtf_check_owner() the directory dir of the plugin at
+ * path. */
 static int
 udtf_check_dir(const char *path, const char *dir, char *err, size_t errlen)
 {
@@ -90,20 +110,7 @@ udtf_check_dir(const char *path, const char *dir, char *err, size_t errlen)
 		    "%s: %s", path, dir, strerror(errno));
 		return -errno;
 	}
-	if (!udtf_owner_ok(&st)) {
-		snprintf(err, errlen, "UDTF plugin %s: its directory %s is owned "
-		    "by uid %u, not by root or kedge's user (uid %u); chown root "
-		    "%s", path, dir, (unsigned)st.st_uid, (unsigned)geteuid(),
-		    dir);
-		return -EPERM;
-	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-		snprintf(err, errlen, "UDTF plugin %s: its directory %s is "
-		    "writable by %s; chmod go-w %s", path, dir,
-		    st.st_mode & S_IWOTH ? "others" : "its group", dir);
-		return -EPERM;
-	}
-	return 0;
+	return udtf_check_owner(path, dir, &st, err, errlen);
 }
 
 /* Checks every directory from the one that holds the plugin open at fd,
@@ -161,15 +168,8 @@ udtf_open_plugin(const char *path, char *err, size_t errlen)
 	} else if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "UDTF plugin %s is not a regular file",
 		    path);
-	} else if (!udtf_owner_ok(&st)) {
-		snprintf(err, errlen, "UDTF plugin %s is owned by uid %u, not by "
-		    "root or kedge's user (uid %u); chown root %s", path,
-		    (unsigned)st.st_uid, (unsigned)geteuid(), path);
-	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(err, errlen, "UDTF plugin %s is writable by %s; chmod "
-		    "go-w %s", path, st.st_mode & S_IWOTH ? "others" :
-		    "its group", path);
-	} else if ((r = udtf_check_dirs(path, fd, err, errlen)) == 0) {
+	} else if ((r = udtf_check_owner(path, NULL, &st, err, errlen)) == 0 &&
+	    (r = udtf_check_dirs(path, fd, err, errlen)) == 0) {
 		return fd;
 	}
 	close(fd);

@@ -79,15 +79,6 @@ host_a_alive() {
 		die "host-a exited: $(grep '^<[0-4]>' "$T/a.log" | head -5)"
 }
 
-# assigned LOG PID: the kedge writing LOG has partitions; fails the test
-# if it exited instead.
-assigned() {
-	grep -qs 'kafka: assigned' "$1" && return 0
-	kill -0 "$2" 2>/dev/null ||
-		die "$(basename "$1" .log) exited: $(grep '^<[0-4]>' "$1" | head -5)"
-	return 1
-}
-
 # b_assigned_or_gone: this round's host-b has its partitions, or has
 # exited (a crash point may come first); host-a must still run.
 b_assigned_or_gone() {
@@ -105,7 +96,7 @@ a_has_all() {
 
 $KEDGE run -c "$T/a.conf" 2>"$T/a.log" &
 APID=$!
-wait_for "host-a to get partitions" 30 assigned "$T/a.log" "$APID"
+wait_for "host-a to get partitions" 30 kafka_assigned "$T/a.log" "$APID"
 
 # 2,000 records every 1.5 s: about two minutes of traffic, as long as 30
 # rounds take, so that every round has new rows to write, seal, commit and
@@ -150,15 +141,10 @@ feed_wait "$T"
 $KEDGE run -c "$T/b.conf" 2>"$T/b-last.log" &
 KPID=$!
 wait_for "host-b to get partitions once more" 30 \
-	assigned "$T/b-last.log" "$KPID"
+	kafka_assigned "$T/b-last.log" "$KPID"
 kill -TERM "$APID" "$KPID"
-for h in a b; do
-	if [ $h = a ]; then pid=$APID; log=$T/a.log; else pid=$KPID; log=$T/b-last.log; fi
-	exits_within "$pid" 60 || die "host-$h did not stop within 60 s of SIGTERM"
-	rc=0
-	wait "$pid" || rc=$?
-	[ $rc -eq 0 ] || die "host-$h exited $rc on SIGTERM: $(grep '^<[0-4]>' "$log" | head -5)"
-done
+stopped_cleanly host-a "$APID" "$T/a.log"
+stopped_cleanly host-b "$KPID" "$T/b-last.log"
 APID=
 KPID=
 

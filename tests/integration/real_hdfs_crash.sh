@@ -34,10 +34,8 @@ unset KEDGE_CRASH_AT
 began=$(date +%s)
 
 real_hdfs "$T"
-ME=khcrash/localhost@$KRB_REALM
-DIR=$HDFS_BASE/crash-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
-hdfs_user khcrash "$T/k.keytab" "$DIR"
-hdfs_kinit "$ME" "$T/k.keytab"
+DIR=$HDFS_BASE/crash-$(hdfs_rnd)
+hdfs_me khcrash "$T/k.keytab" "$DIR"
 
 N=24000
 START=$(date -u -d '2026-05-04 06:00:00' +%s)

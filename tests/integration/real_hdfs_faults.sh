@@ -37,10 +37,8 @@ unset KEDGE_CRASH_AT
 began=$(date +%s)
 
 real_hdfs "$T"
-ME=khfault/localhost@$KRB_REALM
-DIR=$HDFS_BASE/faults-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
-hdfs_user khfault "$T/k.keytab" "$DIR"
-hdfs_kinit "$ME" "$T/k.keytab"
+DIR=$HDFS_BASE/faults-$(hdfs_rnd)
+hdfs_me khfault "$T/k.keytab" "$DIR"
 
 N=40000
 FIRST=1000

@@ -30,17 +30,15 @@ began=$(date +%s)
 
 real_hdfs "$T"
 LIFE=120
-ME=khpub/localhost@$KRB_REALM
-RND=$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+RND=$(hdfs_rnd)
 DIR_W=$HDFS_BASE/publish-w-$RND
 DIR_H=$HDFS_BASE/publish-h-$RND
 DIR_S=$HDFS_BASE/publish-s-$RND
-hdfs_user khpub "$T/k.keytab" "$DIR_W" $LIFE
+hdfs_me khpub "$T/k.keytab" "$DIR_W" $LIFE
 for d in "$DIR_H" "$DIR_S"; do
 	hdfs_admin mkdir "$d" >/dev/null
 	hdfs_admin chown khpub:khpub "$d" >/dev/null
 done
-hdfs_kinit "$ME" "$T/k.keytab"
 # kedge must not borrow a ticket from the test's environment.
 KCC=FILE:$T/no-such-ccache
 

@@ -54,23 +54,14 @@ host_a_alive() {
 		die "host-a exited: $(grep '^<[0-4]>' "$T/a.log" | head -5)"
 }
 
-# assigned LOG PID: the kedge writing LOG has partitions; fails the test
-# if it exited instead.
-assigned() {
-	grep -qs 'kafka: assigned' "$1" && return 0
-	kill -0 "$2" 2>/dev/null ||
-		die "$(basename "$1" .log) exited: $(grep '^<[0-4]>' "$1" | head -5)"
-	return 1
-}
-
 b_assigned() {
 	host_a_alive
-	assigned "$log" "$KPID"
+	kafka_assigned "$log" "$KPID"
 }
 
 PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/a.conf" 2>"$T/a.log" &
 APID=$!
-wait_for "host-a to get partitions" 60 assigned "$T/a.log" "$APID"
+wait_for "host-a to get partitions" 60 kafka_assigned "$T/a.log" "$APID"
 # 50,000 records at about 500 a second: traffic through every round.
 "$FIX/kproduce" --brokers "$KAFKA_PLAINTEXT" --topic "$TOPIC" --partitions $P \
 	--file "$T/records" --from $FIRST --pause-ms 200 2>"$T/produce.err" &
@@ -98,15 +89,10 @@ FEED=
 PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/b.conf" 2>"$T/b-last.log" &
 KPID=$!
 wait_for "host-b to get partitions once more" 60 \
-	assigned "$T/b-last.log" "$KPID"
+	kafka_assigned "$T/b-last.log" "$KPID"
 kill -TERM "$APID" "$KPID"
-for h in a b; do
-	if [ $h = a ]; then pid=$APID; log=$T/a.log; else pid=$KPID; log=$T/b-last.log; fi
-	exits_within "$pid" 60 || die "host-$h did not stop within 60 s of SIGTERM"
-	rc=0
-	wait "$pid" || rc=$?
-	[ $rc -eq 0 ] || die "host-$h exited $rc on SIGTERM: $(grep '^<[0-4]>' "$log" | head -5)"
-done
+stopped_cleanly host-a "$APID" "$T/a.log"
+stopped_cleanly host-b "$KPID" "$T/b-last.log"
 APID=
 KPID=
 PATH=$KRB_KINIT_PATH timeout 120 $KEDGE run -c "$T/a.conf" --exit-at-end \

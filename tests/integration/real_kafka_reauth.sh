@@ -33,13 +33,6 @@ $FIX/gen_nginx --records $N --partitions $P --seed 37 --start "$START" \
 	--out-rejects "$T/expected-rejects"
 real_topic reauth $P
 
-consumed() {
-	sed -n 's/^consumed \([0-9]*\) records.*/\1/p' "$T/spool-r/status" 2>/dev/null
-}
-at_least() {
-	[ "$(consumed)" -ge "$1" ] 2>/dev/null
-}
-
 real_conf r SASL_SSL reauth >"$T/r.conf"
 PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/r.conf" 2>"$T/r.log" &
 KPID=$!
@@ -52,7 +45,7 @@ rc=0
 wait "$FEED" || rc=$?
 FEED=
 [ "$rc" -eq 0 ] || die "the producer failed: $(tail -3 "$T/produce.err")"
-wait_for "kedge to read all $N records" 120 at_least $N
+wait_for "kedge to read all $N records" 120 status_consumed_at_least "$T/spool-r" $N
 kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(grep '^<[0-3]>' "$T/r.log" | tail -3)"
 span=$(($(date +%s) - started))
 [ "$span" -gt $((3 * LIFETIME)) ] ||

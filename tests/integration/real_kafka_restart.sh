@@ -28,28 +28,20 @@ $FIX/gen_nginx --records $N --partitions $P --seed 17 --start "$START" \
 real_topic restart $P
 real_produce restart $P "$T/records" --count 10000
 
-# consumed: how many records kedge's status says it consumed.
-consumed() {
-	sed -n 's/^consumed \([0-9]*\) records.*/\1/p' "$T/spool-c/status" 2>/dev/null
-}
-at_least() {
-	[ "$(consumed)" -ge "$1" ] 2>/dev/null
-}
-
 real_conf c SASL_PLAINTEXT restart >"$T/c.conf"
 PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/c.conf" 2>"$T/c.log" &
 KPID=$!
-wait_for "kedge to read the first 10000 records" 60 at_least 10000
+wait_for "kedge to read the first 10000 records" 60 status_consumed_at_least "$T/spool-c" 10000
 # The rest comes while kedge reads, 2000 records a second.
 "$FIX/kproduce" --brokers "$KAFKA_PLAINTEXT" --topic restart --partitions $P \
 	--file "$T/records" --from 10000 --pause-ms 50 2>"$T/produce.err" &
 PPID_=$!
-wait_for "kedge to read records of the second batch" 60 at_least 12000
+wait_for "kedge to read records of the second batch" 60 status_consumed_at_least "$T/spool-c" 12000
 tests/real/kafka "$REAL_DIR" kill
-killed_at=$(consumed)
+killed_at=$(status_consumed "$T/spool-c")
 wait_for "kedge to say that no broker answers" 60 \
 	grep -q '^<4>kafka: no broker answers (.*); waiting for them, kedge resumes by itself$' "$T/c.log"
-wait_for "kedge status to say that no broker answers" 30 \
+wait_for "kedge status to say that no broker answers" 60 \
 	grep -q '^kafka: no broker answers since .* s); waiting for them$' "$T/spool-c/status"
 out=$($KEDGE status -c "$T/c.conf") || die "kedge status: $out"
 echo "$out" | grep -q '^kafka: no broker answers since ' ||
@@ -65,7 +57,7 @@ PPID_=
 [ "$rc" -eq 0 ] || die "the producer failed across the restart: $(tail -3 "$T/produce.err")"
 wait_for "kedge to say the brokers answer again" 120 \
 	grep -q '^<6>kafka: the brokers answer again, after [0-9]* s$' "$T/c.log"
-wait_for "kedge to read all $N records" 120 at_least $N
+wait_for "kedge to read all $N records" 120 status_consumed_at_least "$T/spool-c" $N
 wait_for "kedge status to stop saying the brokers are down" 30 \
 	sh -c '! grep -q "^kafka: no broker answers" "$1"' sh "$T/spool-c/status"
 kill -TERM "$KPID"

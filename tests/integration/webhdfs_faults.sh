@@ -80,10 +80,6 @@ status_says() {
 written() {
 	sed -n '1s/.* written \([^ ]*\).*/\1/p' "$T/spool/status" 2>/dev/null
 }
-# consumed: the records the status file last counted.
-consumed() {
-	sed -n 's/^consumed \([0-9]*\) records.*/\1/p' "$T/spool/status" 2>/dev/null
-}
 # next_status: waits (bounded) for the status file to be written again.
 next_status() {
 	_w=$(written)
@@ -164,7 +160,7 @@ consumption paused: the spool is full; waiting for the publisher
 "*) ;;
 *) die "kedge status does not say paused: $out" ;;
 esac
-paused_at=$(consumed)
+paused_at=$(status_consumed "$T/spool")
 spool_bytes=$(sed -n 's/^spool: \([0-9]*\) bytes.*/\1/p' "$T/spool/status")
 [ "$spool_bytes" -gt 1048576 ] ||
 	die "paused with $spool_bytes bytes in the spool: $(cat "$T/spool/status")"
@@ -173,8 +169,8 @@ for _ in 1 2; do
 	next_status
 	status_says "^consumption paused: the spool is full" ||
 		die "the status no longer says paused: $(cat "$T/spool/status")"
-	[ "$(consumed)" = "$paused_at" ] ||
-		die "kedge read while paused: $paused_at, then $(consumed) records"
+	[ "$(status_consumed "$T/spool")" = "$paused_at" ] ||
+		die "kedge read while paused: $paused_at, then $(status_consumed "$T/spool") records"
 done
 alive
 

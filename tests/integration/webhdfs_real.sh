@@ -1,7 +1,9 @@
 #!/bin/sh
-# Opt-in: kedge against a real HDFS, through its WebHDFS (or an HttpFS
-# gateway).  Without KEDGE_TEST_WEBHDFS_URL it prints one SKIP line and
-# exits 0 (tests/run.sh has no skip status: it counts the test as passed).
+# kedge against a real HDFS, through its WebHDFS (or an HttpFS gateway):
+# the cluster that KEDGE_TEST_WEBHDFS_URL names, or without it the
+# Kerberized MiniDFSCluster of tests/real/up (REAL_ENV's, or one of the
+# test's own: tests/real/hdfs-lib.sh), as its client principal in
+# HDFS_BASE.
 #
 #   KEDGE_TEST_WEBHDFS_URL        http[s]://namenode:9870 (or HttpFS :14000)
 #   KEDGE_TEST_WEBHDFS_PRINCIPAL  with _KEYTAB: SPNEGO as this principal,
@@ -24,10 +26,23 @@
 # deleted at the end unless KEDGE_TEST_WEBHDFS_KEEP=1.
 set -eu
 . tests/lib.sh
+. tests/krb.sh
+. tests/real/hdfs-lib.sh
+
+T=$(mktemp -d /tmp/kedge-it.XXXXXX)
+CREATED=
+trap 'mock_stop; [ -z "$CREATED" ] || [ "${KEDGE_TEST_WEBHDFS_KEEP:-}" = 1 ] ||
+      hdfs DELETE "$DIR" "&recursive=true" >/dev/null 2>&1 || :
+      real_hdfs_stop; rm -rf "$T"' EXIT
+unset KEDGE_CRASH_AT
+began=$(date +%s)
 
 if [ -z "${KEDGE_TEST_WEBHDFS_URL:-}" ]; then
-	echo "SKIP webhdfs_real: set KEDGE_TEST_WEBHDFS_URL to run it against a real cluster"
-	exit 0
+	real_hdfs "$T"
+	KEDGE_TEST_WEBHDFS_URL=$WEBHDFS_URL
+	KEDGE_TEST_WEBHDFS_PRINCIPAL=$CLIENT_PRINCIPAL
+	KEDGE_TEST_WEBHDFS_KEYTAB=$CLIENT_KEYTAB
+	KEDGE_TEST_WEBHDFS_BASE=$HDFS_BASE
 fi
 URL=${KEDGE_TEST_WEBHDFS_URL%/}
 PRINCIPAL=${KEDGE_TEST_WEBHDFS_PRINCIPAL:-}
@@ -44,13 +59,6 @@ elif [ -z "$HUSER" ]; then
 fi
 command -v curl >/dev/null || die "the curl command-line tool is not installed"
 command -v jq >/dev/null || die "jq is not installed"
-
-T=$(mktemp -d /tmp/kedge-it.XXXXXX)
-CREATED=
-trap 'mock_stop; [ -z "$CREATED" ] || [ "${KEDGE_TEST_WEBHDFS_KEEP:-}" = 1 ] ||
-      hdfs DELETE "$DIR" "&recursive=true" >/dev/null 2>&1 || :; rm -rf "$T"' EXIT
-unset KEDGE_CRASH_AT
-began=$(date +%s)
 
 PARENT=${KEDGE_TEST_WEBHDFS_BASE:-/tmp}
 PARENT=${PARENT%/}

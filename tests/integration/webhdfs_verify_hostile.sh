@@ -62,7 +62,7 @@ grep -q '^GET OPEN /warehouse/x.txt -> 307 kedge$' "$WEBHDFS_LOG" ||
 refused dotdot 'lists the name "../x", which no entry of a directory has'
 refused slash 'lists the name "a/b", which no entry of a directory has'
 refused dots 'lists the name "..", which no entry of a directory has'
-refused control 'HDFS listed the name "a\x0ab", which holds a control byte'
+refused control 'HDFS listed the name "a\nb", which holds a control byte'
 refused deep 'deeper than 32 directories under'
 grep -q '/warehouse/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d: deeper' "$T/err" ||
 	die "the depth refusal does not name the 33rd level: $(cat "$T/err")"

@@ -11,6 +11,9 @@
 #                     tickets LIFETIME seconds, default the realm's) with
 #                     KEYTAB, and the HDFS directory DIR that it owns
 #   hdfs_kinit NAME KEYTAB   a ccache of the test's own for curl
+#   hdfs_me NAME KEYTAB DIR [LIFETIME]   hdfs_user, then hdfs_kinit as
+#                     it; sets ME to its principal
+#   hdfs_rnd          8 random hex digits, to name the test's directories
 #   hdfs_curl URL METHOD PATH QUERY   one WebHDFS request with SPNEGO (and
 #                     the CA CURL_CA for https, if set)
 #   hdfs_mirror URL HDFS-DIR LOCAL-DIR   copies a tree with curl
@@ -68,6 +71,16 @@ hdfs_user() {
 hdfs_kinit() {
 	kinit -k -t "$2" "$1" 2>"$T/kinit.err" ||
 		die "kinit -kt $2 $1: $(cat "$T/kinit.err")"
+}
+
+hdfs_me() {
+	hdfs_user "$@"
+	ME=$1/localhost@$KRB_REALM
+	hdfs_kinit "$ME" "$2"
+}
+
+hdfs_rnd() {
+	od -An -N4 -tx1 /dev/urandom | tr -d ' \n'
 }
 
 # hdfs_curl URL METHOD PATH [QUERY]: the body on stdout, following

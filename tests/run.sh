@@ -84,6 +84,7 @@ for build in "${@:-build}"; do
 	[ -x "$build/kedge" ] && kedge=$build/kedge
 	echo "##### $build (kedge: $kedge)"
 	[ "$build" != "${1:-build}" ] || bg_start "$kedge" "$build"
+	t0=$(date +%s)
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] || continue
 		"$t" >"$log" 2>&1
@@ -100,6 +101,7 @@ for build in "${@:-build}"; do
 			failures="$failures $t"
 		fi
 	done
+	echo "##### $build: unit tests in $(($(date +%s) - t0)) s"
 	for t in tests/integration/*.sh; do
 		if grep -qx "$(basename "$t")" tests/quarantine; then
 			echo "=== QUARANTINED $t: see tests/quarantine"
@@ -117,11 +119,12 @@ for build in "${@:-build}"; do
 		*/real_kafka_*|*/real_hdfs_*) real_up ;;
 		esac
 		echo "=== $t ($build)"
+		t0=$(date +%s)
 		if KEDGE=$kedge FIX=$build/fixtures sh "$t"; then
-			echo "=== PASS $t ($build)"
+			echo "=== PASS $t ($build, $(($(date +%s) - t0)) s)"
 			passed=$((passed + 1))
 		else
-			echo "=== FAIL $t ($build)"
+			echo "=== FAIL $t ($build, $(($(date +%s) - t0)) s)"
 			failed=$((failed + 1))
 			failures="$failures $t($build)"
 		fi

@@ -39,6 +39,8 @@ struct source {
 	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
 	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
 	time_t down_since;   /* when every broker went down; 0: one answers */
+	int down_drained;    /* the queue ran empty since: what comes now was
+	                      * fetched after the brokers went down */
 	rd_kafka_queue_t *commits;  /* where offset commits are answered */
 	int commit_pending;  /* a commit's answer has not come yet */
 	pthread_mutex_t tls_lock;  /* librdkafka's threads verify certificates */
@@ -405,6 +407,7 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	(void)rk;
 	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && s->down_since == 0) {
 		s->down_since = time(NULL);
+		s->down_drained = 0;
 		log_warnx("kafka: no broker answers (%s); waiting for them, "
 		    "kedge resumes by itself", reason);
 		return;
@@ -772,6 +775,11 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 	    msgs, max);
 	if (n == 0 && s->parked && !s->held)
 		source_unpark(s);
+	/* Records fetched before an outage may still wait in the queue when
+	 * librdkafka says that every broker is down: only once it has run
+	 * empty is a record or a partition's end a broker's answer. */
+	if (n == 0 && s->down_since != 0)
+		s->down_drained = 1;
 	now = n > 0 ? time(NULL) : 0;
 	for (ssize_t i = 0; i < n; i++) {
 		rd_kafka_message_t *m = msgs[i];
@@ -781,7 +789,8 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 		    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 			/* In queue order: a record after the end clears it. */
 			p = source_find(s, rd_kafka_topic_name(m->rkt), m->partition);
-			source_alive(s);
+			if (s->down_drained)
+				source_alive(s);
 			if (p != NULL)
 				p->at_end = m->err != RD_KAFKA_RESP_ERR_NO_ERROR;
 			if (p != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR)

@@ -158,7 +158,8 @@ int source_probe(struct source *s, int timeout_ms, char *info,
 int source_insecure(const struct conf *c, char *why, size_t whylen);
 
 /* Since when no broker answers (librdkafka said all brokers are down,
- * and no record, partition end or commit has come since), or 0. */
+ * and no commit, nor record or partition end fetched after that, has come
+ * since), or 0. */
 time_t source_down_since(const struct source *s);
 
 /* Called for every record in the order source_poll() returns them: the

@@ -53,7 +53,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MAN         := $(B)/man/kedge.8 $(B)/man/kedge.conf.5
 
-.PHONY: all deps test build-test demo bench docs man install install-service \
+.PHONY: all deps test check build-test demo bench docs man install install-service \
 	deb rpm clean
 all: $(BIN)
 
@@ -97,6 +97,14 @@ test: deps
 	tests/run.sh --fuzz build build-asan
 
 build-test: $(BIN) $(TEST_BIN) $(FIX_BIN)
+
+# The edit-test loop: the plain build, its unit tests and the short
+# integration tests (tests/run.sh --quick: no ASan pass, no fuzz, no kill
+# loops, no real services).  ONLY=REGEX narrows it to the tests it names.
+# It assumes what `make deps` (or `make test`) installed once.
+check:
+	$(MAKE) WERROR=-Werror build-test
+	tests/run.sh --quick $(if $(ONLY),--only '$(value ONLY)') build
 
 demo: deps
 	$(MAKE) kedge $(FIX_BIN)

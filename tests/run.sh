@@ -1,12 +1,15 @@
 #!/bin/sh
-# Usage: tests/run.sh [--fuzz] [BUILD...]
+# Usage: tests/run.sh [--fuzz] [--quick] [--only REGEX] [BUILD...]
 # Runs every unit test (BUILD/tests/test_*) and every integration test
 # (tests/integration/*.sh, with BUILD's kedge and fixtures) for each build
 # directory named (default: build); with --fuzz, then every libFuzzer
 # target in build-fuzz/ for FUZZ_SMOKE seconds (default 20) as a bounded
 # smoke, each target counting as one test; and ends with one line
 # "N passed, N failed", counting each cmocka test case and each integration
-# script.  The long fault tests (crash_*, broker_faults, webhdfs_faults,
+# script.  --only REGEX runs only the tests whose file name (test_NAME,
+# NAME.sh) REGEX (grep -E) matches; --quick leaves out the long ones named
+# below and every test against the real services (`make check`).
+# The long fault tests (crash_*, broker_faults, webhdfs_faults,
 # webhdfs_crash) run for the first build only, to keep the whole run
 # short, and so do the package tests (package_*), which build and install
 # their own kedge; so do the long tests against the real Kafka broker
@@ -27,10 +30,34 @@ set -u
 cd "$(dirname "$0")/.."
 
 fuzz=0
-if [ "${1:-}" = --fuzz ]; then
-	fuzz=1
+quick=0
+only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--fuzz) fuzz=1 ;;
+	--quick) quick=1 ;;
+	--only) only=${2:?tests/run.sh: --only needs a regular expression}; shift ;;
+	-*) echo "usage: tests/run.sh [--fuzz] [--quick] [--only REGEX] [BUILD...]" >&2
+		exit 2 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
+
+# picked NAME: the test of file name NAME is to run (--only).
+picked() {
+	[ -z "$only" ] || printf '%s\n' "$1" | grep -Eq -- "$only"
+}
+
+# long NAME: the test is one of the long ones, run for the first build
+# only, and not at all with --quick.
+long() {
+	case $1 in
+	crash_*|broker_faults*|package_*|webhdfs_faults*|webhdfs_crash*|\
+	real_kafka_group*|real_hdfs_*) return 0 ;;
+	esac
+	return 1
+}
 passed=0
 failed=0
 failures=""
@@ -53,7 +80,13 @@ real_up() {
 }
 
 # The background tests, started with the first build's kedge.
-BACKGROUND="real_kafka_reauth real_kafka_restart"
+BG_ALL="real_kafka_reauth real_kafka_restart"
+BACKGROUND=
+if [ "$quick" -eq 0 ]; then
+	for _n in $BG_ALL; do
+		! picked "$_n.sh" || BACKGROUND="$BACKGROUND $_n"
+	done
+fi
 bg=$(mktemp -d /tmp/kedge-bg.XXXXXX)
 bg_start() {
 	for _n in $BACKGROUND; do
@@ -86,7 +119,7 @@ for build in "${@:-build}"; do
 	[ "$build" != "${1:-build}" ] || bg_start "$kedge" "$build"
 	t0=$(date +%s)
 	for t in "$build"/tests/test_*; do
-		[ -x "$t" ] || continue
+		[ -x "$t" ] && picked "$(basename "$t")" || continue
 		"$t" >"$log" 2>&1
 		rc=$?
 		cat "$log"
@@ -103,17 +136,20 @@ for build in "${@:-build}"; do
 	done
 	echo "##### $build: unit tests in $(($(date +%s) - t0)) s"
 	for t in tests/integration/*.sh; do
-		if grep -qx "$(basename "$t")" tests/quarantine; then
+		n=$(basename "$t")
+		picked "$n" || continue
+		if grep -qx "$n" tests/quarantine; then
 			echo "=== QUARANTINED $t: see tests/quarantine"
 			continue
 		fi
-		case " $BACKGROUND " in
-		*" $(basename "$t" .sh) "*) continue ;; # bg_start ran it
+		case " $BG_ALL " in
+		*" ${n%.sh} "*) continue ;; # bg_start ran it
 		esac
-		case $t in
-		*/crash_*|*/broker_faults*|*/package_*|*/webhdfs_faults*|*/webhdfs_crash*|\
-		*/real_kafka_group*|*/real_hdfs_*)
-			[ "$build" = "${1:-build}" ] || continue ;;
+		if long "$n"; then
+			[ "$build" = "${1:-build}" ] && [ "$quick" -eq 0 ] || continue
+		fi
+		case $n in
+		real_*|*_real.sh) [ "$quick" -eq 0 ] || continue ;;
 		esac
 		case $t in
 		*/real_kafka_*|*/real_hdfs_*) real_up ;;
@@ -149,6 +185,10 @@ if [ "$fuzz" -eq 1 ]; then
 	[ "$f" -eq 0 ] || failures="$failures fuzz"
 fi
 
+if [ $((passed + failed)) -eq 0 ]; then
+	echo "no test ran${only:+: none matches --only $only}"
+	exit 1
+fi
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "escape.h"
 #include "metrics_http.h"
+#include "oncomplete.h"
 #include "udtf/registry.h"
 
 #define CONF_ZONEINFO "/usr/share/zoneinfo"
@@ -112,26 +113,19 @@ conf_check_brokers(const char *v, char *why, size_t whylen)
 static int
 conf_check_on_complete(const char *v, char *why, size_t whylen)
 {
-	static const char *const names[] = { "{table}", "{dt}", "{hr}",
-	    "{revision}", "{path}", "{rows}" };
-
 	if (*v == '\0')
 		return conf_why(why, whylen, "an argument is empty");
 	for (const char *p = strchr(v, '{'); p != NULL; p = strchr(p + 1, '{')) {
 		const char *end = p + 1;
-		int known = 0;
 
 		while (*end >= 'a' && *end <= 'z')
 			end++;
 		if (*end != '}' || end == p + 1)
 			continue;
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			known |= strncmp(p, names[i], (size_t)(end - p + 1)) == 0 &&
-			    strlen(names[i]) == (size_t)(end - p + 1);
-		if (!known)
+		if (!oncomplete_placeholder(p + 1, (size_t)(end - p - 1)))
 			return conf_why(why, whylen, "\"%.*s\" is not a placeholder; "
-			    "the placeholders are {table} {dt} {hr} {revision} "
-			    "{path} {rows}", (int)(end - p + 1), p);
+			    "the placeholders are " ONCOMPLETE_PLACEHOLDERS,
+			    (int)(end - p + 1), p);
 	}
 	return 0;
 }
@@ -521,7 +515,7 @@ static const struct conf_key conf_keys[] = {
 	  .offset = AT(output.on_complete), .check = conf_check_on_complete,
 	  .description = "A command run once an hour's _SUCCESS (or a new "
 	  "revision) is in the target: its argument list, no shell, with "
-	  "{table} {dt} {hr} {revision} {path} {rows} replaced "
+	  ONCOMPLETE_PLACEHOLDERS " replaced "
 	  "(docs/completion.md)." },
 	{ .path = "output.on_complete_timeout", .type = CONF_INT,
 	  .default_text = "300", .offset = AT(output.on_complete_timeout),

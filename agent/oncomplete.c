@@ -285,6 +285,12 @@ oncomplete_var(const char *name, size_t len)
 	return i;
 }
 
+int
+oncomplete_placeholder(const char *name, size_t len)
+{
+	return oncomplete_var(name, len) < ONCOMPLETE_NVARS;
+}
+
 /* The value of oncomplete_vars[i] for r; a number is written in buf. */
 static const char *
 oncomplete_value(const struct oncomplete *oc, const struct oncomplete_rev *r,

@@ -33,6 +33,12 @@
 
 struct oncomplete;
 
+/* The placeholders of output.on_complete's arguments, for sentences. */
+#define ONCOMPLETE_PLACEHOLDERS "{table} {dt} {hr} {revision} {path} {rows}"
+
+/* Whether name[0..len) (without its braces) is one of them. */
+int oncomplete_placeholder(const char *name, size_t len);
+
 /* What the command did for one table, since the start. */
 struct oncomplete_stats {
 	uint64_t ok;              /* exited 0 */

@@ -104,11 +104,13 @@ static int
 udtf_check_dir(const char *path, const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
+	int e;
 
 	if (stat(dir, &st) < 0) {
+		e = errno;
 		snprintf(err, errlen, "UDTF plugin %s: cannot stat its directory "
-		    "%s: %s", path, dir, strerror(errno));
-		return -errno;
+		    "%s: %s", path, dir, strerror(e));
+		return -e;
 	}
 	return udtf_check_owner(path, dir, &st, err, errlen);
 }

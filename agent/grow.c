@@ -1,0 +1,24 @@
+#include "grow.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+int
+grow_array(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : size < GROW_MIN_BYTES ? GROW_MIN_BYTES / size : 1;
+	while (ncap < need)
+		ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+	/* reallocarray fails with ENOMEM where ncap * size overflows */
+	if ((np = reallocarray(*p, ncap, size)) == NULL)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}

@@ -13,9 +13,10 @@ grow_array(void **p, size_t *cap, size_t need, size_t size)
 	if (need <= *cap)
 		return 0;
 	ncap = *cap ? *cap : size < GROW_MIN_BYTES ? GROW_MIN_BYTES / size : 1;
+	/* where doubling would overflow, exactly need; reallocarray fails
+	 * with ENOMEM where that overflows too */
 	while (ncap < need)
-		ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-	/* reallocarray fails with ENOMEM where ncap * size overflows */
+		ncap = ncap > SIZE_MAX / size / 2 ? need : ncap * 2;
 	if ((np = reallocarray(*p, ncap, size)) == NULL)
 		return -ENOMEM;
 	*p = np;

@@ -311,8 +311,8 @@ pq_dict_build(struct pq_dict *d, const struct pq_col *c, size_t bound)
 		if (e == 0) {
 			if (d->plain.len + len > bound)
 				return 0;
-			if ((r = grow_array((void **)&d->ent, &d->ecap, d->n + 1,
-			    sizeof(*d->ent))) < 0)
+			if ((r = grow_array((void **)&d->ent, &d->ecap,
+			    d->n + 1, sizeof(*d->ent))) < 0)
 				return r;
 			d->ent[d->n].off = d->plain.len;
 			d->ent[d->n].len = len;

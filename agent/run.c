@@ -145,9 +145,9 @@ agent_view_part(const char *topic, int32_t partition, int at_end,
 	struct complete_view *v = va->v;
 	struct complete_part *p;
 
-	if ((p = realloc(v->parts, (v->nparts + 1) * sizeof(*p))) == NULL)
+	if (grow_array((void **)&v->parts, &v->parts_cap, v->nparts + 1,
+	    sizeof(*v->parts)) < 0)
 		return; /* short of memory: that partition holds hours back */
-	v->parts = p;
 	p = &v->parts[v->nparts];
 	if ((p->pending_us = calloc(va->a->ntables, sizeof(int64_t))) == NULL)
 		return;

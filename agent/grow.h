@@ -1,7 +1,7 @@
 /*
- * grow: the one way the agent grows an array.  Capacity doubles, from
- * room for at least GROW_MIN_BYTES; the size is checked for overflow
- * (reallocarray(3)).
+ * grow: the one way the agent grows an array, over reallocarray(3).
+ * Capacity doubles, from room for at least GROW_MIN_BYTES; a size that
+ * overflows size_t is refused.
  */
 #ifndef KEDGE_GROW_H
 #define KEDGE_GROW_H

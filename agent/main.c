@@ -23,6 +23,7 @@
 #include "verify.h"
 #include "webhdfs.h"
 
+/* printed from the command table below */
 static void usage(FILE *out);
 
 /* Parses the options after a subcommand: -c, and the one flag (NULL: none)

@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "chain.h"
+#include "grow.h"
 #include "udtf/coltype.h"
 #include "latency.h"
 #include "tick.h"
@@ -62,13 +63,9 @@ bench_read(struct bench *b, const char *path, char delimiter)
 			continue;
 		if (i == b->input.len && i == start)
 			break;
-		if (b->n == cap) {
-			struct udtf_record *r;
-			cap = cap ? cap * 2 : 1024;
-			if ((r = realloc(b->recs, cap * sizeof(*r))) == NULL)
-				return -1;
-			b->recs = r;
-		}
+		if (grow_array((void **)&b->recs, &cap, b->n + 1,
+		    sizeof(*b->recs)) < 0)
+			return -1;
 		b->recs[b->n] = (struct udtf_record){
 			.data = b->input.data + start, .len = i - start,
 			.topic = "bench", .offset = (int64_t)b->n,

@@ -2,28 +2,18 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "grow.h"
 
 int
 buf_reserve(struct buf *b, size_t n)
 {
-	size_t cap;
-	char *p;
-
-	if (b->cap - b->len >= n)
-		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap - b->len < n) {
-		if (cap > ((size_t)-1) / 2)
-			return -ENOMEM;
-		cap *= 2;
-	}
-	if ((p = realloc(b->data, cap)) == NULL)
+	if (n > SIZE_MAX - b->len)
 		return -ENOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
+	return grow_array((void **)&b->data, &b->cap, b->len + n, 1);
 }
 
 int

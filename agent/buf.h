@@ -1,6 +1,6 @@
 /*
  * buf: a growable byte buffer.  The one place the agent grows memory for
- * bytes; everything that builds output appends here.
+ * bytes (through grow.h); everything that builds output appends here.
  */
 #ifndef KEDGE_BUF_H
 #define KEDGE_BUF_H

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "grow.h"
 #include "tick.h"
 #include "udtf/registry.h"
 
@@ -159,17 +160,11 @@ chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 		    (unsigned long long)ch->max_rows);
 		return -E2BIG;
 	}
-	if (ch->nrows == ch->rows_cap) {
-		size_t cap = ch->rows_cap ? ch->rows_cap * 2 : 4;
-		struct udtf_value *rows = realloc(ch->rows,
-		    cap * ch->ncols * sizeof(*rows));
-		if (rows == NULL) {
-			chain_fail(ch, "out of memory for the rows of one "
-			    "record");
-			return -ENOMEM;
-		}
-		ch->rows = rows;
-		ch->rows_cap = cap;
+	/* a row is ncols values */
+	if (grow_array((void **)&ch->rows, &ch->rows_cap, ch->nrows + 1,
+	    ch->ncols * sizeof(*ch->rows)) < 0) {
+		chain_fail(ch, "out of memory for the rows of one record");
+		return -ENOMEM;
 	}
 	row = ch->rows + ch->nrows * ch->ncols;
 	memcpy(row, v, n * sizeof(*v));

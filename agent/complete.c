@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "grow.h"
 #include "manifest.h"
 #include "oncomplete.h"
 #include "progress.h"
@@ -37,9 +38,9 @@ struct completer {
 	const struct conf *c;
 	struct tz *tz;
 	struct complete_max *maxes;
-	size_t nmaxes;
+	size_t nmaxes, maxes_cap;
 	struct complete_hour *hours;
-	size_t nhours;
+	size_t nhours, hours_cap;
 	time_t *scanned;          /* per table, its last full scan */
 	struct complete_view view;
 	int have_view;
@@ -138,9 +139,9 @@ complete_hour(struct completer *cp, const char *table, const char *dt,
 		    strcmp(h->table, table) == 0)
 			return h;
 	}
-	if ((h = realloc(cp->hours, (cp->nhours + 1) * sizeof(*h))) == NULL)
+	if (grow_array((void **)&cp->hours, &cp->hours_cap, cp->nhours + 1,
+	    sizeof(*cp->hours)) < 0)
 		return NULL;
-	cp->hours = h;
 	h = &cp->hours[cp->nhours];
 	memset(h, 0, sizeof(*h));
 	if ((h->table = strdup(table)) == NULL)
@@ -165,9 +166,9 @@ complete_max(struct completer *cp, const char *table, const char *topic,
 		    strcmp(m->table, table) == 0)
 			return m;
 	}
-	if ((m = realloc(cp->maxes, (cp->nmaxes + 1) * sizeof(*m))) == NULL)
+	if (grow_array((void **)&cp->maxes, &cp->maxes_cap, cp->nmaxes + 1,
+	    sizeof(*cp->maxes)) < 0)
 		return NULL;
-	cp->maxes = m;
 	m = &cp->maxes[cp->nmaxes];
 	memset(m, 0, sizeof(*m));
 	m->max_event_us = MANIFEST_NO_TIME;
@@ -496,7 +497,7 @@ complete_scan(struct completer *cp, struct target *t, const char *table,
 
 struct complete_listing {
 	char **names;             /* part files */
-	size_t n;
+	size_t n, cap;
 	int has_manifest;
 	int has_success;
 };
@@ -505,7 +506,6 @@ static int
 complete_list_entry(const char *name, int is_dir, int64_t len, void *arg)
 {
 	struct complete_listing *l = arg;
-	char **v;
 
 	(void)len;
 	if (is_dir || name[0] == '.' || name[0] == '_') {
@@ -515,10 +515,10 @@ complete_list_entry(const char *name, int is_dir, int64_t len, void *arg)
 			l->has_success = 1;
 		return 0;
 	}
-	if ((v = realloc(l->names, (l->n + 1) * sizeof(*v))) == NULL)
+	if (grow_array((void **)&l->names, &l->cap, l->n + 1,
+	    sizeof(*l->names)) < 0)
 		return -ENOMEM;
-	l->names = v;
-	if ((v[l->n] = strdup(name)) == NULL)
+	if ((l->names[l->n] = strdup(name)) == NULL)
 		return -ENOMEM;
 	l->n++;
 	return 0;

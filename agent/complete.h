@@ -61,7 +61,7 @@ struct complete_topic {
 /* What the run loop hands over after a decided checkpoint. */
 struct complete_view {
 	struct complete_part *parts;
-	size_t nparts;
+	size_t nparts, parts_cap;
 	struct complete_topic *topics;
 	size_t ntopics;
 };

@@ -13,6 +13,7 @@
 #include "codec.h"
 #include "format.h"
 #include "fsutil.h"
+#include "grow.h"
 #include "rejects.h"
 #include "sidecar.h"
 
@@ -91,13 +92,9 @@ journal_add(struct journal *j, enum journal_kind kind, const char *table,
 		if (r->kind == kind && r->table == table && r->b == offset)
 			return 0;
 	}
-	if (j->npending == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 8;
-		if ((r = realloc(j->pending, cap * sizeof(*r))) == NULL)
-			return -ENOMEM;
-		j->pending = r;
-		j->cap = cap;
-	}
+	if (grow_array((void **)&j->pending, &j->cap, j->npending + 1,
+	    sizeof(*j->pending)) < 0)
+		return -ENOMEM;
 	j->pending[j->npending++] = (struct journal_range){ kind, table, offset,
 	    offset };
 	return 0;
@@ -486,13 +483,9 @@ journal_rejected_for(struct journal_sidecar *sc, const char *table,
 		if (strlen(sc->rejected[i].name) == len &&
 		    memcmp(sc->rejected[i].name, table, len) == 0)
 			return &sc->rejected[i].ranges;
-	if (sc->ntables == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 4;
-		if ((r = realloc(sc->rejected, cap * sizeof(*r))) == NULL)
-			return NULL;
-		sc->rejected = r;
-		sc->cap = cap;
-	}
+	if (grow_array((void **)&sc->rejected, &sc->cap, sc->ntables + 1,
+	    sizeof(*sc->rejected)) < 0)
+		return NULL;
 	r = &sc->rejected[i];
 	memset(r, 0, sizeof(*r));
 	if ((r->name = strndup(table, len)) == NULL)

@@ -23,55 +23,8 @@
 #include "verify.h"
 #include "webhdfs.h"
 
-static void
-usage(FILE *out)
-{
-	fprintf(out,
-	    "usage: kedge run [-c FILE] [--exit-at-end]\n"
-	    "       kedge check-config [-c FILE] [--online]\n"
-	    "       kedge verify DIR | URL [--user NAME] [--ca-file PEM]\n"
-	    "       kedge report [-c FILE] --from YYYYMMDDHH --to YYYYMMDDHH\n"
-	    "                  [--table NAME]\n"
-	    "       kedge checkpoint show [-c FILE]\n"
-	    "       kedge status [-c FILE]\n"
-	    "       kedge bench udtf [-c FILE] --table NAME --input FILE\n"
-	    "                  [--delimiter C] [--regex PATTERN] [--seconds S]\n"
-	    "       kedge config-reference\n"
-	    "       kedge --version\n"
-	    "\n"
-	    "  run             consume, parse and land rows until SIGTERM or SIGINT\n"
-	    "  check-config    parse and check the configuration (files, keytab,\n"
-	    "                  UDTFs), print \"configuration OK\" or the first\n"
-	    "                  error; exit 0 or 1.  --online also logs in and\n"
-	    "                  asks the brokers for the topics\n"
-	    "  verify DIR      check that the part files landed in DIR (output.local_dir)\n"
-	    "                  hold every offset exactly once and agree with their\n"
-	    "                  hours' manifests; print \"verify OK: ...\" or the first\n"
-	    "                  violation; exit 0 or 1 (2: DIR unreadable).  A\n"
-	    "                  WebHDFS or HttpFS URL (https://namenode:9871/dir)\n"
-	    "                  is copied to $TMPDIR first, with SPNEGO from the\n"
-	    "                  default credential cache or as --user NAME; an\n"
-	    "                  https URL's certificate checked with --ca-file's CAs\n"
-	    "  report          print as TSV, per table and hour from --from to --to\n"
-	    "                  (dt and hr, inclusive), what the hour's manifest says\n"
-	    "                  or, for an hour not complete yet, its files and rows,\n"
-	    "                  read from output.target; exit 0, or 1 when a manifest\n"
-	    "                  or sidecar does not parse\n"
-	    "  checkpoint show print the last checkpoint record in the store\n"
-	    "  status          print what the daemon last reported: records, rows,\n"
-	    "                  rejects and UDTF ns/record per table, the slowest\n"
-	    "                  records, checkpoints; and whether it still runs\n"
-	    "  bench udtf      run a table's UDTF chain over a file of records (one\n"
-	    "                  per line, or per --delimiter byte: \\n, \\0, \\t or one\n"
-	    "                  character) on one core and print records/s, ns/record,\n"
-	    "                  percentiles, rows, rejects, the cost of timing, and\n"
-	    "                  a PCRE2-JIT regex doing the same extraction as a ratio\n"
-	    "                  (--regex; derived from the log_format for nginx)\n"
-	    "  config-reference  print every configuration key as Markdown\n"
-	    "\n"
-	    "  -c, --config FILE  configuration file (default " CONF_DEFAULT_PATH ")\n"
-	    "  --exit-at-end      (run) stop once every partition is read to its end\n");
-}
+/* printed from the command table below */
+static void usage(FILE *out);
 
 /* Parses the options after a subcommand: -c, and the one flag (NULL: none)
  * the subcommand takes (--exit-at-end for run, --online for check-config).
@@ -484,6 +437,133 @@ bad:
 	return 2;
 }
 
+static int
+cmd_config_reference(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		usage(stderr);
+		return 2;
+	}
+	conf_write_reference(stdout);
+	return 0;
+}
+
+static int
+cmd_version(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	printf("kedge %s\n", KEDGE_VERSION);
+	return 0;
+}
+
+static int
+cmd_help(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	usage(stdout);
+	return 0;
+}
+
+/* A subcommand: its name (argv[1]), what runs it (given argv from the
+ * name on), and its usage: the synopsis after "kedge NAME" and the
+ * paragraph that says what it does, its first line led by the label it
+ * goes by.  A '\n' in either continues on a line indented to the
+ * paragraphs' text.  An alias has no synopsis and is not listed. */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "[-c FILE] [--exit-at-end]",
+	    "run             consume, parse and land rows until SIGTERM or SIGINT" },
+	{ "check-config", cmd_check_config, "[-c FILE] [--online]",
+	    "check-config    parse and check the configuration (files, keytab,\n"
+	    "UDTFs), print \"configuration OK\" or the first\n"
+	    "error; exit 0 or 1.  --online also logs in and\n"
+	    "asks the brokers for the topics" },
+	{ "verify", cmd_verify, "DIR | URL [--user NAME] [--ca-file PEM]",
+	    "verify DIR      check that the part files landed in DIR (output.local_dir)\n"
+	    "hold every offset exactly once and agree with their\n"
+	    "hours' manifests; print \"verify OK: ...\" or the first\n"
+	    "violation; exit 0 or 1 (2: DIR unreadable).  A\n"
+	    "WebHDFS or HttpFS URL (https://namenode:9871/dir)\n"
+	    "is copied to $TMPDIR first, with SPNEGO from the\n"
+	    "default credential cache or as --user NAME; an\n"
+	    "https URL's certificate checked with --ca-file's CAs" },
+	{ "report", cmd_report, "[-c FILE] --from YYYYMMDDHH --to YYYYMMDDHH\n"
+	    "[--table NAME]",
+	    "report          print as TSV, per table and hour from --from to --to\n"
+	    "(dt and hr, inclusive), what the hour's manifest says\n"
+	    "or, for an hour not complete yet, its files and rows,\n"
+	    "read from output.target; exit 0, or 1 when a manifest\n"
+	    "or sidecar does not parse" },
+	{ "checkpoint", cmd_checkpoint, "show [-c FILE]",
+	    "checkpoint show print the last checkpoint record in the store" },
+	{ "status", cmd_status, "[-c FILE]",
+	    "status          print what the daemon last reported: records, rows,\n"
+	    "rejects and UDTF ns/record per table, the slowest\n"
+	    "records, checkpoints; and whether it still runs" },
+	{ "bench", cmd_bench, "udtf [-c FILE] --table NAME --input FILE\n"
+	    "[--delimiter C] [--regex PATTERN] [--seconds S]",
+	    "bench udtf      run a table's UDTF chain over a file of records (one\n"
+	    "per line, or per --delimiter byte: \\n, \\0, \\t or one\n"
+	    "character) on one core and print records/s, ns/record,\n"
+	    "percentiles, rows, rejects, the cost of timing, and\n"
+	    "a PCRE2-JIT regex doing the same extraction as a ratio\n"
+	    "(--regex; derived from the log_format for nginx)" },
+	{ "config-reference", cmd_config_reference, "",
+	    "config-reference  print every configuration key as Markdown" },
+	{ "--version", cmd_version, "", NULL },
+	{ "version", cmd_version, NULL, NULL },
+	{ "--help", cmd_help, NULL, NULL },
+	{ "help", cmd_help, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* Writes s, each line after a '\n' indented to the paragraphs' text. */
+static void
+usage_lines(FILE *out, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		fputc(*s, out);
+		if (*s == '\n')
+			fputs("                  ", out);
+	}
+}
+
+/* The synopsis of every listed command, what each does, and the options. */
+static void
+usage(FILE *out)
+{
+	const struct command *c;
+	const char *lead = "usage:";
+
+	for (c = commands; c->name != NULL; c++) {
+		if (c->synopsis == NULL)
+			continue;
+		fprintf(out, "%s kedge %s%s", lead, c->name,
+		    c->synopsis[0] != '\0' ? " " : "");
+		usage_lines(out, c->synopsis);
+		fputc('\n', out);
+		lead = "      ";
+	}
+	fputc('\n', out);
+	for (c = commands; c->name != NULL; c++) {
+		if (c->help == NULL)
+			continue;
+		fputs("  ", out);
+		usage_lines(out, c->help);
+		fputc('\n', out);
+	}
+	fprintf(out, "\n"
+	    "  -c, --config FILE  configuration file (default " CONF_DEFAULT_PATH ")\n"
+	    "  --exit-at-end      (run) stop once every partition is read to its end\n");
+}
+
 /* What systemd/kedge.service's UMask= says, whatever the shell that
  * started kedge says: no file kedge makes is writable by its group or
  * readable by others.  A stricter mask stays. */
@@ -492,36 +572,13 @@ bad:
 int
 main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "";
+	const char *name = argc > 1 ? argv[1] : "";
 
 	umask(umask(0) | KEDGE_UMASK);
 
-	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-		printf("kedge %s\n", KEDGE_VERSION);
-		return 0;
-	}
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run(argc - 1, argv + 1);
-	if (strcmp(cmd, "check-config") == 0)
-		return cmd_check_config(argc - 1, argv + 1);
-	if (strcmp(cmd, "verify") == 0)
-		return cmd_verify(argc - 1, argv + 1);
-	if (strcmp(cmd, "report") == 0)
-		return cmd_report(argc - 1, argv + 1);
-	if (strcmp(cmd, "checkpoint") == 0)
-		return cmd_checkpoint(argc - 1, argv + 1);
-	if (strcmp(cmd, "status") == 0)
-		return cmd_status(argc - 1, argv + 1);
-	if (strcmp(cmd, "bench") == 0)
-		return cmd_bench(argc - 1, argv + 1);
-	if (strcmp(cmd, "config-reference") == 0 && argc == 2) {
-		conf_write_reference(stdout);
-		return 0;
-	}
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-		usage(stdout);
-		return 0;
-	}
+	for (const struct command *c = commands; c->name != NULL; c++)
+		if (strcmp(name, c->name) == 0)
+			return c->run(argc - 1, argv + 1);
 	usage(stderr);
 	return 2;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 #define NS_PER_S UINT64_C(1000000000)
 
 /* Histogram boundaries, in ns; every histogram adds +Inf. */
@@ -27,9 +29,9 @@ metrics_add_lag(const char *topic, int32_t partition, int64_t next,
 	struct metrics_snapshot *m = arg;
 	struct metrics_lag *l;
 
-	if ((l = realloc(m->lags, (m->nlags + 1) * sizeof(*l))) == NULL)
+	if (grow_array((void **)&m->lags, &m->lags_cap, m->nlags + 1,
+	    sizeof(*m->lags)) < 0)
 		return;
-	m->lags = l;
 	l = &m->lags[m->nlags++];
 	snprintf(l->topic, sizeof(l->topic), "%s", topic);
 	l->partition = partition;
@@ -41,7 +43,7 @@ metrics_snapshot_clear(struct metrics_snapshot *m)
 {
 	free(m->lags);
 	m->lags = NULL;
-	m->nlags = 0;
+	m->nlags = m->lags_cap = 0;
 }
 
 /* A label of a sample: its name and its value, which is escaped. */

@@ -50,7 +50,7 @@ struct metrics_snapshot {
 	const struct metrics_table *tables;
 	size_t ntables;
 	struct metrics_lag *lags;
-	size_t nlags;
+	size_t nlags, lags_cap;
 	const struct hist *checkpoints;  /* seal + decide; NULL: none */
 	time_t ticket_end;             /* 0: no Kerberos */
 	time_t cert_end;               /* 0: no client certificate */

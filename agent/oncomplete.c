@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "grow.h"
 #include "log.h"
 #include "thread.h"
 
@@ -45,9 +46,9 @@ struct oncomplete {
 	pthread_cond_t cond;
 	int stop, settle;
 	struct oncomplete_rev *done;     /* one per hour: its highest */
-	size_t ndone;
+	size_t ndone, done_cap;
 	struct oncomplete_rev *pending;  /* in the order noted */
-	size_t npending;
+	size_t npending, pending_cap;
 	struct oncomplete_stats *stats;  /* per table */
 };
 
@@ -100,10 +101,9 @@ oncomplete_mark_done(struct oncomplete *oc, const struct oncomplete_rev *r)
 	    r->hr);
 
 	if (d == NULL) {
-		d = realloc(oc->done, (oc->ndone + 1) * sizeof(*d));
-		if (d == NULL)
+		if (grow_array((void **)&oc->done, &oc->done_cap,
+		    oc->ndone + 1, sizeof(*oc->done)) < 0)
 			return -ENOMEM;
-		oc->done = d;
 		d = &oc->done[oc->ndone++];
 		*d = *r;
 		d->path = NULL;
@@ -120,9 +120,9 @@ oncomplete_add_pending(struct oncomplete *oc, const struct oncomplete_rev *r)
 {
 	struct oncomplete_rev *p;
 
-	if ((p = realloc(oc->pending, (oc->npending + 1) * sizeof(*p))) == NULL)
+	if (grow_array((void **)&oc->pending, &oc->pending_cap,
+	    oc->npending + 1, sizeof(*oc->pending)) < 0)
 		return -ENOMEM;
-	oc->pending = p;
 	p = &oc->pending[oc->npending];
 	*p = *r;
 	if ((p->path = strdup(r->path)) == NULL)

@@ -9,6 +9,7 @@
 #include <snappy-c.h>
 
 #include "codec.h"
+#include "grow.h"
 #include "le.h"
 #include "rle.h"
 #include "thrift.h"
@@ -68,24 +69,6 @@ struct pq_writer {
 	int finished;
 };
 
-static int
-pq_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	if ((nv = reallocarray(*v, ncap, size)) == NULL)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- buffering rows ---- */
 
 /* Where non-NULL value i of c starts in c->vals, and its PLAIN size. */
@@ -135,7 +118,7 @@ pq_col_add(struct pq_col *c, const struct udtf_value *v, size_t *added)
 	case UDTF_STRING:
 		if (v->u.s.len > UINT32_MAX)
 			return -EINVAL;
-		if ((r = pq_grow((void **)&c->off, &c->offcap, c->nvals + 1,
+		if ((r = grow_array((void **)&c->off, &c->offcap, c->nvals + 1,
 		    sizeof(*c->off))) < 0)
 			return r;
 		c->off[c->nvals] = c->vals.len;
@@ -316,7 +299,7 @@ pq_dict_build(struct pq_dict *d, const struct pq_col *c, size_t bound)
 	memset(d->slots, 0, nslots * sizeof(*d->slots));
 	buf_reset(&d->plain);
 	d->n = 0;
-	if ((r = pq_grow((void **)&d->idx, &d->idxcap, c->nvals,
+	if ((r = grow_array((void **)&d->idx, &d->idxcap, c->nvals,
 	    sizeof(*d->idx))) < 0)
 		return r;
 	for (size_t i = 0; i < c->nvals; i++) {
@@ -328,8 +311,8 @@ pq_dict_build(struct pq_dict *d, const struct pq_col *c, size_t bound)
 		if (e == 0) {
 			if (d->plain.len + len > bound)
 				return 0;
-			if ((r = pq_grow((void **)&d->ent, &d->ecap, d->n + 1,
-			    sizeof(*d->ent))) < 0)
+			if ((r = grow_array((void **)&d->ent, &d->ecap,
+			    d->n + 1, sizeof(*d->ent))) < 0)
 				return r;
 			d->ent[d->n].off = d->plain.len;
 			d->ent[d->n].len = len;

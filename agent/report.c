@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "complete.h"
+#include "grow.h"
 #include "manifest.h"
 #include "sidecar.h"
 #include "target.h"
@@ -68,16 +69,10 @@ static int
 entries_add(const char *name, int is_dir, int64_t len, void *arg)
 {
 	struct entries *e = arg;
-	struct entry *v;
 
 	(void)len;
-	if (e->n == e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 64;
-		if ((v = realloc(e->v, cap * sizeof(*v))) == NULL)
-			return -ENOMEM;
-		e->v = v;
-		e->cap = cap;
-	}
+	if (grow_array((void **)&e->v, &e->cap, e->n + 1, sizeof(*e->v)) < 0)
+		return -ENOMEM;
 	if ((e->v[e->n].name = strdup(name)) == NULL)
 		return -ENOMEM;
 	e->v[e->n++].is_dir = is_dir;

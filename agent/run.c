@@ -13,6 +13,7 @@
 #include "complete.h"
 #include "crash.h"
 #include "escape.h"
+#include "grow.h"
 #include "log.h"
 #include "metrics_http.h"
 #include "notify.h"
@@ -61,7 +62,7 @@ struct agent {
 	struct target *target;     /* checked before READY=1 */
 	const struct conf *live;   /* the last loaded: its reloadable keys */
 	struct conf **reloaded;    /* every conf loaded by SIGHUP, kept alive */
-	size_t nreloaded;
+	size_t nreloaded, reloaded_cap;
 	int ready;                 /* systemd was told READY=1 */
 	time_t ready_try;          /* when to check again */
 	char ready_why[512];       /* what was not ready, last time */
@@ -144,9 +145,9 @@ agent_view_part(const char *topic, int32_t partition, int at_end,
 	struct complete_view *v = va->v;
 	struct complete_part *p;
 
-	if ((p = realloc(v->parts, (v->nparts + 1) * sizeof(*p))) == NULL)
+	if (grow_array((void **)&v->parts, &v->parts_cap, v->nparts + 1,
+	    sizeof(*v->parts)) < 0)
 		return; /* short of memory: that partition holds hours back */
-	v->parts = p;
 	p = &v->parts[v->nparts];
 	if ((p->pending_us = calloc(va->a->ntables, sizeof(int64_t))) == NULL)
 		return;
@@ -835,7 +836,7 @@ static void
 agent_reload(struct agent *a)
 {
 	struct agent_changes ch = { 0, "", "", 0, 0 };
-	struct conf *c, **kept;
+	struct conf *c;
 	char err[1024];
 	int r;
 
@@ -854,14 +855,13 @@ agent_reload(struct agent *a)
 		notify_send("READY=1");
 		return;
 	}
-	if ((kept = realloc(a->reloaded, (a->nreloaded + 1) *
-	    sizeof(*kept))) == NULL) {
+	if (grow_array((void **)&a->reloaded, &a->reloaded_cap,
+	    a->nreloaded + 1, sizeof(*a->reloaded)) < 0) {
 		log_errx("reload: out of memory; the running configuration stays");
 		conf_free(c);
 		notify_send("READY=1");
 		return;
 	}
-	a->reloaded = kept;
 	a->reloaded[a->nreloaded++] = c; /* chains and the publisher use it */
 	log_set_level_name(c->log.level);
 	for (size_t i = 0; i < a->ntables && c->n_tables == a->ntables; i++) {

@@ -6,20 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "jsondoc.h"
 #include "rejects.h"
 
 int
 sidecar_ranges_push(struct sidecar_ranges *r, int64_t first, int64_t last)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 8;
-		struct sidecar_range *v = realloc(r->v, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (grow_array((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)) < 0)
+		return -ENOMEM;
 	r->v[r->n].first = first;
 	r->v[r->n].last = last;
 	r->n++;

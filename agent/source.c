@@ -10,6 +10,7 @@
 #include <openssl/x509_vfy.h>
 
 #include "escape.h"
+#include "grow.h"
 #include "log.h"
 
 /* One assigned partition. */
@@ -31,7 +32,7 @@ struct source {
 	int grouped;
 	struct source_hooks hooks;
 	struct source_part *parts;
-	size_t nparts;
+	size_t nparts, parts_cap;
 	size_t last;         /* index of the partition of the previous record */
 	size_t park_mark;    /* queue length at which the fetcher parks */
 	int parked;          /* the fetcher has probably parked */
@@ -104,18 +105,15 @@ source_forget_all(struct source *s)
 		free(s->parts[i].topic);
 	free(s->parts);
 	s->parts = NULL;
-	s->nparts = 0;
+	s->nparts = s->parts_cap = 0;
 }
 
 static int
 source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
 {
-	struct source_part *parts;
-
-	parts = realloc(s->parts, (s->nparts + (size_t)list->cnt) * sizeof(*parts));
-	if (parts == NULL)
+	if (grow_array((void **)&s->parts, &s->parts_cap,
+	    s->nparts + (size_t)list->cnt, sizeof(*s->parts)) < 0)
 		return -ENOMEM;
-	s->parts = parts;
 	for (int i = 0; i < list->cnt; i++) {
 		struct source_part *p = &s->parts[s->nparts];
 		if ((p->topic = strdup(list->elems[i].topic)) == NULL)

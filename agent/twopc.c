@@ -13,6 +13,7 @@
 #include "checkpoint/store.h"
 #include "crash.h"
 #include "escape.h"
+#include "grow.h"
 #include "log.h"
 #include "spool.h"
 #include "target.h"
@@ -45,11 +46,11 @@ struct twopc {
 	int undecided;                  /* sealed is waiting for its decision */
 	struct ckpt_record recovered;   /* what the store held at start */
 	struct twopc_decision *decisions;
-	size_t ndecisions;
+	size_t ndecisions, decisions_cap;
 	struct hist durations;          /* seal + decide, in ns */
 	struct target *target;          /* where the takeover markers are */
 	struct twopc_foreign *foreign;  /* partitions told of, see above */
-	size_t nforeign;
+	size_t nforeign, foreign_cap;
 };
 
 struct twopc *
@@ -82,7 +83,7 @@ twopc_forget_decisions(struct twopc *t)
 		free(t->decisions[i].topic);
 	free(t->decisions);
 	t->decisions = NULL;
-	t->ndecisions = 0;
+	t->ndecisions = t->decisions_cap = 0;
 }
 
 void
@@ -164,13 +165,14 @@ twopc_tell_foreign(struct twopc *t, const char *topic, int32_t partition,
 	    "another consumer", escape_str(topic, name, sizeof(name)), partition,
 	    escape_bytes(got->metadata, len, shown, sizeof(shown)),
 	    got->metadata_size);
-	f = realloc(t->foreign, (t->nforeign + 1) * sizeof(*f));
-	if (f == NULL)
+	if (grow_array((void **)&t->foreign, &t->foreign_cap, t->nforeign + 1,
+	    sizeof(*t->foreign)) < 0)
 		return; /* short of memory: said again next time */
-	t->foreign = f;
-	if ((f[t->nforeign].topic = strdup(topic)) == NULL)
+	f = &t->foreign[t->nforeign];
+	if ((f->topic = strdup(topic)) == NULL)
 		return;
-	f[t->nforeign++].partition = partition;
+	f->partition = partition;
+	t->nforeign++;
 }
 
 /* Reads which kedge host committed a partition, at which checkpoint, from
@@ -203,15 +205,14 @@ twopc_want(const char *topic, int32_t partition, void *arg)
 		if (t->decisions[i].partition == partition &&
 		    strcmp(t->decisions[i].topic, topic) == 0)
 			return;
-	d = realloc(t->decisions, (t->ndecisions + 1) * sizeof(*d));
-	if (d == NULL || (d[t->ndecisions].topic = strdup(topic)) == NULL) {
-		if (d != NULL)
-			t->decisions = d;
+	if (grow_array((void **)&t->decisions, &t->decisions_cap,
+	    t->ndecisions + 1, sizeof(*t->decisions)) < 0)
 		return; /* short of memory: that partition decides nothing */
-	}
-	t->decisions = d;
-	d[t->ndecisions].partition = partition;
-	d[t->ndecisions].id = 0;
+	d = &t->decisions[t->ndecisions];
+	if ((d->topic = strdup(topic)) == NULL)
+		return;
+	d->partition = partition;
+	d->id = 0;
 	t->ndecisions++;
 }
 

@@ -16,6 +16,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "grow.h"
 #include "manifest.h"
 #include "mfcheck.h"
 #include "rejects.h"
@@ -128,20 +129,6 @@ nomem(struct verify *v)
 	return -ENOMEM;
 }
 
-/* Returns v with room for n + 1 elements (updating *cap), or NULL with v
- * untouched. */
-static void *
-grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	size_t want = *cap ? *cap * 2 : 64;
-
-	if (n < *cap)
-		return v;
-	if ((v = realloc(v, want * size)) != NULL)
-		*cap = want;
-	return v;
-}
-
 /* Reads up to len bytes, fewer only at the end of the file.  Returns the
  * count or -errno. */
 static ssize_t
@@ -166,12 +153,10 @@ read_some(int fd, void *buf, size_t len)
 static int
 table_add(struct verify *v, const char *name)
 {
-	char **t = grow(v->tables, &v->captables, v->ntables, sizeof(*t));
-
-	if (t == NULL)
+	if (grow_array((void **)&v->tables, &v->captables, v->ntables + 1,
+	    sizeof(*v->tables)) < 0)
 		return nomem(v);
-	v->tables = t;
-	if ((t[v->ntables] = strdup(name)) == NULL)
+	if ((v->tables[v->ntables] = strdup(name)) == NULL)
 		return nomem(v);
 	v->ntables++;
 	return 0;
@@ -183,13 +168,13 @@ static int
 file_add(struct verify *v, const char *rel, const char *name, size_t len,
     int is_part)
 {
-	struct vfile *f = grow(v->files, &v->capfiles, v->nfiles, sizeof(*f));
 	size_t rl = strlen(rel);
+	struct vfile *f;
 	char *path;
 
-	if (f == NULL)
+	if (grow_array((void **)&v->files, &v->capfiles, v->nfiles + 1,
+	    sizeof(*v->files)) < 0)
 		return nomem(v);
-	v->files = f;
 	if ((path = malloc(rl + len + 2)) == NULL)
 		return nomem(v);
 	memcpy(path, rel, rl);
@@ -217,10 +202,9 @@ hour_mark(struct verify *v, const char *rel, const char *name)
 		return 0;
 	/* readdir() gives one directory's entries together */
 	if (v->nhours == 0 || strcmp(v->hours[v->nhours - 1].dir, rel) != 0) {
-		if ((h = grow(v->hours, &v->caphours, v->nhours,
-		    sizeof(*h))) == NULL)
+		if (grow_array((void **)&v->hours, &v->caphours, v->nhours + 1,
+		    sizeof(*v->hours)) < 0)
 			return nomem(v);
-		v->hours = h;
 		h = &v->hours[v->nhours];
 		memset(h, 0, sizeof(*h));
 		if ((h->dir = strdup(rel)) == NULL)
@@ -677,12 +661,10 @@ claims_push(struct verify *v, size_t file, const char *table,
 	const struct sidecar *sc = &v->files[file].sc;
 
 	for (size_t i = 0; i < r->n; i++) {
-		struct claim *c = grow(v->claims, &v->capclaims, v->nclaims,
-		    sizeof(*c));
-		if (c == NULL)
+		if (grow_array((void **)&v->claims, &v->capclaims,
+		    v->nclaims + 1, sizeof(*v->claims)) < 0)
 			return nomem(v);
-		v->claims = c;
-		c[v->nclaims++] = (struct claim){ table, sc->topic,
+		v->claims[v->nclaims++] = (struct claim){ table, sc->topic,
 		    sc->partition, kind, r->v[i].first, r->v[i].last, file };
 	}
 	return 0;

@@ -13,6 +13,7 @@
 #include "crash.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "grow.h"
 #include "webhdfs_answer.h"
 
 #define WH_ANSWER_MAX (64 * 1024 * 1024) /* a listing or a file read */
@@ -60,21 +61,16 @@ static size_t
 wh_on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct webhdfs *w = arg;
-	size_t len = size * n, cap = w->body_cap;
-	char *body;
+	size_t len = size * n;
 
 	if (w->sink >= 0)
 		return fs_write_all(w->sink, p, len) == 0 ? len : 0;
 	if (w->body_len + len > w->body_max)
 		return 0; /* curl fails the request: CURLE_WRITE_ERROR */
-	while (w->body_len + len + 1 > cap)
-		cap = cap ? cap * 2 : 4096;
-	if (cap != w->body_cap) {
-		if ((body = realloc(w->body, cap)) == NULL)
-			return 0;
-		w->body = body;
-		w->body_cap = cap;
-	}
+	/* and the NUL after it */
+	if (grow_array((void **)&w->body, &w->body_cap, w->body_len + len + 1,
+	    1) < 0)
+		return 0;
 	memcpy(w->body + w->body_len, p, len);
 	w->body_len += len;
 	w->body[w->body_len] = '\0';

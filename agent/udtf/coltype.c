@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "grow.h"
 #include "timeparse.h"
 
 static const char *const coltype_names[] = {
@@ -207,14 +208,10 @@ coltype_parse(const char *key, const char *text, unsigned flags,
 			    text);
 			return -EINVAL;
 		}
-		if (out->n == cap) {
-			struct coltype_spec *v;
-			cap = cap ? cap * 2 : 8;
-			if ((v = realloc(out->v, cap * sizeof(*v))) == NULL) {
-				free(entry);
-				return -ENOMEM;
-			}
-			out->v = v;
+		if (grow_array((void **)&out->v, &cap, out->n + 1,
+		    sizeof(*out->v)) < 0) {
+			free(entry);
+			return -ENOMEM;
 		}
 		spec = &out->v[out->n++];
 		memset(spec, 0, sizeof(*spec));

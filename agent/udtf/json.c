@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "coltype.h"
+#include "grow.h"
 #include "jsonpath.h"
 #include "params.h"
 
@@ -177,15 +178,11 @@ json_convert_elems(struct json_state *st, size_t n, char *err,
 	struct udtf_value *rows;
 	int r;
 
-	if (n > st->rows_cap) {
-		if (n > SIZE_MAX / sizeof(*rows) / ncols ||
-		    (rows = realloc(st->rows, n * ncols * sizeof(*rows))) ==
-		    NULL) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		st->rows = rows;
-		st->rows_cap = n;
+	/* a row is ncols values */
+	if (grow_array((void **)&st->rows, &st->rows_cap, n,
+	    ncols * sizeof(*st->rows)) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	for (size_t e = 0; e < n; e++) {
 		rows = st->rows + e * ncols;

@@ -10,6 +10,7 @@
  */
 #include "jsonpath.h"
 
+#include "grow.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -398,8 +399,6 @@ static int
 begin_element(struct jsonpath_pass *sc, struct jsonpath_node **node)
 {
 	struct jsonpath *jp = sc->jp;
-	size_t cap = jp->elems_cap * 2;
-	struct jsonpath_value *v;
 
 	if (jp->nelems >= jp->max_elems) {
 		jp->nelems++;
@@ -409,14 +408,12 @@ begin_element(struct jsonpath_pass *sc, struct jsonpath_node **node)
 	*node = &jp->nodes[jp->elem_root];
 	/* without element paths an element needs no block */
 	if (jp->nelems == jp->elems_cap && jp->nelem_slots > 0) {
-		if (cap > SIZE_MAX / sizeof(*v) / jp->nelem_slots ||
-		    (v = realloc(jp->elems, cap * jp->nelem_slots *
-		    sizeof(*v))) == NULL) {
+		/* an element is nelem_slots values */
+		if (grow_array((void **)&jp->elems, &jp->elems_cap,
+		    jp->nelems + 1, jp->nelem_slots * sizeof(*jp->elems)) < 0) {
 			snprintf(sc->err, sc->errlen, "out of memory");
 			return sc->error = -ENOMEM;
 		}
-		jp->elems = v;
-		jp->elems_cap = cap;
 	}
 	sc->slots = jp->elems + jp->nelems++ * jp->nelem_slots;
 	memset(sc->slots, 0, jp->nelem_slots * sizeof(*sc->slots));
@@ -571,16 +568,13 @@ walk(struct jsonpath_pass *sc)
 static int
 new_node(struct jsonpath *jp)
 {
-	size_t cap = jp->nodes_cap ? jp->nodes_cap * 2 : 16;
 	struct jsonpath_node *n;
 
-	if (jp->nnodes == jp->nodes_cap) {
-		if (cap > INT32_MAX ||
-		    (n = realloc(jp->nodes, cap * sizeof(*n))) == NULL)
-			return -1;
-		jp->nodes = n;
-		jp->nodes_cap = cap;
-	}
+	/* a node's index is an int */
+	if (jp->nnodes >= INT32_MAX ||
+	    grow_array((void **)&jp->nodes, &jp->nodes_cap, jp->nnodes + 1,
+	    sizeof(*jp->nodes)) < 0)
+		return -1;
 	n = &jp->nodes[jp->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->members = n->elements = n->next = n->slot = -1;

@@ -407,14 +407,21 @@ twopc_start_at(const char *topic, int32_t partition, void *arg)
 	return -1;
 }
 
+/* The record source_positions() fills, and whether an add failed (the
+ * partitions after it are not added). */
+struct twopc_positions {
+	struct ckpt_record *rec;
+	int failed;
+};
+
 static void
 twopc_record_part(const char *topic, int32_t partition, int64_t next,
     void *arg)
 {
-	struct ckpt_record *rec = arg;
+	struct twopc_positions *pos = arg;
 
-	if (ckpt_record_add(rec, topic, partition, next) < 0)
-		rec->nparts = SIZE_MAX; /* flagged; checked by the caller */
+	if (!pos->failed && ckpt_record_add(pos->rec, topic, partition, next) < 0)
+		pos->failed = 1;
 }
 
 /* Returns 1 when rec holds the same partitions and offsets as the sealed
@@ -443,13 +450,12 @@ twopc_seal(struct twopc *t, struct source *src)
 	struct timespec now;
 	char err[1024];
 	uint64_t id, now_ms;
+	struct twopc_positions pos = { .rec = &rec };
 	int changed = 0, r = -1;
 
-	source_positions(src, twopc_record_part, &rec);
-	if (rec.nparts == SIZE_MAX) {
-		rec.nparts = 0;
+	source_positions(src, twopc_record_part, &pos);
+	if (pos.failed)
 		goto nomem;
-	}
 	for (size_t i = 0; i < t->nwriters; i++)
 		changed |= writer_changed(t->writers[i]);
 	if (!changed && twopc_same_positions(t, &rec)) {

@@ -18,11 +18,12 @@
 # and serves all of them through REAL_ENV (those that kill or reconfigure
 # the broker start their own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
-# for the first build only.  The two long real tests that mostly wait
-# (real_kafka_reauth on ticket lifetimes, real_kafka_restart on a broker
-# kept down for a minute), each with a broker of its own, run in the
+# for the first build only.  Four long tests that mostly wait run in the
 # background from the start of the first build, and are counted at the
-# end.  Tests named in
+# end: real_kafka_reauth (on ticket lifetimes) and real_kafka_restart (on
+# a broker kept down for a minute), each with a broker of its own, and
+# the kill loops crash_kill9 and crash_two_hosts (on the mock group's
+# session timeouts), each with a mock cluster of its own.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -80,7 +81,7 @@ real_up() {
 }
 
 # The background tests, started with the first build's kedge.
-BG_ALL="real_kafka_reauth real_kafka_restart"
+BG_ALL="real_kafka_reauth real_kafka_restart crash_kill9 crash_two_hosts"
 BACKGROUND=
 if [ "$quick" -eq 0 ]; then
 	for _n in $BG_ALL; do
@@ -90,8 +91,11 @@ fi
 bg=$(mktemp -d /tmp/kedge-bg.XXXXXX)
 bg_start() {
 	for _n in $BACKGROUND; do
-		(KEDGE=$1 FIX=$2/fixtures sh "tests/integration/$_n.sh" \
-			>"$bg/$_n.log" 2>&1; echo $? >"$bg/$_n.rc") &
+		(_t0=$(date +%s)
+		KEDGE=$1 FIX=$2/fixtures sh "tests/integration/$_n.sh" \
+			>"$bg/$_n.log" 2>&1
+		echo $? >"$bg/$_n.rc"
+		echo $(($(date +%s) - _t0)) >"$bg/$_n.s") &
 		echo "=== started tests/integration/$_n.sh ($2) in the background"
 	done
 }
@@ -101,10 +105,10 @@ bg_collect() {
 		echo "=== tests/integration/$_n.sh (${1:-build}, in the background)"
 		cat "$bg/$_n.log"
 		if [ "$(cat "$bg/$_n.rc" 2>/dev/null)" = 0 ]; then
-			echo "=== PASS tests/integration/$_n.sh (${1:-build})"
+			echo "=== PASS tests/integration/$_n.sh (${1:-build}, $(cat "$bg/$_n.s") s)"
 			passed=$((passed + 1))
 		else
-			echo "=== FAIL tests/integration/$_n.sh (${1:-build})"
+			echo "=== FAIL tests/integration/$_n.sh (${1:-build}, $(cat "$bg/$_n.s" 2>/dev/null) s)"
 			failed=$((failed + 1))
 			failures="$failures tests/integration/$_n.sh(${1:-build})"
 		fi

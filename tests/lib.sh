@@ -299,17 +299,17 @@ crash_round() {
 
 # kill_rounds WHO MIN MAX DELAYS ROUNDS START AFTER [POINTS...]: the loop
 # of the kill -9 tests.  Runs rounds ROUND = 0, 1, ...: MIN of them, then
-# more while the feeder FEED_PID (feed_start) still runs, up to MAX.  In
-# each, POINT is the next of POINTS, cycled, in even rounds, and empty (no
-# point) in odd ones or without POINTS; DELAY is line ROUND + 1 of the
-# file DELAYS (random_delays, at least MAX lines).  The test's command
-# START starts the round's kedge in the background with
-# KEDGE_CRASH_AT=$POINT (empty is none), sets KPID and ROUND_LOG (its
-# log), and returns when the delay is to begin, after a wait for its
-# partitions (round_assigned_or_gone) if it joins a group; crash_round
-# ends the round, naming WHO; KPID is emptied, the command AFTER runs
-# (":" for nothing), and "ROUND POINT|- DELAY killed|crashed" goes to the
-# file ROUNDS (crash_points_reached).  Then ROUND is the rounds run.
+# more, up to MAX, while the feeder FEED_PID (feed_start) still runs.
+# Each round sets POINT (in even rounds the next of POINTS, cycled; else,
+# and without POINTS, empty) and DELAY (line ROUND + 1 of the file
+# DELAYS, from random_delays), then runs the command START, which starts
+# the round's kedge in the background with KEDGE_CRASH_AT=$POINT (empty
+# is none), sets KPID and ROUND_LOG (its log), and returns when the delay
+# is to begin (in a consumer group, once round_assigned_or_gone).
+# crash_round ends the round, naming WHO; KPID is emptied, the command
+# AFTER runs (":" for nothing), and the line "ROUND POINT|- DELAY
+# killed|crashed" is appended to the file ROUNDS (crash_points_reached
+# reads it).  Afterwards ROUND is the number of rounds run.
 kill_rounds() {
 	_kr_who=$1
 	_kr_min=$2

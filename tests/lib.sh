@@ -297,6 +297,52 @@ crash_round() {
 	fi
 }
 
+# kill_rounds WHO MIN MAX DELAYS ROUNDS START AFTER [POINTS...]: the loop
+# of the kill -9 tests.  Runs rounds ROUND = 0, 1, ...: MIN of them, then
+# more, up to MAX, while the feeder FEED_PID (feed_start) still runs.
+# Each round sets POINT (in even rounds the next of POINTS, cycled; else,
+# and without POINTS, empty) and DELAY (line ROUND + 1 of the file
+# DELAYS, from random_delays), then runs the command START, which starts
+# the round's kedge in the background with KEDGE_CRASH_AT=$POINT (empty
+# is none), sets KPID and ROUND_LOG (its log), and returns when the delay
+# is to begin (in a consumer group, once round_assigned_or_gone).
+# crash_round ends the round, naming WHO; KPID is emptied, the command
+# AFTER runs (":" for nothing), and the line "ROUND POINT|- DELAY
+# killed|crashed" is appended to the file ROUNDS (crash_points_reached
+# reads it).  Afterwards ROUND is the number of rounds run.
+kill_rounds() {
+	_kr_who=$1
+	_kr_min=$2
+	_kr_max=$3
+	_kr_delays=$4
+	_kr_rounds=$5
+	_kr_start=$6
+	_kr_after=$7
+	shift 7
+	ROUND=0
+	while [ $ROUND -lt "$_kr_min" ] || { [ $ROUND -lt "$_kr_max" ] &&
+		kill -0 "${FEED_PID:-}" 2>/dev/null; }; do
+		POINT=
+		[ $# -eq 0 ] || [ $((ROUND % 2)) -eq 1 ] ||
+			eval "POINT=\${$((ROUND / 2 % $# + 1))}"
+		DELAY=$(sed -n "$((ROUND + 1))p" "$_kr_delays")
+		[ -n "$DELAY" ] || die "$_kr_delays has no delay for round $ROUND"
+		"$_kr_start"
+		crash_round "$_kr_who in round $ROUND" "$KPID" "$POINT" "$DELAY" \
+			"$ROUND_LOG"
+		KPID=
+		"$_kr_after"
+		echo "$ROUND ${POINT:--} $DELAY $CRASH_HOW" >>"$_kr_rounds"
+		ROUND=$((ROUND + 1))
+	done
+}
+
+# round_assigned_or_gone: kill_rounds' kedge of this round has its
+# partitions, or has exited (a crash point may come first).
+round_assigned_or_gone() {
+	grep -qs 'kafka: assigned' "$ROUND_LOG" || ! kill -0 "$KPID" 2>/dev/null
+}
+
 # crash_points_reached ROUNDS POINTS...: every point (a KEDGE_CRASH_AT
 # value; its count does not matter) crashed a kedge at least once, as the
 # lines "ROUND POINT DELAY killed|crashed" of the file ROUNDS tell; fails

@@ -36,7 +36,6 @@ SEED=${KEDGE_CRASH_SEED:-20261129}
 POINTS="seal-mid:1 after-seal:1 after-commit:1 publish-mid:1 store-write-mid
 	store-before-rename seal-mid:2 after-seal:2 after-commit:2 publish-mid:2
 	seal-mid:3 after-seal:3 after-commit:3 publish-mid:3"
-NPOINTS=$(echo $POINTS | wc -w)
 
 START=$(date -u -d '2026-05-10 06:00:00' +%s)
 $FIX/gen_nginx --records $N --partitions $P --seed 17 --start "$START" \
@@ -67,32 +66,16 @@ $KEDGE check-config -c "$T/kedge.conf" >/dev/null
 feed_start "$T" access "$T/rest" 2000 2
 random_delays "$SEED" $MAX_ROUNDS 0.2 2 >"$T/delays"
 
-# assigned_or_gone: the round's kedge has its partitions, or has exited.
-assigned_or_gone() {
-	grep -qs 'kafka: assigned' "$log" || ! kill -0 "$KPID" 2>/dev/null
-}
-
-round=0
-while [ $round -lt $ROUNDS ] ||
-	{ kill -0 "$FEED_PID" 2>/dev/null && [ $round -lt $MAX_ROUNDS ]; }; do
-	# Even rounds crash at the next point, odd ones are only killed.
-	point=
-	[ $((round % 2)) -eq 1 ] ||
-		point=$(echo $POINTS | cut -d' ' -f$((round / 2 % NPOINTS + 1)))
-	delay=$(sed -n "$((round + 1))p" "$T/delays")
-	log=$T/round$round.log
-	if [ -n "$point" ]; then
-		KEDGE_CRASH_AT=$point $KEDGE run -c "$T/kedge.conf" 2>"$log" &
-	else
-		$KEDGE run -c "$T/kedge.conf" 2>"$log" &
-	fi
+# start_round: this round's kedge, once it has its partitions or exited.
+start_round() {
+	ROUND_LOG=$T/round$ROUND.log
+	KEDGE_CRASH_AT=$POINT $KEDGE run -c "$T/kedge.conf" 2>"$ROUND_LOG" &
 	KPID=$!
-	wait_for "round $round to get its partitions" 30 assigned_or_gone
-	crash_round "round $round" "$KPID" "$point" "$delay" "$log"
-	KPID=
-	echo "$round ${point:--} $delay $CRASH_HOW" >>"$T/rounds"
-	round=$((round + 1))
-done
+	wait_for "round $ROUND to get its partitions" 30 round_assigned_or_gone
+}
+# Even rounds crash at the next point, odd ones are only killed.
+kill_rounds kedge $ROUNDS $MAX_ROUNDS "$T/delays" "$T/rounds" start_round : \
+	$POINTS
 feed_wait "$T"
 ! grep -q 'kept only' "$T/mock.err" ||
 	die "the mock cluster dropped records: $(grep 'kept only' "$T/mock.err")"
@@ -102,5 +85,5 @@ timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/final.log" ||
 check_exactly_once "$T/warehouse" access "$T/expected" \
 	"$T/expected-rejects" "$T/spool"
 crash_points_reached "$T/rounds" $POINTS
-echo "ok: $round rounds (seed $SEED): $CRASH_TALLY; $CHECK_ROWS rows," \
+echo "ok: $ROUND rounds (seed $SEED): $CRASH_TALLY; $CHECK_ROWS rows," \
 	"$CHECK_REJECTS rejects; $CHECK_VERIFY"

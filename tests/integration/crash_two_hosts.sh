@@ -43,7 +43,6 @@ SEED=${KEDGE_CRASH_SEED:-20261130}
 POINTS="store-write-mid seal-mid:1 after-seal:1 store-before-rename
 	after-commit:1 publish-mid:1 seal-mid:2 after-seal:2 after-commit:2
 	publish-mid:2"
-NPOINTS=$(echo $POINTS | wc -w)
 
 START=$(date -u -d '2026-08-01 21:00:00' +%s)
 $FIX/gen_nginx --records $N --partitions $P --seed 23 --start "$START" \
@@ -83,7 +82,7 @@ host_a_alive() {
 # exited (a crash point may come first); host-a must still run.
 b_assigned_or_gone() {
 	host_a_alive
-	grep -qs 'kafka: assigned' "$log" || ! kill -0 "$KPID" 2>/dev/null
+	round_assigned_or_gone
 }
 
 # a_has_all: host-a holds every partition (its last rebalance gave it all
@@ -104,35 +103,26 @@ wait_for "host-a to get partitions" 30 kafka_assigned "$T/a.log" "$APID"
 feed_start "$T" access "$T/rest" 2000 1.5
 random_delays "$SEED" $MAX_ROUNDS 0.2 1.2 >"$T/delays"
 
-round=0
-while [ $round -lt $ROUNDS ] ||
-	{ kill -0 "$FEED_PID" 2>/dev/null && [ $round -lt $MAX_ROUNDS ]; }; do
-	# Even rounds crash at the next point, odd ones are only killed.
-	point=
-	[ $((round % 2)) -eq 1 ] ||
-		point=$(echo $POINTS | cut -d' ' -f$((round / 2 % NPOINTS + 1)))
-	delay=$(sed -n "$((round + 1))p" "$T/delays")
-	log=$T/b$round.log
-	if [ -n "$point" ]; then
-		KEDGE_CRASH_AT=$point $KEDGE run -c "$T/b.conf" 2>"$log" &
-	else
-		$KEDGE run -c "$T/b.conf" 2>"$log" &
-	fi
+# start_b: this round's host-b, once it has its partitions or exited.
+start_b() {
+	ROUND_LOG=$T/b$ROUND.log
+	KEDGE_CRASH_AT=$POINT $KEDGE run -c "$T/b.conf" 2>"$ROUND_LOG" &
 	KPID=$!
-	wait_for "host-b to get partitions in round $round" 30 \
+	wait_for "host-b to get partitions in round $ROUND" 30 \
 		b_assigned_or_gone
-	crash_round "host-b in round $round" "$KPID" "$point" "$delay" "$log"
-	KPID=
+}
+# after_b: host-a still runs.  Every fifth round, it takes host-b's
+# partitions over before host-b comes back; otherwise the group's
+# assignor alone decides whether partitions move.
+after_b() {
 	host_a_alive
-	# Every fifth round, host-a takes host-b's partitions over before
-	# host-b comes back; otherwise the group's assignor alone decides
-	# whether partitions move.
-	[ $((round % 5)) -ne 4 ] ||
-		wait_for "host-a to take every partition in round $round" 30 \
+	[ $((ROUND % 5)) -ne 4 ] ||
+		wait_for "host-a to take every partition in round $ROUND" 30 \
 			a_has_all
-	echo "$round ${point:--} $delay $CRASH_HOW" >>"$T/rounds"
-	round=$((round + 1))
-done
+}
+# Even rounds crash at the next point, odd ones are only killed.
+kill_rounds host-b $ROUNDS $MAX_ROUNDS "$T/delays" "$T/rounds" start_b \
+	after_b $POINTS
 feed_wait "$T"
 ! grep -q 'kept only' "$T/mock.err" ||
 	die "the mock cluster dropped records: $(grep 'kept only' "$T/mock.err")"
@@ -166,7 +156,7 @@ takeovers=$(grep -c 'checkpoint: took access \[[0-9]*\] over from host-b ' \
 dropped=$(cat "$T"/b[0-9]*.log |
 	grep -c 'recovered from .*, [1-9][0-9]* with nothing decided removed') ||
 	die "no start of host-b found rows of its own left undecided"
-echo "ok: host-b died in $round rounds (seed $SEED) while host-a ran:" \
+echo "ok: host-b died in $ROUND rounds (seed $SEED) while host-a ran:" \
 	"$CRASH_TALLY; host-a took $takeovers partition(s) over from host-b;" \
 	"$dropped start(s) of host-b removed undecided files; $CHECK_ROWS rows," \
 	"$CHECK_REJECTS rejects; $CHECK_VERIFY"

@@ -214,9 +214,11 @@ out=$($KEDGE verify "$T/a") || die "verify: $out"
 echo slow >"$HOOK_DIR/mode"
 conf e burst 30 '' >"$T/e.conf"
 REC="$T/spool-e/on_complete/access"
-i=0
-for delay in $(random_delays "${KEDGE_CRASH_SEED:-20261201}" 5 1 6); do
-	i=$((i + 1))
+random_delays "${KEDGE_CRASH_SEED:-20261201}" 5 1 6 >"$T/delays-e"
+# start_e: late rows for one of the hours (not in the first round), then
+# this round's kedge; its round i counts from 1.
+start_e() {
+	i=$((ROUND + 1))
 	if [ $i -gt 1 ]; then
 		h=$(( (i % 3) + 1 ))
 		first=$(sed -n "${h}p" "$T/want" | cut -d' ' -f2)
@@ -227,13 +229,16 @@ for delay in $(random_delays "${KEDGE_CRASH_SEED:-20261201}" 5 1 6); do
 			--out-rejects "$T/burst-r.$i"
 		mock_ctl "$T" produce burst "$T/burst.$i"
 	fi
-	RUN=e$i $KEDGE run -c "$T/e.conf" 2>"$T/e.e$i.log" &
+	ROUND_LOG=$T/e.e$i.log
+	RUN=e$i $KEDGE run -c "$T/e.conf" 2>"$ROUND_LOG" &
 	KPID=$!
-	crash_round "round $i" "$KPID" "" "$delay" "$T/e.e$i.log"
-	KPID=
+}
+# done_e: what this round's kedge recorded as done.
+done_e() {
 	grep '^done ' "$REC" 2>/dev/null >"$T/done.$i" || :
-	echo "round $i: killed after $delay s; $(wc -l <"$T/done.$i") hour(s) done"
-done
+	echo "round $i: killed after $DELAY s; $(wc -l <"$T/done.$i") hour(s) done"
+}
+kill_rounds kedge 5 5 "$T/delays-e" "$T/rounds-e" start_e done_e
 run e efinal
 # what a round had recorded as done is never announced after it
 for k in $(seq 1 $i); do

@@ -68,21 +68,24 @@ tail -n 1500 "$T/records" >"$T/last"
 feed_start "$T" events "$T/fed" 300 0.3
 ROUNDS=12
 random_delays 43 $ROUNDS 1 4 >"$T/delays"
-i=0
 cut=0
-while read -r delay; do
-	i=$((i + 1))
-	$KEDGE run -c "$T/k.conf" 2>>"$T/run-$i.log" &
+# start_round: this round's kedge.
+start_round() {
+	ROUND_LOG=$T/run-$ROUND.log
+	$KEDGE run -c "$T/k.conf" 2>>"$ROUND_LOG" &
 	KPID=$!
-	crash_round "round $i" "$KPID" "" "$delay" "$T/run-$i.log"
-	KPID=
+}
+# upload_cut: counts the round if a file under $DIR is still open.
+upload_cut() {
 	open=$(hdfs_admin openfiles "$DIR")
 	[ -z "$open" ] || cut=$((cut + 1))
-	echo "$i $delay $CRASH_HOW open: $open" >>"$T/rounds"
-done <"$T/delays"
+	echo "$ROUND open: $open" >>"$T/open"
+}
+kill_rounds kedge $ROUNDS $ROUNDS "$T/delays" "$T/rounds" start_round \
+	upload_cut
 feed_wait "$T"
-[ "$(grep -c ' killed open' "$T/rounds")" -ge 10 ] ||
-	die "fewer than 10 rounds killed -9: $(cat "$T/rounds")"
+[ "$(grep -c ' killed$' "$T/rounds")" -ge 10 ] ||
+	die "fewer than 10 rounds killed -9: $(cat "$T/rounds" "$T/open")"
 
 # Leases: one more round in safe mode, so that files wait in the spool;
 # then their temporary names in HDFS held open for writing by another

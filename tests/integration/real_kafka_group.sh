@@ -56,7 +56,7 @@ host_a_alive() {
 
 b_assigned() {
 	host_a_alive
-	kafka_assigned "$log" "$KPID"
+	kafka_assigned "$ROUND_LOG" "$KPID"
 }
 
 PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/a.conf" 2>"$T/a.log" &
@@ -67,19 +67,15 @@ wait_for "host-a to get partitions" 60 kafka_assigned "$T/a.log" "$APID"
 	--file "$T/records" --from $FIRST --pause-ms 200 2>"$T/produce.err" &
 FEED=$!
 random_delays "$SEED" $ROUNDS 0.2 2.0 >"$T/delays"
-round=0
-while [ $round -lt $ROUNDS ]; do
-	delay=$(sed -n "$((round + 1))p" "$T/delays")
-	log=$T/b$round.log
-	PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/b.conf" 2>"$log" &
+# start_b: this round's host-b, once it has its partitions.
+start_b() {
+	ROUND_LOG=$T/b$ROUND.log
+	PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/b.conf" 2>"$ROUND_LOG" &
 	KPID=$!
-	wait_for "host-b to get partitions in round $round" 60 b_assigned
-	crash_round "host-b in round $round" "$KPID" "" "$delay" "$log"
-	KPID=
+	wait_for "host-b to get partitions in round $ROUND" 60 b_assigned
+}
+kill_rounds host-b $ROUNDS $ROUNDS "$T/delays" "$T/rounds" start_b \
 	host_a_alive
-	echo "$round - $delay $CRASH_HOW" >>"$T/rounds"
-	round=$((round + 1))
-done
 rc=0
 wait "$FEED" || rc=$?
 FEED=

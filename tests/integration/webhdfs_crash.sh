@@ -88,7 +88,7 @@ crash_run() {
 	rc=0
 	wait "$KPID" || rc=$?
 	KPID=
-	[ "$rc" -eq 134 ] && grep -q 'KEDGE_CRASH_AT: crashing on purpose' "$T/$1.log" ||
+	[ "$rc" -eq 134 ] && crashed_on_purpose "$2" "$T/$1.log" ||
 		die "$1: KEDGE_CRASH_AT=$2: exit $rc: $(grep '^<[0-3]>' "$T/$1.log" | head -3)"
 }
 # clean_run NAME: a run to the end of the topic; then the spool is empty,

@@ -18,12 +18,13 @@
 # and serves all of them through REAL_ENV (those that kill or reconfigure
 # the broker start their own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
-# for the first build only.  Four long tests that mostly wait run in the
+# for the first build only.  Five long tests that mostly wait run in the
 # background from the start of the first build, and are counted at the
-# end: real_kafka_reauth (on ticket lifetimes) and real_kafka_restart (on
-# a broker kept down for a minute), each with a broker of its own, and
-# the kill loops crash_kill9 and crash_two_hosts (on the mock group's
-# session timeouts), each with a mock cluster of its own.  Tests named in
+# end: real_kafka_reauth (on ticket lifetimes), real_kafka_restart (on a
+# broker kept down for a minute) and real_kafka_group (on the group's
+# rebalances), each with a broker of its own, and the kill loops
+# crash_kill9 and crash_two_hosts (on the mock group's session timeouts),
+# each with a mock cluster of its own.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -55,7 +56,7 @@ picked() {
 long() {
 	case $1 in
 	crash_*|broker_faults*|package_*|webhdfs_faults*|webhdfs_crash*|\
-	real_kafka_group*|real_hdfs_*) return 0 ;;
+	real_hdfs_*) return 0 ;;
 	esac
 	return 1
 }
@@ -81,7 +82,8 @@ real_up() {
 }
 
 # The background tests, started with the first build's kedge.
-BG_ALL="real_kafka_reauth real_kafka_restart crash_kill9 crash_two_hosts"
+BG_ALL="real_kafka_reauth real_kafka_restart real_kafka_group"
+BG_ALL="$BG_ALL crash_kill9 crash_two_hosts"
 BACKGROUND=
 if [ "$quick" -eq 0 ]; then
 	for _n in $BG_ALL; do

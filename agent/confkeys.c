@@ -375,7 +375,8 @@ static const struct conf_key conf_keys[] = {
 	  "is a chain, each UDTF parsing the first column of the one "
 	  "before." },
 	{ .path = "tables.udtf_config", .type = CONF_UDTF_CONFIG,
-	  .flags = CONF_IN_TABLE, .default_doc = "the UDTF's defaults",
+	  .flags = CONF_IN_TABLE | CONF_RELOADS,
+	  .default_doc = "the UDTF's defaults",
 	  .description = "The UDTF's own keys (see UDTF keys below); for a "
 	  "chain, a list of groups, one per UDTF: ( { ... }, { ... } )." },
 	{ .path = "tables.max_rows_per_record", .type = CONF_INT64,
@@ -445,13 +446,16 @@ static const struct conf_key conf_keys[] = {
 	  .default_text = "\"kedge\"", .offset = AT(output.webhdfs.user),
 	  .description = "The user.name of simple authentication." },
 	{ .path = "output.webhdfs.ca_file", .type = CONF_STRING,
+	  .flags = CONF_RELOADS,
 	  .default_doc = "the system's CAs", .offset = AT(output.webhdfs.ca_file),
 	  .description = "PEM CAs that sign the HTTPS server's certificate." },
 	{ .path = "output.webhdfs.connect_timeout", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "10", .offset = AT(output.webhdfs.connect_timeout),
 	  .min = 1, .max = 600,
 	  .description = "Seconds to connect to HDFS." },
 	{ .path = "output.webhdfs.timeout", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "300", .offset = AT(output.webhdfs.timeout),
 	  .min = 1, .max = 86400,
 	  .description = "Seconds a request to HDFS may take in all, upload "
@@ -467,20 +471,24 @@ static const struct conf_key conf_keys[] = {
 	  .description = "This host's name in part file names: up to 64 "
 	  "letters, digits, '.' and '-', not starting with '.'." },
 	{ .path = "output.roll.max_bytes", .type = CONF_INT64,
+	  .flags = CONF_RELOADS,
 	  .default_text = "134217728", .offset = AT(output.roll.max_bytes),
 	  .min = 1024, .max = 1099511627776LL,
 	  .description = "A part file is closed at this size, in bytes." },
 	{ .path = "output.roll.max_age", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "900", .offset = AT(output.roll.max_age),
 	  .min = 1, .max = 86400,
 	  .description = "A part file is closed this many seconds after it "
 	  "was opened." },
 	{ .path = "output.roll.inactive", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "300", .offset = AT(output.roll.inactive),
 	  .min = 1, .max = 86400,
 	  .description = "A part file is closed after this many seconds "
 	  "without a row." },
 	{ .path = "output.roll.max_open_files", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "64", .offset = AT(output.roll.max_open_files),
 	  .min = 1, .max = 65536,
 	  .description = "Part files a table (and _rejects) keeps open at "
@@ -511,13 +519,15 @@ static const struct conf_key conf_keys[] = {
 	  .description = "A row whose event time is more than this many "
 	  "seconds after now is rejected." },
 	{ .path = "output.on_complete", .type = CONF_STRING_LIST,
-	  .flags = CONF_REPEATS, .default_doc = "none: no command",
+	  .flags = CONF_REPEATS | CONF_RELOADS,
+	  .default_doc = "none: no command",
 	  .offset = AT(output.on_complete), .check = conf_check_on_complete,
 	  .description = "A command run once an hour's _SUCCESS (or a new "
 	  "revision) is in the target: its argument list, no shell, with "
 	  ONCOMPLETE_PLACEHOLDERS " replaced "
 	  "(docs/completion.md)." },
 	{ .path = "output.on_complete_timeout", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "300", .offset = AT(output.on_complete_timeout),
 	  .min = 1, .max = 86400,
 	  .description = "Seconds output.on_complete may run; then its process "
@@ -543,36 +553,43 @@ static const struct conf_key conf_keys[] = {
 	  .description = "When to log in again, as a fraction of the "
 	  "ticket's lifetime." },
 	{ .path = "spool.max_bytes", .type = CONF_INT64,
+	  .flags = CONF_RELOADS,
 	  .default_text = "10737418240L", .offset = AT(spool.max_bytes),
 	  .min = 1048576, .max = 1125899906842624LL,
 	  .description = "When the spool holds more than this (files not "
 	  "yet published, and those being written), consumption pauses "
 	  "until the publisher has shipped enough." },
 	{ .path = "spool.min_free_bytes", .type = CONF_INT64,
+	  .flags = CONF_RELOADS,
 	  .default_text = "1073741824L", .offset = AT(spool.min_free_bytes),
 	  .min = 0, .max = 1125899906842624LL,
 	  .description = "Consumption pauses likewise while the spool's file "
 	  "system has less free space than this." },
 	{ .path = "checkpoint.interval", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "30", .offset = AT(checkpoint.interval),
 	  .min = 1, .max = 3600,
 	  .description = "Seconds between checkpoints." },
 	{ .path = "completion.enabled", .type = CONF_BOOL,
+	  .flags = CONF_RELOADS,
 	  .default_text = "true", .offset = AT(completion.enabled),
 	  .description = "false: kedge writes no _MANIFEST.json, no _SUCCESS "
 	  "and no progress files (docs/completion.md)." },
 	{ .path = "completion.allowed_lateness", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "300", .offset = AT(completion.allowed_lateness),
 	  .min = 0, .max = 604800,
 	  .description = "Seconds of event time an hour waits, after the "
 	  "partitions have moved past it, before it is declared complete; "
 	  "rows that come later are late rows in a new manifest revision." },
 	{ .path = "completion.idle_timeout", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "600", .offset = AT(completion.idle_timeout),
 	  .min = 1, .max = 604800,
 	  .description = "A partition without a record for this many seconds "
 	  "no longer holds hours back (nor does one read to its end)." },
 	{ .path = "completion.rescan", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
 	  .default_text = "600", .offset = AT(completion.rescan),
 	  .min = 10, .max = 86400,
 	  .description = "Seconds between full scans of the target for hours "
@@ -588,6 +605,7 @@ static const struct conf_key conf_keys[] = {
 	  "IPv4 address, or an IPv6 one in brackets (\"[::1]:9466\"); "
 	  "\"0.0.0.0:9466\" for every interface." },
 	{ .path = "log.level", .type = CONF_ENUM, .default_text = "\"info\"",
+	  .flags = CONF_RELOADS,
 	  .offset = AT(log.level), .values = "err|warning|notice|info|debug",
 	  .description = "The most verbose level logged." },
 };
@@ -650,6 +668,14 @@ const char *
 conf_key_path(size_t i)
 {
 	return i < CONF_NKEYS ? conf_keys[i].path : NULL;
+}
+
+int
+conf_key_reloads(const char *path)
+{
+	size_t i = conf_key_find(path);
+
+	return i < CONF_NKEYS && (conf_keys[i].flags & CONF_RELOADS) != 0;
 }
 
 const struct conf_key *
@@ -929,7 +955,10 @@ conf_write_reference(FILE *out)
 	    "(`key = value;`, groups `{ }`, lists `( )`, arrays `[ ]`, "
 	    "`#` comments); unknown keys are errors.\n"
 	    "This page is generated from the key table in "
-	    "`agent/confkeys.c`.\n", out);
+	    "`agent/confkeys.c`.\n"
+	    "The column on SIGHUP says whether `systemctl reload kedge` "
+	    "applies a change of the key at once, or whether the change "
+	    "waits for a restart (docs/running.md).\n", out);
 	for (size_t i = 0; i < CONF_NKEYS; i++) {
 		const struct conf_key *k = &conf_keys[i];
 
@@ -937,7 +966,8 @@ conf_write_reference(FILE *out)
 		if (strcmp(comp, section) != 0) {
 			memcpy(section, comp, sizeof(section));
 			fprintf(out, "\n## %s\n\n| key | type | default | "
-			    "description |\n|---|---|---|---|\n", section);
+			    "on SIGHUP | description |\n|---|---|---|---|---|\n",
+			    section);
 		}
 		if (k->flags & CONF_IN_TABLE)
 			snprintf(key, sizeof(key), "`tables[].%s`",
@@ -955,6 +985,8 @@ conf_write_reference(FILE *out)
 		conf_md_cell(out, key);
 		conf_md_cell(out, type);
 		conf_md_cell(out, dflt);
+		conf_md_cell(out, k->flags & CONF_RELOADS ? "applied" :
+		    "needs a restart");
 		conf_md_cell(out, k->description);
 		fputc('\n', out);
 	}

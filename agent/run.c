@@ -794,20 +794,14 @@ agent_note_change(char *list, size_t size, const char *path, long table)
 }
 
 /* Sorts one changed key: against the conf in use, what applies now;
- * against the first one, what waits for a restart. */
+ * against the first one, what waits for a restart.  The key table says
+ * which keys SIGHUP applies. */
 static void
 agent_classify(const char *path, long table, void *arg)
 {
-	static const char *const now[] = { "log.level", "output.roll.",
-	    "checkpoint.interval", "spool.", "tables.udtf_config",
-	    "completion.", "output.on_complete", "output.webhdfs.connect_timeout",
-	    "output.webhdfs.timeout", "output.webhdfs.ca_file" };
 	struct agent_changes *ch = arg;
-	int reloadable = 0;
+	int reloadable = conf_key_reloads(path);
 
-	for (size_t i = 0; i < sizeof(now) / sizeof(now[0]); i++)
-		if (strncmp(path, now[i], strlen(now[i])) == 0)
-			reloadable = 1;
 	if (ch->against_start) {
 		if (!reloadable)
 			agent_note_change(ch->restart, sizeof(ch->restart), path,

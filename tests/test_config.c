@@ -830,6 +830,52 @@ test_reference_names_every_key(void **state)
 	free(doc);
 }
 
+/* The keys SIGHUP applied when run.c kept its own list of prefixes: the
+ * key table's CONF_RELOADS must give the same answer for every key, and
+ * the reference must say it in each key's row. */
+static void
+test_reload_flags_match_old_prefixes(void **state)
+{
+	static const char *const now[] = { "log.level", "output.roll.",
+	    "checkpoint.interval", "spool.", "tables.udtf_config",
+	    "completion.", "output.on_complete", "output.webhdfs.connect_timeout",
+	    "output.webhdfs.timeout", "output.webhdfs.ca_file" };
+	char *doc = NULL, want[128];
+	size_t len = 0, nreloads = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(f = open_memstream(&doc, &len));
+	conf_write_reference(f);
+	fclose(f);
+	for (size_t i = 0; i < conf_key_count(); i++) {
+		const char *path = conf_key_path(i), *row, *cell;
+		int expect = 0;
+
+		for (size_t j = 0; j < sizeof(now) / sizeof(now[0]); j++)
+			if (strncmp(path, now[j], strlen(now[j])) == 0)
+				expect = 1;
+		if (conf_key_reloads(path) != expect)
+			fail_msg("%s: SIGHUP %s it, the key table says %s",
+			    path, expect ? "applied" : "did not apply",
+			    expect ? "restart" : "reload");
+		nreloads += (size_t)expect;
+		if (strncmp(path, "tables.", 7) == 0)
+			snprintf(want, sizeof(want), "| `tables[].%s` |",
+			    path + 7);
+		else
+			snprintf(want, sizeof(want), "| `%s` |", path);
+		assert_non_null(row = strstr(doc, want));
+		cell = strstr(row, expect ? "| applied |" : "| needs a restart |");
+		if (cell == NULL || memchr(row, '\n', (size_t)(cell - row)))
+			fail_msg("the reference's row of %s does not say %s", path,
+			    expect ? "applied" : "needs a restart");
+	}
+	assert_int_equal(nreloads, 18);
+	assert_int_equal(conf_key_reloads("no.such.key"), 0);
+	free(doc);
+}
+
 int
 main(void)
 {
@@ -858,6 +904,7 @@ main(void)
 		cmocka_unit_test(test_example_loads),
 		cmocka_unit_test(test_example_shows_every_key),
 		cmocka_unit_test(test_reference_names_every_key),
+		cmocka_unit_test(test_reload_flags_match_old_prefixes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

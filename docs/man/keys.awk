@@ -1,6 +1,7 @@
 # Turns `kedge config-reference` (Markdown) into the KEYS and UDTF KEYS
 # sections of kedge.conf(5): a section per "## " heading, a subsection per
-# "### ", a tagged paragraph per table row.  Used by "make man".
+# "### ", a tagged paragraph per table row, ending with whether SIGHUP
+# applies the key.  Used by "make man".
 
 # roff text: backslashes and minus signs escaped, `code` in bold, and no
 # line that starts with a control character.
@@ -46,11 +47,16 @@ function cells(line, out,   n) {
 /^\| / {
 	cells($0, c)
 	print ".TP"
-	if (ncols == 4)
+	if (ncols >= 4)
 		print roff(c[1]) " (" roff(c[2]) "; default: " roff(c[3]) ")"
 	else
 		print roff(c[1]) " (default: " roff(c[2]) ")"
 	print roff(c[ncols])
+	# the keys' own table says whether SIGHUP applies each
+	if (ncols == 5) {
+		print ".br"
+		print "On SIGHUP: " roff(c[4]) "."
+	}
 	next
 }
 /^$/ { next }

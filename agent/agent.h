@@ -1,7 +1,8 @@
 /*
- * agent: the running daemon's state, shared by run.c (the main loop) and
- * reload.c (what SIGHUP changes in it).  Private to agent/run.c and
- * agent/reload.c: the rest of kedge sees only run.h.
+ * agent: the running daemon's state, shared by run.c (the main loop),
+ * reload.c (what SIGHUP changes in it) and check.c (check-config, which
+ * builds the same state and checks what the run would need).  Private to
+ * those: the rest of kedge sees only run.h.
  */
 #ifndef KEDGE_AGENT_H
 #define KEDGE_AGENT_H
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "security/krb.h"
 #include "spool.h"
 
 struct krb;
@@ -55,6 +57,28 @@ struct agent {
 	uint64_t status_records;   /* records by then */
 	struct metrics_server *metrics; /* NULL: metrics.enabled is false */
 };
+
+/* Builds the time zone, the tables and the rejects table into a, zeroed
+ * first, and their writers into a->writers.  Returns 0, or -1 with the
+ * sentence in err; either way agent_free() frees what was built. */
+int agent_build(struct agent *a, const struct conf *c, char *err,
+    size_t errlen);
+
+/* Frees what a holds (the tables, the rejects table, the time zone, the
+ * two-phase commit, the target and the configurations SIGHUP loaded), not
+ * a itself, nor its source, publisher, Kerberos login or metrics server,
+ * which run_main() closes.  Accepts what agent_build() left half built. */
+void agent_free(struct agent *a);
+
+/* Returns the Kerberos settings of c as krb_login()'s options. */
+struct krb_opts agent_krb_opts(const struct conf *c);
+
+/* Checks the TLS files; with a client certificate, sets *cert_end (when
+ * cert_end is not NULL) to its end and warns 30 days before.  Warns when
+ * kafka.rdkafka switches a certificate check off.
+ * Returns 0, or a negative value with the sentence in err. */
+int agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
+    size_t errlen);
 
 /* Logs, once, what a table's UDTFs asked to have said. */
 void agent_log_notes(struct table *t);

@@ -1,4 +1,5 @@
 #include "run.h"
+#include "agent.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,38 +38,6 @@
 #define RUN_DRAIN_S 30        /* how long shutdown waits for the publisher */
 #define RUN_DECIDE_TRIES 5    /* commits tried at shutdown, 2 s apart */
 #define RUN_READY_RETRY_S 5   /* between checks before READY=1 */
-
-struct agent {
-	const struct conf *conf;
-	struct tz *tz;
-	struct table **tables;
-	size_t ntables;
-	struct rejects *rejects;
-	struct writer **writers;   /* every table's, then the rejects' */
-	size_t nwriters;
-	struct twopc *twopc;
-	struct publisher *pub;
-	struct source *src;
-	int failed;                /* rows could not be made durable */
-	uint64_t records;
-	uint64_t wakeups;          /* the source's, kept past its close */
-	struct timespec first, last;  /* first and last record consumed */
-	struct krb *krb;           /* NULL without Kerberos */
-	time_t cert_end;           /* of the client certificate; 0: none */
-	time_t started;
-	time_t status_at;          /* when the status was last written */
-	struct spool_usage spool;  /* measured each second */
-	int32_t *topic_partitions; /* of kafka.topics; <= 0: not known yet */
-	struct target *target;     /* checked before READY=1 */
-	const struct conf *live;   /* the last loaded: its reloadable keys */
-	struct conf **reloaded;    /* every conf loaded by SIGHUP, kept alive */
-	size_t nreloaded, reloaded_cap;
-	int ready;                 /* systemd was told READY=1 */
-	time_t ready_try;          /* when to check again */
-	char ready_why[512];       /* what was not ready, last time */
-	uint64_t status_records;   /* records by then */
-	struct metrics_server *metrics; /* NULL: metrics.enabled is false */
-};
 
 static volatile sig_atomic_t run_stop;
 static volatile sig_atomic_t run_reload;
@@ -334,7 +303,7 @@ agent_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 	a->records += n;
 }
 
-static void
+void
 agent_free(struct agent *a)
 {
 	twopc_free(a->twopc);
@@ -351,7 +320,7 @@ agent_free(struct agent *a)
 	free(a->reloaded);
 }
 
-static struct krb_opts
+struct krb_opts
 agent_krb_opts(const struct conf *c)
 {
 	struct krb_opts o = { c->kerberos.principal, c->kerberos.keytab,
@@ -465,36 +434,7 @@ agent_backpressure(struct agent *a)
 		    "Kerberos login succeeds" : "");
 }
 
-/* Checks the TLS files; with a client certificate, sets *cert_end (when
- * cert_end is not NULL) to its end and warns 30 days before.  Warns when
- * kafka.rdkafka switches a certificate check off. */
-static int
-agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
-    size_t errlen)
-{
-	/* librdkafka reads the same key with the same password */
-	const struct conf_kv *pw = conf_rdkafka_find(c, "ssl.key.password");
-	struct tls_files f = { c->kafka.ca_file, c->kafka.cert_file,
-	    c->kafka.key_file, pw != NULL ? pw->value : NULL,
-	    c->kafka.crl_file };
-	char why[1024];
-	time_t end;
-	int r;
-
-	if (source_insecure(c, why, sizeof(why)))
-		log_warnx("kafka: %s", why);
-	if ((r = tls_check(&f, &end, err, errlen)) < 0)
-		return r;
-	if (end != 0 && end - time(NULL) < 30 * 86400)
-		log_warnx("certificate %s expires in %ld days: renew it",
-		    c->kafka.cert_file, (long)((end - time(NULL)) / 86400));
-	if (cert_end != NULL)
-		*cert_end = end;
-	return 0;
-}
-
-/* Logs, once, what a table's UDTFs asked to have said. */
-static void
+void
 agent_log_notes(struct table *t)
 {
 	const struct chain *ch = table_chain(t);
@@ -506,8 +446,7 @@ agent_log_notes(struct table *t)
 			    note);
 }
 
-/* Builds the time zone, the tables and the rejects table. */
-static int
+int
 agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 {
 	char why[512];
@@ -540,80 +479,6 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 		a->writers[a->nwriters++] = table_writer(a->tables[i]);
 	a->writers[a->nwriters++] = rejects_writer(a->rejects);
 	return 0;
-}
-
-int
-run_check(const struct conf *c, char *err, size_t errlen)
-{
-	struct agent a;
-	int r = agent_build(&a, c, err, errlen);
-
-	agent_free(&a);
-	if (r == 0 && c->kerberos.principal != NULL) {
-		struct krb_opts ko = agent_krb_opts(c);
-		r = krb_check(&ko, err, errlen);
-	}
-	if (r == 0)
-		r = agent_check_tls(c, NULL, err, errlen);
-	return r;
-}
-
-/* Asks HDFS for output.webhdfs.base_dir, as kedge logged in. */
-static int
-run_check_webhdfs(const struct conf *c, char *info, size_t infolen,
-    char *err, size_t errlen)
-{
-	struct webhdfs_opts wo = target_webhdfs_opts(c);
-	struct webhdfs *w;
-	int64_t len;
-	int r;
-
-	if (webhdfs_global_init() < 0 ||
-	    (w = webhdfs_open(&wo, err, errlen)) == NULL)
-		return -1;
-	r = webhdfs_stat(w, "", &len, err, errlen);
-	webhdfs_close(w);
-	if (r == -EISDIR)
-		snprintf(info, infolen, "; HDFS %s: %s is there", wo.url,
-		    wo.base_dir);
-	else if (r == 0)
-		snprintf(info, infolen, "; HDFS %s: %s is not there yet, the "
-		    "first file creates it", wo.url, wo.base_dir);
-	else if (r == 1)
-		snprintf(err, errlen, "output.webhdfs.base_dir %s is a file in "
-		    "HDFS, not a directory", wo.base_dir);
-	return r == -EISDIR || r == 0 ? 0 : -1;
-}
-
-int
-run_check_online(const struct conf *c, char *info, size_t infolen,
-    char *err, size_t errlen)
-{
-	static const struct source_hooks none;
-	struct krb_opts ko = agent_krb_opts(c);
-	struct krb *krb = NULL;
-	struct source *src = NULL;
-	size_t used = 0;
-	int r = -1;
-
-	info[0] = '\0';
-	if (c->kerberos.principal != NULL) {
-		if ((krb = krb_login(&ko, err, errlen)) == NULL)
-			return -1;
-		used = (size_t)snprintf(info, infolen, "logged in as %s; ",
-		    c->kerberos.principal);
-	}
-	if (used < infolen && (src = source_new(c, &none, err, errlen)) != NULL &&
-	    source_probe(src, 10000, info + used, infolen - used, err,
-	    errlen) == 0)
-		r = 0;
-	source_close(src);
-	if (r == 0 && strcmp(c->output.target, "webhdfs") == 0) {
-		used = strlen(info);
-		r = run_check_webhdfs(c, info + used, infolen - used, err, errlen);
-	}
-	krb_free(krb);
-	return r;
 }
 
 static double
@@ -723,30 +588,13 @@ agent_ready(struct agent *a, time_t now)
 	snprintf(a->ready_why, sizeof(a->ready_why), "%s", why);
 }
 
-/* Stops the publisher (after its pass) and starts it with c. */
-static void
-agent_restart_publisher(struct agent *a, const struct conf *c)
-{
-	char err[1024];
-
-	publisher_stop(a->pub);
-	if ((a->pub = publisher_start(c, err, sizeof(err))) == NULL) {
-		log_errx("reload: the publisher cannot start again: %s; "
-		    "stopping", err);
-		a->failed = 1;
-	}
-}
-
 /* Descriptors kedge holds besides its part files and journals: Kafka and
  * HDFS connections, the publisher's copies, the checkpoint store, the
  * spool walks, the log and the metrics socket. */
 #define RUN_FD_RESERVE 128
 
-/* Makes sure RLIMIT_NOFILE holds what the writers may open: raises the
- * soft limit up to the hard one when it is short.  Returns 0, or -EMFILE
- * with the sentence in err. */
-static int
-run_check_nofile(const struct conf *c, size_t nwriters, char *err,
+int
+agent_check_nofile(const struct conf *c, size_t nwriters, char *err,
     size_t errlen)
 {
 	rlim_t need = (rlim_t)nwriters * 2 *
@@ -768,125 +616,6 @@ run_check_nofile(const struct conf *c, size_t nwriters, char *err,
 	    nwriters, c->output.roll.max_open_files, RUN_FD_RESERVE,
 	    (unsigned long long)need, c->path);
 	return -EMFILE;
-}
-
-/* What a reload found changed: the keys applied and those that wait. */
-struct agent_changes {
-	int against_start;         /* this pass compares with the first conf */
-	char applied[1024], restart[1024];
-	int publisher;             /* the publisher must start again */
-	uint64_t tables;           /* tables whose UDTF configuration changed */
-};
-
-/* Appends the key path (of table table, unless -1) to list. */
-static void
-agent_note_change(char *list, size_t size, const char *path, long table)
-{
-	size_t len = strlen(list);
-
-	if (len + 2 >= size)
-		return;
-	if (table >= 0) /* "tables.udtf_config" -> "tables[2].udtf_config" */
-		snprintf(list + len, size - len, "%s%.6s[%ld]%s", len ? ", " : "",
-		    path, table, path + 6);
-	else
-		snprintf(list + len, size - len, "%s%s", len ? ", " : "", path);
-}
-
-/* Sorts one changed key: against the conf in use, what applies now;
- * against the first one, what waits for a restart.  The key table says
- * which keys SIGHUP applies. */
-static void
-agent_classify(const char *path, long table, void *arg)
-{
-	struct agent_changes *ch = arg;
-	int reloadable = conf_key_reloads(path);
-
-	if (ch->against_start) {
-		if (!reloadable)
-			agent_note_change(ch->restart, sizeof(ch->restart), path,
-			    table);
-		return;
-	}
-	if (!reloadable)
-		return;
-	agent_note_change(ch->applied, sizeof(ch->applied), path, table);
-	if (table >= 0 && table < 64)
-		ch->tables |= (uint64_t)1 << table;
-	if (strncmp(path, "completion.", 11) == 0 ||
-	    strncmp(path, "output.on_complete", 18) == 0 ||
-	    strncmp(path, "output.webhdfs.", 15) == 0)
-		ch->publisher = 1;
-}
-
-/* SIGHUP: reads the configuration file again and applies what can change
- * without a rebalance: log level, roll policy, UDTF configurations that
- * keep a table's columns, checkpoint interval, spool limits, and (by
- * starting the publisher again) completion, output.on_complete and HDFS
- * timeouts.  The rest is
- * named in the log and waits for a restart; an invalid file changes
- * nothing. */
-static void
-agent_reload(struct agent *a)
-{
-	struct agent_changes ch = { 0, "", "", 0, 0 };
-	struct conf *c;
-	char err[1024];
-	int r;
-
-	notify_send("RELOADING=1");
-	if ((c = conf_load(a->conf->path, err, sizeof(err))) == NULL) {
-		log_errx("reload: %s; the running configuration stays", err);
-		notify_send("READY=1");
-		return;
-	}
-	conf_diff(a->live, c, agent_classify, &ch);
-	ch.against_start = 1;
-	conf_diff(a->conf, c, agent_classify, &ch);
-	if (ch.applied[0] == '\0' && ch.restart[0] == '\0') {
-		log_notice("reload: nothing to change in %s", c->path);
-		conf_free(c);
-		notify_send("READY=1");
-		return;
-	}
-	if (grow_array((void **)&a->reloaded, &a->reloaded_cap,
-	    a->nreloaded + 1, sizeof(*a->reloaded)) < 0) {
-		log_errx("reload: out of memory; the running configuration stays");
-		conf_free(c);
-		notify_send("READY=1");
-		return;
-	}
-	a->reloaded[a->nreloaded++] = c; /* chains and the publisher use it */
-	log_set_level_name(c->log.level);
-	for (size_t i = 0; i < a->ntables && c->n_tables == a->ntables; i++) {
-		if (i >= 64 || !(ch.tables & (uint64_t)1 << i))
-			continue;
-		if ((r = table_reload(a->tables[i], c, i, err, sizeof(err))) < 0)
-			log_errx("reload: table %s keeps its UDTF configuration: "
-			    "%s; restart kedge to apply it", table_name(a->tables[i]),
-			    err);
-		else
-			agent_log_notes(a->tables[i]);
-	}
-	if (run_check_nofile(c, a->nwriters, err, sizeof(err)) < 0)
-		log_warnx("reload: %s", err);
-	for (size_t i = 0; i < a->nwriters; i++) {
-		struct roll_policy p = { (uint64_t)c->output.roll.max_bytes,
-		    c->output.roll.max_age, c->output.roll.inactive,
-		    (unsigned)c->output.roll.max_open_files };
-		writer_set_roll(a->writers[i], &p);
-	}
-	if (ch.publisher && ch.restart[0] == '\0')
-		agent_restart_publisher(a, c);
-	else if (ch.publisher)
-		log_warnx("reload: the publisher keeps its settings while other "
-		    "changes wait for a restart");
-	a->live = c;
-	log_notice("reload: applied %s", ch.applied[0] ? ch.applied : "nothing");
-	if (ch.restart[0] != '\0')
-		log_warnx("reload: %s changed; restart kedge to apply %s",
-		    ch.restart, strchr(ch.restart, ',') ? "them" : "it");
-	notify_send("READY=1");
 }
 
 /* Replaces <spool_dir>/status; a failure is only logged. */
@@ -1088,7 +817,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 		agent_free(&a);
 		return 1;
 	}
-	if (run_check_nofile(c, a.nwriters, err, sizeof(err)) < 0) {
+	if (agent_check_nofile(c, a.nwriters, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
 		agent_free(&a);
 		return 78; /* EX_CONFIG: a restart would not help */

@@ -1,4 +1,4 @@
-#include "source.h"
+#include "source_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,49 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/x509_vfy.h>
-
 #include "escape.h"
 #include "grow.h"
 #include "log.h"
-
-/* One assigned partition. */
-struct source_part {
-	char *topic;
-	int32_t partition;
-	int64_t next;        /* offset to commit; -1 before the first record */
-	int64_t seen;        /* offset the consumer reads next, as far as
-			      * known (the committed one, then after the
-			      * last record); -1: not known */
-	int at_end;
-	time_t last_at;      /* when its last record was read; 0: none */
-};
-
-struct source {
-	rd_kafka_t *rk;
-	rd_kafka_queue_t *queue;
-	const struct conf *conf;
-	int grouped;
-	struct source_hooks hooks;
-	struct source_part *parts;
-	size_t nparts, parts_cap;
-	size_t last;         /* index of the partition of the previous record */
-	size_t park_mark;    /* queue length at which the fetcher parks */
-	int parked;          /* the fetcher has probably parked */
-	uint64_t wakeups;    /* times it was woken by a seek */
-	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
-	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
-	time_t down_since;   /* when every broker went down; 0: one answers */
-	int down_drained;    /* the queue ran empty since: what comes now was
-	                      * fetched after the brokers went down */
-	rd_kafka_queue_t *commits;  /* where offset commits are answered */
-	int commit_pending;  /* a commit's answer has not come yet */
-	pthread_mutex_t tls_lock;  /* librdkafka's threads verify certificates */
-	int tls_error;       /* OpenSSL's X509_V_ERR_ of the first refused one */
-	char tls_broker[256];
-};
-
-#define SOURCE_STATIC_GROUP "kedge-static-assignment"
 
 /* How long a checkpoint waits for its offset commit's answer.  librdkafka's
  * own commit waits for as long as the group's coordinator is away, and so
@@ -65,22 +25,8 @@ struct source {
  * seen it at the mark, it drains the queue without waiting, and when it is
  * empty re-seeks every partition to the next offset it needs, which wakes
  * the fetcher at once.  The seek changes nothing in what is read.
- *
- * The defaults keep memory small for edge hosts: about 30,000 queued
- * records and at most 2 MiB (compressed) per fetch.  Users can override
- * each through kafka.rdkafka.
  */
 #define SOURCE_PARK_SLACK (2 * 1024) /* records popped before we look */
-
-static const struct {
-	const char *key;
-	const char *value;
-} source_defaults[] = {
-	{ "queued.min.messages", "30000" },
-	{ "queued.max.messages.kbytes", "65536" },
-	{ "fetch.max.bytes", "2097152" },
-	{ "fetch.wait.max.ms", "100" },
-};
 
 static struct source_part *
 source_find(struct source *s, const char *topic, int32_t partition)
@@ -236,159 +182,6 @@ source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
 		log_debug("kafka: %s: %s", fac, buf);
 }
 
-/* Why kedge cannot authenticate to the brokers, with the fix where the
- * reason tells it: a service principal the KDC does not know is a wrong
- * kerberos_service_name, or brokers named by another host name than their
- * principals'. */
-static void
-source_auth_failure(struct source *s, const char *reason)
-{
-	const char *p = strstr(reason, "Server "), *q;
-
-	if (p != NULL && (q = strstr(p, " not found in Kerberos database")) !=
-	    NULL) {
-		p += strlen("Server ");
-		snprintf(s->failure, sizeof(s->failure), "the KDC knows no "
-		    "service %.*s, so kedge cannot get a ticket for the brokers: "
-		    "set kafka.security.kerberos_service_name (now \"%s\") to "
-		    "the brokers' service (the first part of their principals, "
-		    "usually \"kafka\") and name the brokers in kafka.brokers "
-		    "by the host names in their principals", (int)(q - p), p,
-		    s->conf->kafka.service_name);
-	} else {
-		snprintf(s->failure, sizeof(s->failure), "the brokers refused "
-		    "kedge's authentication: %s", reason);
-	}
-}
-
-/* The sentence for brokers whose ACLs refuse kedge READ on a topic (err
- * TOPIC_AUTHORIZATION_FAILED: m's, when m is not NULL and names one, else
- * the first configured) or its group (GROUP_AUTHORIZATION_FAILED): which
- * ACL to add, for the user the brokers know kedge by (under their default
- * principal.to.local rules, the Kerberos principal's first component).
- * Returns 1 with it in out, or 0 when err is another error. */
-static int
-source_acl_sentence(const struct source *s, rd_kafka_resp_err_t err,
-    const rd_kafka_message_t *m, char *out, size_t outlen)
-{
-	const struct conf *c = s->conf;
-	const char *p = c->kerberos.principal, *name;
-	int topic = err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED;
-
-	if (topic)
-		name = m != NULL && m->rkt != NULL ? rd_kafka_topic_name(m->rkt) :
-		    c->kafka.topics.v[0];
-	else if (err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
-		name = c->kafka.group_id != NULL ? c->kafka.group_id :
-		    SOURCE_STATIC_GROUP;
-	else
-		return 0;
-	snprintf(out, outlen, "the brokers' ACLs do not let %s read %s %s "
-	    "(%s): allow it READ on %s %s (kafka-acls --add "
-	    "--allow-principal User:%.*s --operation Read --%s %s)",
-	    p != NULL ? p : "kedge's user", topic ? "topic" : "consumer group",
-	    name, topic ? "TOPIC_AUTHORIZATION_FAILED" :
-	    "GROUP_AUTHORIZATION_FAILED", topic ? "topic" : "group", name,
-	    p != NULL ? (int)strcspn(p, "/@") : 6, p != NULL ? p : "<USER>",
-	    topic ? "topic" : "group", name);
-	return 1;
-}
-
-/* An error of a consumed message that no retry mends: the brokers' ACLs.
- * Stops kedge (see source_failure()); 0 if err is another error. */
-static int
-source_acl_failure(struct source *s, const rd_kafka_message_t *m)
-{
-	char why[sizeof(s->failure)];
-
-	if (!source_acl_sentence(s, m->err, m, why, sizeof(why)))
-		return 0;
-	if (s->failure[0] == '\0')
-		memcpy(s->failure, why, sizeof(why));
-	return 1;
-}
-
-/* Called by librdkafka's threads for each certificate of a broker's chain
- * after OpenSSL checked it (host name included): keeps OpenSSL's reason
- * for the first one refused, which librdkafka's own error does not say. */
-static int
-source_cert_verify(rd_kafka_t *rk, const char *broker, int32_t id,
-    int *x509_error, int depth, const char *der, size_t size, char *errstr,
-    size_t errlen, void *opaque)
-{
-	struct source *s = opaque;
-
-	(void)rk, (void)id, (void)depth, (void)der, (void)size;
-	if (*x509_error == 0)
-		return 1;
-	snprintf(errstr, errlen, "%s", X509_verify_cert_error_string(
-	    *x509_error));
-	pthread_mutex_lock(&s->tls_lock);
-	if (s->tls_error == 0) {
-		s->tls_error = *x509_error;
-		snprintf(s->tls_broker, sizeof(s->tls_broker), "%s", broker);
-	}
-	pthread_mutex_unlock(&s->tls_lock);
-	return 0;
-}
-
-/* A broker whose certificate kedge cannot verify will not change by
- * itself: says why, with the fix OpenSSL's reason points at. */
-static void
-source_tls_failure(struct source *s, const char *reason)
-{
-	const char *ca = s->conf->kafka.ca_file ? s->conf->kafka.ca_file :
-	    "unset: the system's CAs";
-	char broker[256];
-	int e;
-
-	pthread_mutex_lock(&s->tls_lock);
-	e = s->tls_error;
-	snprintf(broker, sizeof(broker), "%s", s->tls_broker);
-	pthread_mutex_unlock(&s->tls_lock);
-	switch (e) {
-	case X509_V_ERR_HOSTNAME_MISMATCH:
-		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
-		    "a broker failed: the certificate of %s does not name that "
-		    "host (hostname mismatch): name the brokers in kafka.brokers "
-		    "as their certificates do", broker);
-		break;
-	case X509_V_ERR_CERT_HAS_EXPIRED:
-	case X509_V_ERR_CERT_NOT_YET_VALID:
-		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
-		    "a broker failed: the certificate of %s %s: renew it, or set "
-		    "this host's clock right", broker,
-		    e == X509_V_ERR_CERT_HAS_EXPIRED ? "has expired" :
-		    "is not valid yet");
-		break;
-	case 0:
-		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
-		    "a broker failed: %s; check kafka.security.ca_file (%s)",
-		    reason, ca);
-		break;
-	default:
-		snprintf(s->failure, sizeof(s->failure), "the TLS handshake with "
-		    "a broker failed: the certificate of %s is refused (%s): "
-		    "kafka.security.ca_file (%s) must hold the CA that signed "
-		    "the brokers' certificates", broker,
-		    X509_verify_cert_error_string(e), ca);
-	}
-}
-
-/* A record batch over receive.message.max.bytes makes the broker's whole
- * fetch answer unreadable: librdkafka drops the connection and fetches the
- * same batch again, for ever, and the partition stalls. */
-static void
-source_size_failure(struct source *s, const char *reason)
-{
-	snprintf(s->failure, sizeof(s->failure), "a broker's answer is larger "
-	    "than librdkafka may receive (%s): a record batch that large "
-	    "stalls its partition for good; raise kafka.rdkafka receive_message_max_bytes "
-	    "(librdkafka's receive.message.max.bytes) above the largest "
-	    "batch of the topics, with fetch_max_bytes and "
-	    "max_partition_fetch_bytes if they are set", reason);
-}
-
 /* A fatal error, brokers that refuse kedge's authentication, a TLS
  * handshake that fails on a certificate or a batch too large to receive
  * (which librdkafka would retry for ever) stop kedge: see
@@ -439,19 +232,6 @@ source_alive(struct source *s)
 	s->down_since = 0;
 }
 
-static int
-source_set(rd_kafka_conf_t *kc, const char *key, const char *value, char *err,
-    size_t errlen)
-{
-	char why[512];
-
-	if (rd_kafka_conf_set(kc, key, value, why, sizeof(why)) ==
-	    RD_KAFKA_CONF_OK)
-		return 0;
-	snprintf(err, errlen, "librdkafka refuses %s: %s", key, why);
-	return -EINVAL;
-}
-
 /* Reads back queued.min.messages, whatever set it. */
 static int
 source_park_mark(struct source *s, const rd_kafka_conf_t *kc, char *err,
@@ -469,129 +249,6 @@ source_park_mark(struct source *s, const rd_kafka_conf_t *kc, char *err,
 	s->park_mark = (size_t)n > SOURCE_PARK_SLACK ?
 	    (size_t)n - SOURCE_PARK_SLACK : 1;
 	return 0;
-}
-
-/* SASL is GSSAPI with the tickets kedge's own login keeps in KRB5CCNAME:
- * librdkafka's kinit shell-out is off.  TLS takes the checked files. */
-static int
-source_security(rd_kafka_conf_t *kc, const struct conf *c, char *err,
-    size_t errlen)
-{
-	const char *p = c->kafka.protocol;
-	const struct { const char *key, *value; } tls[] = {
-		{ "ssl.ca.location", c->kafka.ca_file },
-		{ "ssl.certificate.location", c->kafka.cert_file },
-		{ "ssl.key.location", c->kafka.key_file },
-		{ "ssl.crl.location", c->kafka.crl_file },
-		{ "ssl.endpoint.identification.algorithm", "https" },
-	};
-
-	if (strncmp(p, "SASL_", 5) == 0 &&
-	    (source_set(kc, "sasl.mechanisms", "GSSAPI", err, errlen) < 0 ||
-	    source_set(kc, "sasl.kerberos.service.name", c->kafka.service_name,
-	    err, errlen) < 0 ||
-	    (c->kerberos.principal != NULL && source_set(kc,
-	    "sasl.kerberos.principal", c->kerberos.principal, err, errlen) < 0) ||
-	    source_set(kc, "sasl.kerberos.min.time.before.relogin", "0", err,
-	    errlen) < 0))
-		return -EINVAL;
-	if (strcmp(p, "SSL") != 0 && strcmp(p, "SASL_SSL") != 0)
-		return 0;
-	if (rd_kafka_conf_set_ssl_cert_verify_cb(kc, source_cert_verify) !=
-	    RD_KAFKA_CONF_OK) {
-		snprintf(err, errlen, "kafka.security.protocol %s: this librdkafka "
-		    "is built without TLS", p);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
-		if (tls[i].value != NULL && source_set(kc, tls[i].key,
-		    tls[i].value, err, errlen) < 0)
-			return -EINVAL;
-	return 0;
-}
-
-rd_kafka_conf_t *
-source_properties(const struct conf *c, char *err, size_t errlen)
-{
-	rd_kafka_conf_t *kc = rd_kafka_conf_new();
-	size_t i;
-
-	for (i = 0; i < sizeof(source_defaults) / sizeof(source_defaults[0]); i++)
-		if (source_set(kc, source_defaults[i].key, source_defaults[i].value,
-		    err, errlen) < 0)
-			goto fail;
-	if (source_set(kc, "bootstrap.servers", c->kafka.brokers, err, errlen) < 0 ||
-	    source_set(kc, "security.protocol", c->kafka.protocol, err, errlen) < 0 ||
-	    source_set(kc, "enable.auto.commit", "false", err, errlen) < 0 ||
-	    source_set(kc, "enable.auto.offset.store", "false", err, errlen) < 0 ||
-	    source_set(kc, "enable.partition.eof", "true", err, errlen) < 0 ||
-	    source_set(kc, "auto.offset.reset", c->kafka.start, err, errlen) < 0)
-		goto fail;
-	if (source_security(kc, c, err, errlen) < 0)
-		goto fail;
-	/* librdkafka's consumer refuses assign() without a group.id.  In
-	 * static mode the group is never joined and nothing is committed to
-	 * it: the name only satisfies that check. */
-	if (source_set(kc, "group.id", c->kafka.group_id ? c->kafka.group_id :
-	    SOURCE_STATIC_GROUP, err, errlen) < 0)
-		goto fail;
-	for (i = 0; i < c->kafka.n_rdkafka; i++) {
-		const struct conf_kv *kv = &c->kafka.rdkafka[i];
-		char why[256];
-		if (rd_kafka_conf_set(kc, kv->key, kv->value, why, sizeof(why)) !=
-		    RD_KAFKA_CONF_OK) {
-			snprintf(err, errlen, "%s:%d: kafka.rdkafka: librdkafka "
-			    "property %s: %s", c->path, kv->line, kv->key, why);
-			goto fail;
-		}
-	}
-	return kc;
-fail:
-	rd_kafka_conf_destroy(kc);
-	return NULL;
-}
-
-int
-source_insecure(const struct conf *c, char *why, size_t whylen)
-{
-	static const struct {
-		const char *key, *off, *means;
-	} checks[] = {
-		{ "enable.ssl.certificate.verification", "false", "kedge "
-		  "does not check the brokers' certificates at all, so anyone "
-		  "on the way can pose as a broker and read or forge records" },
-		{ "ssl.endpoint.identification.algorithm", "none", "kedge "
-		  "does not check that a broker's certificate names that "
-		  "broker, so any certificate the CA signed passes for any "
-		  "broker" },
-	};
-	const char *p = c->kafka.protocol;
-	rd_kafka_conf_t *kc;
-	char err[512], v[64];
-	int found = 0;
-
-	if (strcmp(p, "SSL") != 0 && strcmp(p, "SASL_SSL") != 0)
-		return 0;
-	/* what librdkafka will use, whatever spelling the value had */
-	if ((kc = source_properties(c, err, sizeof(err))) == NULL)
-		return 0;
-	for (size_t i = 0; !found && i < sizeof(checks) / sizeof(checks[0]);
-	    i++) {
-		size_t len = sizeof(v);
-		const struct conf_kv *kv;
-
-		if (rd_kafka_conf_get(kc, checks[i].key, v, &len) !=
-		    RD_KAFKA_CONF_OK || strcmp(v, checks[i].off) != 0)
-			continue;
-		kv = conf_rdkafka_find(c, checks[i].key);
-		snprintf(why, whylen, "%s:%d: kafka.rdkafka sets %s = %s: %s; "
-		    "remove it, and name the brokers' CA in "
-		    "kafka.security.ca_file", c->path, kv != NULL ? kv->line : 0,
-		    checks[i].key, v, checks[i].means);
-		found = 1;
-	}
-	rd_kafka_conf_destroy(kc);
-	return found;
 }
 
 static rd_kafka_conf_t *

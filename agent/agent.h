@@ -1,0 +1,101 @@
+/*
+ * agent: the running daemon's state, shared by run.c (the main loop),
+ * reload.c (what SIGHUP changes in it) and check.c (check-config, which
+ * builds the same state and checks what the run would need).  Private to
+ * those: the rest of kedge sees only run.h.
+ */
+#ifndef KEDGE_AGENT_H
+#define KEDGE_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "security/krb.h"
+#include "spool.h"
+
+struct krb;
+struct metrics_server;
+struct publisher;
+struct rejects;
+struct source;
+struct table;
+struct target;
+struct twopc;
+struct tz;
+struct writer;
+
+struct agent {
+	const struct conf *conf;
+	struct tz *tz;
+	struct table **tables;
+	size_t ntables;
+	struct rejects *rejects;
+	struct writer **writers;   /* every table's, then the rejects' */
+	size_t nwriters;
+	struct twopc *twopc;
+	struct publisher *pub;
+	struct source *src;
+	int failed;                /* rows could not be made durable */
+	uint64_t records;
+	uint64_t wakeups;          /* the source's, kept past its close */
+	struct timespec first, last;  /* first and last record consumed */
+	struct krb *krb;           /* NULL without Kerberos */
+	time_t cert_end;           /* of the client certificate; 0: none */
+	time_t started;
+	time_t status_at;          /* when the status was last written */
+	struct spool_usage spool;  /* measured each second */
+	int32_t *topic_partitions; /* of kafka.topics; <= 0: not known yet */
+	struct target *target;     /* checked before READY=1 */
+	const struct conf *live;   /* the last loaded: its reloadable keys */
+	struct conf **reloaded;    /* every conf loaded by SIGHUP, kept alive */
+	size_t nreloaded, reloaded_cap;
+	int ready;                 /* systemd was told READY=1 */
+	time_t ready_try;          /* when to check again */
+	char ready_why[512];       /* what was not ready, last time */
+	uint64_t status_records;   /* records by then */
+	struct metrics_server *metrics; /* NULL: metrics.enabled is false */
+};
+
+/* Builds the time zone, the tables and the rejects table into a, zeroed
+ * first, and their writers into a->writers.  Returns 0, or -1 with the
+ * sentence in err; either way agent_free() frees what was built. */
+int agent_build(struct agent *a, const struct conf *c, char *err,
+    size_t errlen);
+
+/* Frees what a holds (the tables, the rejects table, the time zone, the
+ * two-phase commit, the target and the configurations SIGHUP loaded), not
+ * a itself, nor its source, publisher, Kerberos login or metrics server,
+ * which run_main() closes.  Accepts what agent_build() left half built. */
+void agent_free(struct agent *a);
+
+/* Returns the Kerberos settings of c as krb_login()'s options. */
+struct krb_opts agent_krb_opts(const struct conf *c);
+
+/* Checks the TLS files; with a client certificate, sets *cert_end (when
+ * cert_end is not NULL) to its end and warns 30 days before.  Warns when
+ * kafka.rdkafka switches a certificate check off.
+ * Returns 0, or a negative value with the sentence in err. */
+int agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
+    size_t errlen);
+
+/* Logs, once, what a table's UDTFs asked to have said. */
+void agent_log_notes(struct table *t);
+
+/* Makes sure RLIMIT_NOFILE holds what the writers may open: raises the
+ * soft limit up to the hard one when it is short.  Returns 0, or -EMFILE
+ * with the sentence in err. */
+int agent_check_nofile(const struct conf *c, size_t nwriters, char *err,
+    size_t errlen);
+
+/* SIGHUP: reads the configuration file again and applies what can change
+ * without a rebalance: log level, roll policy, UDTF configurations that
+ * keep a table's columns, checkpoint interval, spool limits, and (by
+ * starting the publisher again) completion, output.on_complete and HDFS
+ * timeouts.  The rest is
+ * named in the log and waits for a restart; an invalid file changes
+ * nothing. */
+void agent_reload(struct agent *a);
+
+#endif /* KEDGE_AGENT_H */

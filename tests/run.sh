@@ -8,7 +8,8 @@
 # "N passed, N failed", counting each cmocka test case and each integration
 # script.  --only REGEX runs only the tests whose file name (test_NAME,
 # NAME.sh) REGEX (grep -E) matches; --quick leaves out the long ones named
-# below and every test against the real services (`make check`).
+# below, every test with a kill loop (kill_rounds) and every test against
+# the real services (`make check`).
 # The long fault tests (crash_*, broker_faults, webhdfs_faults,
 # webhdfs_crash) run for the first build only, to keep the whole run
 # short, and so do the package tests (package_*), which build and install
@@ -157,6 +158,8 @@ for build in "${@:-build}"; do
 		case $n in
 		real_*|*_real.sh) [ "$quick" -eq 0 ] || continue ;;
 		esac
+		# --quick: no kill loop (tests/lib.sh's kill_rounds) either
+		[ "$quick" -eq 0 ] || ! grep -qw kill_rounds "$t" || continue
 		case $t in
 		*/real_kafka_*|*/real_hdfs_*) real_up ;;
 		esac

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,12 +113,28 @@ view(struct fixture *f, int at_end, time_t last_record, int64_t pending_us)
 	completer_set_view(f->cp, &v);
 }
 
-/* A file of partition 0 of hour 10 was published, of rows up to max_us. */
+/* A file of partition 0 of hour 10 was published, of rows up to max_us:
+ * it is in the target with its sidecar, and the completer is told. */
 static void
 published(struct fixture *f, int64_t max_us)
 {
+	char text[1024], err[512] = "";
 	struct sidecar sc;
 
+	snprintf(text, sizeof(text), "{\"kedge\":1,\"table\":\"t\","
+	    "\"topic\":\"a\",\"partition\":0,\"host\":\"h1\","
+	    "\"first_offset\":0,\"rows\":1,\"bytes\":2,\"sha256\":"
+	    "\"%s\",\"format\":\"hive-text\",\"codec\":\"none\","
+	    "\"min_event_us\":%" PRId64 ",\"max_event_us\":%" PRId64 ","
+	    "\"offsets\":[[0,0]],\"empty\":[],\"spill\":[]}\n",
+	    /* sha256sum of "x\n" */
+	    "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac",
+	    END - 3600 * US, max_us);
+	if (target_write(f->t, HOUR_DIR "/.a+0+0+h1.txt.json", text,
+	    strlen(text), err, sizeof(err)) != 0 ||
+	    target_write(f->t, HOUR_DIR "/a+0+0+h1.txt", "x\n", 2, err,
+	    sizeof(err)) != 0)
+		fail_msg("target_write: %s", err);
 	memset(&sc, 0, sizeof(sc));
 	sc.topic = "a";
 	sc.partition = 0;
@@ -145,7 +162,8 @@ other(struct fixture *f, int64_t max_us, int64_t pending_us, int at_end,
 }
 
 /* Runs the completer at NOW; returns the manifests it wrote, after
- * checking that _SUCCESS of hour 10 is there exactly when one was. */
+ * checking that _SUCCESS of hour 10 is there exactly when one was, and
+ * that its manifest lists the hour's file. */
 static int
 run(struct fixture *f)
 {
@@ -157,6 +175,16 @@ run(struct fixture *f)
 	snprintf(path, sizeof(path), "%s/target/" HOUR_DIR "/" MANIFEST_SUCCESS,
 	    f->dir);
 	assert_int_equal(access(path, F_OK) == 0, n > 0);
+	if (n > 0) {
+		char *text;
+		size_t len;
+
+		/* the manifest lists the hour's file */
+		assert_int_equal(target_read(f->t, HOUR_DIR "/" MANIFEST_NAME,
+		    1 << 20, &text, &len, err, sizeof(err)), 1);
+		assert_non_null(strstr(text, "\"a+0+0+h1.txt\""));
+		free(text);
+	}
 	return n;
 }
 

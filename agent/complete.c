@@ -780,7 +780,8 @@ complete_hour_write(struct completer *cp, struct target *t,
 	snprintf(dir, sizeof(dir), "%s/dt=%s/hr=%s", h->table, h->dt, h->hr);
 	if ((r = target_list(t, dir, complete_list_entry, &l, err, errlen)) < 0)
 		goto out;
-	qsort(l.names, l.n, sizeof(*l.names), complete_cmp_names);
+	if (l.n > 1) /* qsort() takes no NULL, which an empty listing is */
+		qsort(l.names, l.n, sizeof(*l.names), complete_cmp_names);
 	if (complete_read_manifest(t, dir, &old, err, errlen) < 0)
 		manifest_free(&old);
 	same = old.nfiles == l.n;

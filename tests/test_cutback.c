@@ -313,41 +313,37 @@ test_marks_by_id(void **state)
 		snap_free(&s[i]);
 }
 
-/* Recovery at a checkpoint between two marks cuts the file back to the
- * bytes of the earlier mark exactly. */
+/* A crash after three_marks(), then recovery at checkpoint id: the file
+ * in ready/ is that of mark s[mark], rows 0 to last. */
 static void
-test_recover_cuts_to_mark(void **state)
+crash_and_recover(struct fixture *f, uint64_t id, int mark, int64_t last)
 {
-	struct fixture *f = *state;
 	struct snap s[3];
 	char err[256] = "";
 
 	three_marks(f, s);
 	writer_free(f->w);       /* a crash: nothing released */
 	f->w = NULL;
-	if (spool_finalize(f->dir, f->rel, 7, NULL, err, sizeof(err)) != 1)
+	if (spool_finalize(f->dir, f->rel, id, NULL, err, sizeof(err)) != 1)
 		fail_msg("spool_finalize: %s", err);
-	assert_ready_is(f, &s[1], 0, 19);
+	assert_ready_is(f, &s[mark], 0, last);
 	for (int i = 0; i < 3; i++)
 		snap_free(&s[i]);
+}
+
+/* Recovery at a checkpoint between two marks cuts the file back to the
+ * bytes of the earlier mark exactly. */
+static void
+test_recover_cuts_to_mark(void **state)
+{
+	crash_and_recover(*state, 7, 1, 19);
 }
 
 /* The first mark: what was sealed later is cut off. */
 static void
 test_recover_first_mark(void **state)
 {
-	struct fixture *f = *state;
-	struct snap s[3];
-	char err[256] = "";
-
-	three_marks(f, s);
-	writer_free(f->w);
-	f->w = NULL;
-	if (spool_finalize(f->dir, f->rel, 2, NULL, err, sizeof(err)) != 1)
-		fail_msg("spool_finalize: %s", err);
-	assert_ready_is(f, &s[0], 0, 9);
-	for (int i = 0; i < 3; i++)
-		snap_free(&s[i]);
+	crash_and_recover(*state, 2, 0, 9);
 }
 
 /* The last mark, at a later id: the file whole, with none of the rows
@@ -355,18 +351,7 @@ test_recover_first_mark(void **state)
 static void
 test_recover_last_mark(void **state)
 {
-	struct fixture *f = *state;
-	struct snap s[3];
-	char err[256] = "";
-
-	three_marks(f, s);
-	writer_free(f->w);
-	f->w = NULL;
-	if (spool_finalize(f->dir, f->rel, 100, NULL, err, sizeof(err)) != 1)
-		fail_msg("spool_finalize: %s", err);
-	assert_ready_is(f, &s[2], 0, 24);
-	for (int i = 0; i < 3; i++)
-		snap_free(&s[i]);
+	crash_and_recover(*state, 100, 2, 24);
 }
 
 /* A live writer whose partition is gone cuts its open file back the same

@@ -26,6 +26,7 @@
 #include "progress.h"
 #include "sidecar.h"
 #include "target.h"
+#include "tests/testlib.h"
 
 #define US INT64_C(1000000)
 /* 2026-11-29 11:00:00 UTC: the end of hour 10 */
@@ -80,13 +81,11 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
 	completer_free(f->cp);
 	target_close(f->t);
 	conf_free(f->c);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	assert_int_equal(system(cmd), 0);
+	remove_tree(f->dir);
 	free(f);
 	return 0;
 }

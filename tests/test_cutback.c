@@ -25,6 +25,7 @@
 #include "sidecar.h"
 #include "spool.h"
 #include "writer.h"
+#include "tests/testlib.h"
 
 /* 2026-11-29 10:00:00 UTC, and m minutes later */
 #define T10 INT64_C(1795946400000000)
@@ -95,12 +96,10 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
 	writer_free(f->w);
 	tz_close(f->tz);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	assert_int_equal(system(cmd), 0);
+	remove_tree(f->dir);
 	free(f);
 	return 0;
 }

@@ -22,6 +22,7 @@
 #include "fsutil.h"
 #include "publish.h"
 #include "target.h"
+#include "tests/testlib.h"
 
 #define HOUR "t/dt=20261129/hr=10/"
 #define PART HOUR "a+0+0+h1.txt"
@@ -66,12 +67,10 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
 	target_close(f->t);
 	conf_free(f->c);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	assert_int_equal(system(cmd), 0);
+	remove_tree(f->dir);
 	free(f);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "sidecar.h"
 #include "spool.h"
 #include "writer.h"
+#include "tests/testlib.h"
 
 struct fixture {
 	char dir[64];
@@ -73,12 +74,10 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
 	writer_free(f->w);
 	tz_close(f->tz);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	assert_int_equal(system(cmd), 0);
+	remove_tree(f->dir);
 	free(f);
 	return 0;
 }

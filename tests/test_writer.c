@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "writer.h"
+#include "tests/testlib.h"
 
 static const struct roll_policy policy = { 1000, 900, 300, 0 };
 
@@ -72,12 +73,10 @@ static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
 	writer_free(f->w);
 	tz_close(f->tz);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	assert_int_equal(system(cmd), 0);
+	remove_tree(f->dir);
 	free(f);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * Helpers the unit tests share: a seeded pseudo-random generator, libc's
- * timegm() as the oracle for civil times, and the checks that a parser of
- * kedge's JSON files refuses what is not one of them, saying where.
+ * timegm() as the oracle for civil times, the checks that a parser of
+ * kedge's JSON files refuses what is not one of them, saying where, and
+ * the removal of a test's directory.
  */
 #ifndef KEDGE_TESTLIB_H
 #define KEDGE_TESTLIB_H
@@ -13,9 +14,21 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Removes the directory tree dir (a test's own, from mkdtemp), failing
+ * the test if it cannot. */
+static inline void
+remove_tree(const char *dir)
+{
+	char cmd[1100];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
 
 /* splitmix64: a fast, well-mixed generator; *s is the state. */
 static inline uint64_t

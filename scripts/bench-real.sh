@@ -97,9 +97,4 @@ done
 echo "kedge bench, real broker: $RECORDS nginx records in $PARTS partitions of one topic (PLAINTEXT), best of $ROUNDS"
 printf 'loaded with kproduce in %.3f s (%.0f records/s), not part of the ratio\n' \
 	"$t_load" "$(echo "$RECORDS / $t_load" | bc -l)"
-bench_header
-bench_row "$RECORDS" "$best_kcat" "kcat -C to /dev/null (ceiling)" "$best_kcat" "-"
-bench_row "$RECORDS" "$best_kcat" "kedge nginx -> hive-text, none" "$best_none" \
-	"$(peak_rss_mib "$B/none.log") MiB"
-bench_row "$RECORDS" "$best_kcat" "kedge nginx -> hive-text, zstd" "$best_zstd" \
-	"$(peak_rss_mib "$B/zstd.log") MiB"
+bench_kcat_kedge "$RECORDS" "$best_kcat" "$best_none" "$best_zstd" "$B"

@@ -104,12 +104,7 @@ t_ck30=$(best_consumed 30)
 ns() { sed -n 's/.*UDTF [^ ]* ns\/record: mean \([0-9]*\) p50 \([0-9]*\) .*p99 \([0-9]*\) .*/mean \1, p50 \2, p99 \3/p' "$B/$1.log"; }
 
 echo "kedge bench: $RECORDS nginx records in $PARTS partitions of one mock topic, best of $ROUNDS"
-bench_header
-bench_row "$RECORDS" "$t_kcat" "kcat -C to /dev/null (ceiling)" "$t_kcat" "-"
-bench_row "$RECORDS" "$t_kcat" "kedge nginx -> hive-text, none" "$t_none" \
-	"$(peak_rss_mib "$B/none.log") MiB"
-bench_row "$RECORDS" "$t_kcat" "kedge nginx -> hive-text, zstd" "$t_zstd" \
-	"$(peak_rss_mib "$B/zstd.log") MiB"
+bench_kcat_kedge "$RECORDS" "$t_kcat" "$t_none" "$t_zstd" "$B"
 echo "UDTF cost per record (none run): $(ns none) ns"
 echo
 echo "checkpoints, in a consumer group, codec gzip (time from the first record to the last):"

@@ -169,6 +169,18 @@ bench_row() {
 		"$(echo "$1 / $4" | bc -l)" "$(echo "$2 / $4" | bc -l)" "$5"
 }
 
+# bench_kcat_kedge RECORDS KCAT NONE ZSTD DIR: the table of kcat against
+# kedge with codecs none and zstd, in KCAT, NONE and ZSTD seconds; the
+# peak RSS from DIR/none.log and DIR/zstd.log.
+bench_kcat_kedge() {
+	bench_header
+	bench_row "$1" "$2" "kcat -C to /dev/null (ceiling)" "$2" "-"
+	bench_row "$1" "$2" "kedge nginx -> hive-text, none" "$3" \
+		"$(peak_rss_mib "$5/none.log") MiB"
+	bench_row "$1" "$2" "kedge nginx -> hive-text, zstd" "$4" \
+		"$(peak_rss_mib "$5/zstd.log") MiB"
+}
+
 # hive_cut N...: from Hive text rows (\001 between fields, backslash
 # escapes) on stdin, prints fields N... (1-based, still escaped) separated
 # by tabs.  A field separator after a backslash belongs to the field.

@@ -58,9 +58,18 @@ publish_one(struct publisher *p, const char *src, const char *rel,
 		return -errno;
 	*size = st.st_size;
 	if ((r = target_put(p->target, src, rel, err, sizeof(err))) < 0) {
+		/* every failure but a final name taken is retried: say so
+		 * where the target's sentence does not */
+		if (r != -EEXIST && strstr(err, "kedge retries") == NULL) {
+			size_t n = strlen(err);
+			snprintf(err + n, sizeof(err) - n, "; kedge retries");
+		}
 		pthread_mutex_lock(&p->lock);
 		snprintf(p->stats.last_error, sizeof(p->stats.last_error), "%s",
 		    err);
+		memcpy(p->stats.last_failure, p->stats.last_error,
+		    sizeof(p->stats.last_failure));
+		p->stats.last_failure_at = time(NULL);
 		pthread_mutex_unlock(&p->lock);
 		if (r == -EEXIST)
 			log_errx("publish: %s", err);

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "config.h"
 
@@ -26,6 +27,8 @@ struct publish_stats {
 	uint64_t errors;
 	char last_error[1024];     /* of a pass that left files; "" after one
 	                            * that left none */
+	char last_failure[1024];   /* the latest failure's sentence, kept */
+	time_t last_failure_at;    /* when it happened; 0: none yet */
 };
 
 /* Starts the thread; it publishes what an earlier run left in the spool

@@ -83,6 +83,13 @@ status_write(const struct conf *c, const struct status *s)
 		    s->published->bytes, s->published->errors);
 	if (s->published != NULL && s->published->last_error[0] != '\0')
 		fprintf(f, "publishing failing: %s\n", s->published->last_error);
+	else if (s->published != NULL && s->published->last_failure_at != 0) {
+		char at[32];
+		status_time(at, sizeof(at), s->published->last_failure_at);
+		fprintf(f, "last publish error at %s (%ld s ago): %s\n", at,
+		    (long)(time(NULL) - s->published->last_failure_at),
+		    s->published->last_failure);
+	}
 	if (s->principal != NULL) {
 		char end[32];
 		status_time(end, sizeof(end), s->ticket_end);

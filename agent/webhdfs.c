@@ -345,6 +345,11 @@ wh_advice(const char *exception, const char *message)
 	if (strcmp(exception, "AccessControlException") == 0)
 		return "; kedge retries: give its user write access to "
 		    "output.webhdfs.base_dir (`hdfs dfs -chown` or `-chmod`)";
+	/* the NameNode's web server answers while its RPC server is away */
+	if (strcmp(exception, "EOFException") == 0 ||
+	    strcmp(exception, "ConnectException") == 0 ||
+	    strcmp(exception, "RetriableException") == 0)
+		return "; kedge retries: the NameNode is starting or stopping";
 	if (strstr(message, "Failed to find datanode") != NULL)
 		return "; kedge retries: the NameNode has no live DataNode to "
 		    "send the upload to (just restarted, or all down or full)";

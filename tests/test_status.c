@@ -2,7 +2,9 @@
  * status: `kedge status` tells whether the daemon that wrote the status
  * file still runs from the pid on its first line; a pid no process can
  * have (one past a pid_t, which a cast would turn into 0, the caller's own
- * process group) is not taken for a running daemon.
+ * process group) is not taken for a running daemon.  The publisher's
+ * lines: while files fail, the failure's sentence; once they publish
+ * again, the latest failure is kept with its time.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -64,11 +67,69 @@ test_pid(void **state)
 	assert_true(strncmp(out, "not running", 11) == 0);
 }
 
+/* The status file that status_write() makes of published, in out. */
+static void
+written(const struct publish_stats *published, char *out, size_t size)
+{
+	char dir[] = "/tmp/kedge-status-XXXXXX", path[64];
+	struct conf c = { 0 };
+	struct hist checkpoints = { 0 };
+	struct status s = { 0 };
+	FILE *f;
+	size_t n;
+
+	assert_non_null(mkdtemp(dir));
+	c.output.spool_dir = dir;
+	s.started = time(NULL);
+	s.checkpoints = &checkpoints;
+	s.published = published;
+	assert_int_equal(status_write(&c, &s), 0);
+	snprintf(path, sizeof(path), "%s/" STATUS_FILE, dir);
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void
+test_publish_failures(void **state)
+{
+	struct publish_stats p = { .files = 3, .errors = 0 };
+	char out[8192];
+
+	(void)state;
+	written(&p, out, sizeof(out));
+	assert_non_null(strstr(out, "published 3 files, 0 bytes; 0 publish "
+	    "errors\n"));
+	assert_null(strstr(out, "publishing failing"));
+	assert_null(strstr(out, "last publish error"));
+
+	p.errors = 1;
+	strcpy(p.last_error, "CREATE /d/x: HDFS answered 403 SafeModeException");
+	strcpy(p.last_failure, p.last_error);
+	p.last_failure_at = 1796000000;
+	written(&p, out, sizeof(out));
+	assert_non_null(strstr(out, "\npublishing failing: CREATE /d/x: HDFS "
+	    "answered 403 SafeModeException\n"));
+	assert_null(strstr(out, "last publish error"));
+
+	p.last_error[0] = '\0';
+	written(&p, out, sizeof(out));
+	assert_null(strstr(out, "publishing failing"));
+	assert_non_null(strstr(out, "\nlast publish error at "
+	    "2026-11-30T00:53:20Z ("));
+	assert_non_null(strstr(out, " s ago): CREATE /d/x: HDFS answered 403 "
+	    "SafeModeException\n"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid),
+		cmocka_unit_test(test_publish_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

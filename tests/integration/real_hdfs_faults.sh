@@ -17,7 +17,10 @@
 # stack trace) and what to do, and the same sentence is in `kedge status`
 # ("publishing failing: ...") while it lasts; the spool holds the files
 # meanwhile, and the status says nothing is failing once HDFS takes them
-# again.  At the end every record has landed exactly once (read back with
+# again.  The DataNode and the NameNode faults pass by themselves between
+# two passes of the publisher, so their sentence is checked as the status
+# has it then or keeps it afterwards ("last publish error at T (N s
+# ago): ...").  At the end every record has landed exactly once (read back with
 # curl --negotiate, row by row, `kedge verify`), no temporary file is
 # left and nothing is open for writing.
 set -eu
@@ -110,6 +113,29 @@ no_trace() {
 		die "a publish warning with a stack trace (above)"
 }
 
+# status_says_last NAME SINCE PATTERN: a fault that passes by itself
+# (kedge retries, and a later pass publishes everything): the status has
+# the latest failure's sentence, while it fails ("publishing failing:
+# ...") or kept afterwards ("last publish error at T (N s ago): ..."); it
+# matches PATTERN and is word for word one of the log's warnings after the
+# first SINCE (the sentences name the file, so an older failure's does not
+# pass).
+LAST='^\(publishing failing\|last publish error at [0-9TZ:-]* ([0-9]* s ago)\): '
+last_error_new() {
+	said=$(sed -n "s/$LAST//p" "$T/spool/status" 2>/dev/null)
+	printf '%s\n' "$said" | grep -Eq "$2" || return 1
+	snap_warnings
+	tail -n +$(($1 + 1)) "$T/warn.log" | grep -Fqx "<4>publish: $said"
+}
+status_says_last() {
+	wait_for "$1: the status to say the failure that the log has" 30 \
+		last_error_new "$2" "$3"
+	out=$($KEDGE status -c "$T/k.conf")
+	printf '%s\n' "$out" | sed -n "s/$LAST//p" | grep -Eq "$3" ||
+		die "$1: kedge status does not say the failure: $out"
+	echo "$1: $said" >>"$T/sentences"
+}
+
 # fault NAME INJECT LIFT PATTERN: the administrator runs INJECT; kedge
 # warns with PATTERN, the status says so, the spool holds files; LIFT;
 # HDFS takes everything again.
@@ -164,13 +190,16 @@ tail -n +$((w + 1)) "$T/warn.log" >"$T/dn.warn"
 ! grep -Ev 'no answer from the DataNode 127\.0\.0\.1:[0-9]+ that the NameNode sent kedge to: .*; kedge retries$' \
 	"$T/dn.warn" >&2 || die "a DataNode stopped: other warnings (above)"
 dn_warned=$(wc -l <"$T/dn.warn")
-[ "$dn_warned" -eq 0 ] || echo "datanode: $(head -1 "$T/dn.warn" | sed 's/^<4>publish: //')" >>"$T/sentences"
+[ "$dn_warned" -ge 1 ] ||
+	die "a DataNode stopped: no upload was sent to it (no warning in $((p + 20)) files)"
+status_says_last "datanode" "$w" 'no answer from the DataNode 127\.0\.0\.1:[0-9]+ that the NameNode sent kedge to: '
 hdfs_admin datanode start 1 >/dev/null
 alive
 
-# The NameNode restarted: away, then in safe mode for a moment.
+# The NameNode restarted: away for 5 s (files are ready to publish every
+# second meanwhile), then in safe mode for a moment.
 w=$(warnings)
-hdfs_admin namenode restart >/dev/null
+hdfs_admin namenode restart 5 >/dev/null
 p=$(published_files)
 wait_for "files published after the NameNode's restart" 120 published_more $((p + 5))
 snap_warnings
@@ -180,7 +209,14 @@ tail -n +$((w + 1)) "$T/warn.log" >"$T/nn.warn"
 # each is one line that names the request and what HDFS said.
 ! grep -Ev "^<4>publish: [A-Z]+ $DIR/[^ ]*: (no answer from |HDFS answered [0-9]+ [A-Za-z]+: )" \
 	"$T/nn.warn" >&2 || die "the NameNode restarted: other warnings (above)"
+! grep -E 'HDFS answered [0-9]+ (EOF|Connect|Retriable)Exception: ' "$T/nn.warn" |
+	grep -v '; kedge retries: the NameNode is starting or stopping$' >&2 ||
+	die "the NameNode restarted: a warning that does not say what to do (above)"
+! grep -v '; kedge retries' "$T/nn.warn" >&2 ||
+	die "the NameNode restarted: a warning that does not say kedge retries (above)"
 nn_warned=$(wc -l <"$T/nn.warn")
+[ "$nn_warned" -ge 1 ] || die "the NameNode restarted: kedge warned of nothing"
+status_says_last "namenode" "$w" "[A-Z]+ $DIR/[^ ]*: (no answer from |HDFS answered [0-9]+ [A-Za-z]+: )"
 no_trace "$w"
 alive
 

@@ -47,7 +47,7 @@ import org.apache.hadoop.security.UserGroupInformation;
  * The control socket takes one command a connection, a line, and answers
  * one line, "ok ..." or "error ...": safemode enter|leave|get; quota PATH
  * BYTES|clear (a space quota); mkdir PATH; chmod [-R] OCTAL PATH; chown
- * USER[:GROUP] PATH; datanode stop|start INDEX; namenode restart;
+ * USER[:GROUP] PATH; datanode stop|start INDEX; namenode restart [SECONDS];
  * openfiles PATH; exists PATH; hold PATH (opens PATH for writing as
  * another client and keeps it open, holding its lease); release PATH; stop (shuts down and exits).  They run as
  * the HDFS superuser (hdfs).
@@ -254,9 +254,17 @@ public final class MiniHdfs {
 			cluster.waitActive();
 			return "datanode " + i + " started";
 		}
-		case "namenode":
+		case "namenode": {
+			/* away for SECONDS before it starts again, so that clients
+			 * meet it away whatever their timing */
+			long away = a.length > 2 ? Long.parseLong(a[2]) : 0;
+			if (away > 0) {
+				cluster.shutdownNameNode(0);
+				Thread.sleep(away * 1000);
+			}
 			cluster.restartNameNode(0, true);
 			return "namenode restarted";
+		}
 		case "openfiles": {
 			StringBuilder b = new StringBuilder();
 			RemoteIterator<OpenFileEntry> it = fs.listOpenFiles(

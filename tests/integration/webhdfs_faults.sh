@@ -16,6 +16,11 @@
 # Then every record has landed exactly once (rows and rejects, row by row;
 # kedge verify), the spool is empty, the fake holds no temporary file, and
 # the status counts the publish errors.
+# The lost RENAME answers and the bursts of RetriableException are proven
+# against the real NameNode as well, with the same claims, by
+# real_hdfs_proxy.sh (through tests/real/hdfs-proxy); the cut uploads (on
+# the DataNode's side, where the proxy is not) and HDFS down with the
+# spool filling up are this fake's alone.
 set -eu
 . tests/lib.sh
 . tests/webhdfs.sh

@@ -187,7 +187,7 @@ errors=$(sed -n 's/.*; \([0-9]*\) publish errors$/\1/p' "$T/spool/status")
 warned=$(grep -c '^<[34]>publish: ' "$T/run.log" || :)
 [ "$errors" -ge 4 ] && [ "$errors" -eq "$warned" ] ||
 	die "publish errors: $errors in the status, $warned logged"
-r403=$(grep -c '^<4>publish: GETFILESTATUS .*: HDFS answered 403 RetriableException: NameNode still not started$' \
+r403=$(grep -c '^<4>publish: GETFILESTATUS .*: HDFS answered 403 RetriableException: NameNode still not started; kedge retries: the NameNode is starting or stopping$' \
 	"$T/run.log" || :)
 [ "$r403" -eq 4 ] || die "$r403 403s logged, want 4: $(grep publish: "$T/run.log" | head -5)"
 grep -Eq '^<4>(publish|complete): [A-Z]+ .*: HDFS answered 503 RetriableException: NameNode still not started' \

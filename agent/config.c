@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "confkeys.h"
+#include "err.h"
 #include "udtf/registry.h"
 
 /* Where an error points: "FILE:LINE: key: ...". */
@@ -46,7 +47,7 @@ conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
 	    at->file != NULL ? at->file : ld->c->path, at->line, at->key);
 	if (n >= 0 && (size_t)n < ld->errlen) {
 		va_start(ap, fmt);
-		vsnprintf(ld->err + n, ld->errlen - (size_t)n, fmt, ap);
+		err_vset(ld->err + n, ld->errlen - (size_t)n, 0, fmt, ap);
 		va_end(ap);
 	}
 	return -EINVAL;
@@ -55,8 +56,8 @@ conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
 static int
 conf_oom(struct conf_loader *ld)
 {
-	snprintf(ld->err, ld->errlen, "%s: out of memory", ld->c->path);
-	return -ENOMEM;
+	return err_set(ld->err, ld->errlen, -ENOMEM, "%s: out of memory",
+	    ld->c->path);
 }
 
 /* A setting's line; 1 for the root, which has none. */
@@ -932,15 +933,13 @@ conf_read(struct conf_loader *ld)
 		return 0;
 	if (e != 0 || config_error_type(&ld->cfg) == CONFIG_ERR_FILE_IO) {
 		e = e != 0 ? e : errno != 0 ? errno : EIO;
-		snprintf(ld->err, ld->errlen, "%s: cannot read: %s", path,
-		    strerror(e));
-		return -e;
+		return err_set(ld->err, ld->errlen, -e, "%s: cannot read: %s",
+		    path, strerror(e));
 	}
-	snprintf(ld->err, ld->errlen, "%s:%d: syntax error: %s",
+	return err_set(ld->err, ld->errlen, -EINVAL, "%s:%d: syntax error: %s",
 	    config_error_file(&ld->cfg) != NULL ?
 	    config_error_file(&ld->cfg) : path,
 	    config_error_line(&ld->cfg), config_error_text(&ld->cfg));
-	return -EINVAL;
 }
 
 struct conf *

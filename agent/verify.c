@@ -16,6 +16,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "err.h"
 #include "grow.h"
 #include "manifest.h"
 #include "mfcheck.h"
@@ -101,7 +102,7 @@ violation(struct verify *v, const char *fmt, ...)
 	n = snprintf(v->msg, v->msglen, "verify: ");
 	if (n >= 0 && (size_t)n < v->msglen) {
 		va_start(ap, fmt);
-		vsnprintf(v->msg + n, v->msglen - (size_t)n, fmt, ap);
+		err_vset(v->msg + n, v->msglen - (size_t)n, 1, fmt, ap);
 		va_end(ap);
 	}
 	return 1;
@@ -118,15 +119,14 @@ failure(struct verify *v, int r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(v->msg, v->msglen, "verify: %s: %s", what, strerror(-r));
-	return r;
+	return err_set(v->msg, v->msglen, r, "verify: %s: %s", what,
+	    strerror(-r));
 }
 
 static int
 nomem(struct verify *v)
 {
-	snprintf(v->msg, v->msglen, "verify: out of memory");
-	return -ENOMEM;
+	return err_set(v->msg, v->msglen, -ENOMEM, "verify: out of memory");
 }
 
 /* Reads up to len bytes, fewer only at the end of the file.  Returns the

@@ -371,7 +371,7 @@ chain_free(struct chain *ch)
 		free(ch->chunks);
 		ch->chunks = next;
 	}
-	buf_free(&ch->reasons);
+	buf_clear(&ch->reasons);
 	free(ch);
 }
 

@@ -18,7 +18,7 @@ sum(uint64_t a, uint64_t b)
 }
 
 static int
-same_partition(const char *ta, int32_t pa, const char *tb, int32_t pb)
+mfcheck_same_partition(const char *ta, int32_t pa, const char *tb, int32_t pb)
 {
 	return pa == pb && strcmp(ta, tb) == 0;
 }
@@ -204,7 +204,7 @@ check_totals(const struct manifest *m, char *why, size_t whylen)
 /* Partition p of m: its rows are its files' and its offsets the union of
  * theirs.  u has room for every range in m. */
 static int
-check_partition(const struct manifest *m, const struct manifest_partition *p,
+mfcheck_partition(const struct manifest *m, const struct manifest_partition *p,
     struct sidecar_range *u, char *why, size_t whylen)
 {
 	const struct manifest_file *f;
@@ -213,7 +213,7 @@ check_partition(const struct manifest *m, const struct manifest_partition *p,
 
 	for (i = 0; i < m->nfiles; i++) {
 		f = &m->files[i];
-		if (!same_partition(f->topic, f->partition, p->topic,
+		if (!mfcheck_same_partition(f->topic, f->partition, p->topic,
 		    p->partition))
 			continue;
 		nfiles++;
@@ -254,7 +254,7 @@ check_partitions(const struct manifest *m, char *why, size_t whylen)
 	for (i = 0; i < m->nfiles; i++) {
 		f = &m->files[i];
 		total += f->offsets.n;
-		for (k = 0; k < m->nparts && !same_partition(f->topic,
+		for (k = 0; k < m->nparts && !mfcheck_same_partition(f->topic,
 		    f->partition, m->parts[k].topic, m->parts[k].partition); k++)
 			;
 		if (k == m->nparts)
@@ -268,13 +268,13 @@ check_partitions(const struct manifest *m, char *why, size_t whylen)
 	for (i = 0; i < m->nparts && r == 0; i++) {
 		p = &m->parts[i];
 		for (k = 0; k < i && r == 0; k++)
-			if (same_partition(p->topic, p->partition,
+			if (mfcheck_same_partition(p->topic, p->partition,
 			    m->parts[k].topic, m->parts[k].partition))
 				r = err_set(why, whylen, 1,
 				    "lists partition %s[%"
 				    PRId32 "] twice", p->topic, p->partition);
 		if (r == 0)
-			r = check_partition(m, p, u, why, whylen);
+			r = mfcheck_partition(m, p, u, why, whylen);
 	}
 	free(u);
 	return r;

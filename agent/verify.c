@@ -263,7 +263,7 @@ level_wants(enum level level, const char *name)
 
 /* Collects the part files and sidecars under rel, a directory at level. */
 static int
-walk(struct verify *v, const char *rel, enum level level)
+verify_walk(struct verify *v, const char *rel, enum level level)
 {
 	const char *shown = level == L_ROOT ? v->dir : rel;
 	char child[PATH_MAX];
@@ -309,7 +309,7 @@ walk(struct verify *v, const char *rel, enum level level)
 		if (level == L_ROOT && strcmp(de->d_name, REJECTS_TABLE) != 0)
 			r = table_add(v, de->d_name);
 		if (r == 0)
-			r = walk(v, child, (enum level)(level + 1));
+			r = verify_walk(v, child, (enum level)(level + 1));
 	}
 	closedir(d);
 	return r;
@@ -733,7 +733,7 @@ cmp_claim(const void *pa, const void *pb)
 }
 
 static int
-same_partition(const struct claim *a, const struct claim *b)
+verify_same_partition(const struct claim *a, const struct claim *b)
 {
 	return a->partition == b->partition && strcmp(a->table, b->table) == 0 &&
 	    strcmp(a->topic, b->topic) == 0;
@@ -742,7 +742,7 @@ same_partition(const struct claim *a, const struct claim *b)
 /* Checks the sorted claims c[0..n) of one (table, topic, partition): own
  * claims first, by offset, then the spills. */
 static int
-check_partition(struct verify *v, const struct claim *c, size_t n)
+verify_partition(struct verify *v, const struct claim *c, size_t n)
 {
 	const struct claim *prev = NULL;
 	size_t i;
@@ -888,7 +888,7 @@ check_manifest(struct verify *v, const struct vhour *h)
 		r = violation(v, "%s: no " MANIFEST_SUCCESS " beside it", path);
 	else
 		r = check_manifest_files(v, path, &m, h->dir);
-	manifest_free(&m);
+	manifest_clear(&m);
 	if (r == 0)
 		v->manifests++;
 	return r;
@@ -916,11 +916,11 @@ check_manifests(struct verify *v)
 }
 
 static void
-verify_free(struct verify *v)
+verify_clear(struct verify *v)
 {
 	for (size_t i = 0; i < v->nfiles; i++) {
 		free(v->files[i].path);
-		sidecar_free(&v->files[i].sc);
+		sidecar_clear(&v->files[i].sc);
 	}
 	free(v->files);
 	for (size_t i = 0; i < v->ntables; i++)
@@ -957,7 +957,7 @@ verify_check(const char *dir, char *msg, size_t msglen)
 		r = nomem(&v);
 		goto out;
 	}
-	if ((r = walk(&v, ".", L_ROOT)) != 0)
+	if ((r = verify_walk(&v, ".", L_ROOT)) != 0)
 		goto out;
 	files_merge(&v);
 	for (i = 0; i < v.nfiles; i++)
@@ -967,9 +967,9 @@ verify_check(const char *dir, char *msg, size_t msglen)
 		qsort(v.claims, v.nclaims, sizeof(*v.claims), cmp_claim);
 	for (i = 0; i < v.nclaims; i = j) {
 		for (j = i + 1; j < v.nclaims &&
-		    same_partition(&v.claims[i], &v.claims[j]); j++)
+		    verify_same_partition(&v.claims[i], &v.claims[j]); j++)
 			;
-		if ((r = check_partition(&v, v.claims + i, j - i)) != 0)
+		if ((r = verify_partition(&v, v.claims + i, j - i)) != 0)
 			goto out;
 		partitions++;
 	}
@@ -989,6 +989,6 @@ verify_check(const char *dir, char *msg, size_t msglen)
 		    "their hour's manifest, for its next revision)", v.awaiting);
 	}
 out:
-	verify_free(&v);
+	verify_clear(&v);
 	return r;
 }

@@ -253,8 +253,8 @@ ckpt_store_read(struct ckpt_store *s, struct buf *payload, uint64_t *id,
 	if (id != NULL)
 		*id = sl[best].id;
 out:
-	buf_free(&file[0]);
-	buf_free(&file[1]);
+	buf_clear(&file[0]);
+	buf_clear(&file[1]);
 	return r;
 }
 
@@ -336,8 +336,8 @@ ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
 		struct slot sl[2];
 
 		r = store_scan(s, file, sl, err, errlen);
-		buf_free(&file[0]);
-		buf_free(&file[1]);
+		buf_clear(&file[0]);
+		buf_clear(&file[1]);
 		if (r < 0)
 			return r;
 	}
@@ -386,7 +386,7 @@ out:
 	/* after a failure, what the slots hold is for the next scan to say */
 	if (r < 0)
 		s->known = 0;
-	buf_free(&rec);
+	buf_clear(&rec);
 	return r;
 }
 

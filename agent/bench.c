@@ -247,10 +247,10 @@ bench_regex_init(struct bench *b, const struct conf_table *t,
 		pcre2_get_error_message(errcode, msg, sizeof(msg));
 		fprintf(stderr, "kedge bench: --regex at offset %zu: %s\n",
 		    (size_t)erroff, (char *)msg);
-		buf_free(&derived);
+		buf_clear(&derived);
 		return -1;
 	}
-	buf_free(&derived);
+	buf_clear(&derived);
 	if ((errcode = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE)) != 0) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(errcode, msg, sizeof(msg));
@@ -342,7 +342,7 @@ out:
 	pcre2_match_data_free(b.md);
 	pcre2_code_free(b.re);
 	free(b.kinds);
-	buf_free(&b.input);
+	buf_clear(&b.input);
 	free(b.recs);
 	return status;
 }

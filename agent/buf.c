@@ -52,7 +52,7 @@ buf_printf(struct buf *b, const char *fmt, ...)
 }
 
 void
-buf_free(struct buf *b)
+buf_clear(struct buf *b)
 {
 	free(b->data);
 	b->data = NULL;

@@ -23,7 +23,7 @@ int buf_append(struct buf *b, const void *p, size_t n);
 int buf_printf(struct buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Frees the memory; leaves an empty buffer.  Accepts a zeroed buffer. */
-void buf_free(struct buf *b);
+void buf_clear(struct buf *b);
 
 static inline void
 buf_reset(struct buf *b)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "err.h"
 #include "grow.h"
 #include "tick.h"
 #include "udtf/registry.h"
@@ -70,7 +71,7 @@ chain_fail(struct chain *ch, const char *fmt, ...)
 		return;
 	ch->failed = 1;
 	va_start(ap, fmt);
-	vsnprintf(ch->reason, sizeof(ch->reason), fmt, ap);
+	err_vset(ch->reason, sizeof(ch->reason), 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -260,31 +261,27 @@ chain_init_stage(struct chain *ch, size_t i, const struct conf *c,
 	s->trusted = udtf_builtin_find(cs->spec) == cs->udtf;
 	s->em.opaque = s;
 	s->em.emit = i + 1 == ch->n ? chain_keep : chain_feed;
-	if ((params = calloc(cs->n_params + 1, sizeof(*params))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if ((params = calloc(cs->n_params + 1, sizeof(*params))) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	for (size_t j = 0; j < cs->n_params; j++) {
 		params[j].key = cs->params[j].key;
 		params[j].value = cs->params[j].value;
 	}
 	s->state = s->udtf->init(params, cs->n_params, why, sizeof(why));
 	free(params);
-	if (s->state == NULL) {
-		snprintf(err, errlen, "%s:%d: tables[%zu].udtf_config: UDTF "
+	if (s->state == NULL)
+		return err_set(err, errlen, -EINVAL,
+		    "%s:%d: tables[%zu].udtf_config: UDTF "
 		    "%s: %s", c->path, cs->config_line, index, s->udtf->name,
 		    why[0] ? why : "initialisation failed");
-		return -EINVAL;
-	}
 	s->udtf->columns(s->state, &s->cols, &s->ncols);
 	if (s->ncols == 0 || (i + 1 < ch->n &&
-	    s->cols[0].type != UDTF_STRING)) {
-		snprintf(err, errlen, "%s:%d: tables[%zu].udtf: UDTF %s %s",
+	    s->cols[0].type != UDTF_STRING))
+		return err_set(err, errlen, -EINVAL,
+		    "%s:%d: tables[%zu].udtf: UDTF %s %s",
 		    c->path, cs->line, index, s->udtf->name, s->ncols == 0 ?
 		    "has no columns" : "cannot feed the next UDTF: its first "
 		    "column is not a string");
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -301,10 +298,8 @@ chain_layout(struct chain *ch, const struct conf *c, size_t index,
 		ch->ncols += ch->st[i].ncols - 1;
 	ch->cols = calloc(ch->ncols, sizeof(*ch->cols));
 	ch->carry = calloc(ch->ncols, sizeof(*ch->carry));
-	if (ch->cols == NULL || ch->carry == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (ch->cols == NULL || ch->carry == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	memcpy(ch->cols, last->cols, last->ncols * sizeof(*ch->cols));
 	for (size_t i = 0; i + 1 < ch->n; i++) {
 		ch->st[i].carry_at = at;
@@ -376,7 +371,7 @@ chain_free(struct chain *ch)
 		free(ch->chunks);
 		ch->chunks = next;
 	}
-	buf_free(&ch->reasons);
+	buf_clear(&ch->reasons);
 	free(ch);
 }
 

@@ -47,7 +47,7 @@ run_check(const struct conf *c, char *err, size_t errlen)
 	struct agent a;
 	int r = agent_build(&a, c, err, errlen);
 
-	agent_free(&a);
+	agent_clear(&a);
 	if (r == 0 && c->kerberos.principal != NULL) {
 		struct krb_opts ko = agent_krb_opts(c);
 		r = krb_check(&ko, err, errlen);

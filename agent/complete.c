@@ -315,7 +315,7 @@ progress_write(struct target *t, const struct conf *c, const char *table,
 	else
 		snprintf(err, errlen, "%s: %s", rel, r == -EILSEQ ?
 		    "output.host is not UTF-8" : "out of memory");
-	buf_free(&text);
+	buf_clear(&text);
 	return r;
 }
 
@@ -363,7 +363,7 @@ progress_write_all(struct completer *cp, struct target *t, char *err,
 				    part->partition, &old, err, errlen);
 				if (r == 1 && old.max_event_us > m->max_event_us)
 					m->max_event_us = old.max_event_us;
-				progress_free(&old);
+				progress_clear(&old);
 				if (r < 0)
 					return r;
 				m->seeded = 1;
@@ -430,7 +430,7 @@ complete_watermark(struct completer *cp, struct target *t,
 			    present : pr.max_event_us;
 			if (pr.pending_us < at)
 				at = pr.pending_us;
-			progress_free(&pr);
+			progress_clear(&pr);
 			if (r < 0)
 				return r;
 			if (r == 0) {
@@ -525,7 +525,7 @@ complete_list_entry(const char *name, int is_dir, int64_t len, void *arg)
 }
 
 static void
-complete_listing_free(struct complete_listing *l)
+complete_listing_clear(struct complete_listing *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->names[i]);
@@ -689,7 +689,7 @@ complete_count_rejects(const char *name, int is_dir, int64_t len, void *arg)
 	for (size_t i = 0; i < sc.nrejected; i++)
 		if (strcmp(sc.rejected[i].table, cr->table) == 0)
 			cr->n += sidecar_ranges_count(&sc.rejected[i].ranges);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 	return 0;
 }
 
@@ -783,7 +783,7 @@ complete_hour_write(struct completer *cp, struct target *t,
 	if (l.n > 1) /* qsort() takes no NULL, which an empty listing is */
 		qsort(l.names, l.n, sizeof(*l.names), complete_cmp_names);
 	if (complete_read_manifest(t, dir, &old, err, errlen) < 0)
-		manifest_free(&old);
+		manifest_clear(&old);
 	same = old.nfiles == l.n;
 	for (size_t i = 0; same && i < l.n; i++)
 		same = complete_old_revision(&old, l.names[i]) != 0;
@@ -825,7 +825,7 @@ complete_hour_write(struct completer *cp, struct target *t,
 			goto out;
 		r = complete_add_file(&m, l.names[i], &sc, first ? first :
 		    revision);
-		sidecar_free(&sc);
+		sidecar_clear(&sc);
 		if (r < 0)
 			goto out;
 	}
@@ -848,10 +848,10 @@ complete_hour_write(struct completer *cp, struct target *t,
 out:
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	buf_free(&out);
-	manifest_free(&m);
-	manifest_free(&old);
-	complete_listing_free(&l);
+	buf_clear(&out);
+	manifest_clear(&m);
+	manifest_clear(&old);
+	complete_listing_clear(&l);
 	return r;
 }
 

@@ -28,6 +28,9 @@
  * every hour back.  An hour whose end is at or before the
  * watermark gets _MANIFEST.json (manifest.h) and then _SUCCESS; when files
  * land in it later, a new revision of both.
+ *
+ * Names: completer_ for what takes the struct completer (the publisher's
+ * object), complete_ for the rest of the module, functions and types.
  */
 #ifndef KEDGE_COMPLETE_H
 #define KEDGE_COMPLETE_H

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "confkeys.h"
+#include "err.h"
 #include "udtf/registry.h"
 
 /* Where an error points: "FILE:LINE: key: ...". */
@@ -46,7 +47,7 @@ conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
 	    at->file != NULL ? at->file : ld->c->path, at->line, at->key);
 	if (n >= 0 && (size_t)n < ld->errlen) {
 		va_start(ap, fmt);
-		vsnprintf(ld->err + n, ld->errlen - (size_t)n, fmt, ap);
+		err_vset(ld->err + n, ld->errlen - (size_t)n, 0, fmt, ap);
 		va_end(ap);
 	}
 	return -EINVAL;
@@ -55,8 +56,8 @@ conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
 static int
 conf_oom(struct conf_loader *ld)
 {
-	snprintf(ld->err, ld->errlen, "%s: out of memory", ld->c->path);
-	return -ENOMEM;
+	return err_set(ld->err, ld->errlen, -ENOMEM, "%s: out of memory",
+	    ld->c->path);
 }
 
 /* A setting's line; 1 for the root, which has none. */
@@ -932,15 +933,13 @@ conf_read(struct conf_loader *ld)
 		return 0;
 	if (e != 0 || config_error_type(&ld->cfg) == CONFIG_ERR_FILE_IO) {
 		e = e != 0 ? e : errno != 0 ? errno : EIO;
-		snprintf(ld->err, ld->errlen, "%s: cannot read: %s", path,
-		    strerror(e));
-		return -e;
+		return err_set(ld->err, ld->errlen, -e, "%s: cannot read: %s",
+		    path, strerror(e));
 	}
-	snprintf(ld->err, ld->errlen, "%s:%d: syntax error: %s",
+	return err_set(ld->err, ld->errlen, -EINVAL, "%s:%d: syntax error: %s",
 	    config_error_file(&ld->cfg) != NULL ?
 	    config_error_file(&ld->cfg) : path,
 	    config_error_line(&ld->cfg), config_error_text(&ld->cfg));
-	return -EINVAL;
 }
 
 struct conf *
@@ -974,51 +973,67 @@ done:
 	return ld.c;
 }
 
+/* Frees what key k holds at base (a struct conf, or a struct conf_table
+ * for the keys of a table), the value conf_value_eq() compares. */
+static void
+conf_value_free(const struct conf_key *k, char *base)
+{
+	struct conf_table *t = (void *)base;
+	struct conf *c = (void *)base;
+	char *at = base + k->offset;
+
+	switch (k->type) {
+	case CONF_STRING:
+	case CONF_DIR:
+		free(*(char **)(void *)at);
+		break;
+	case CONF_ENUM: /* parsed: an int; else the name as written */
+		if (k->parse == NULL)
+			free(*(char **)(void *)at);
+		break;
+	case CONF_STRING_LIST:
+		conf_strv_clear((void *)at);
+		break;
+	case CONF_RDKAFKA:
+		conf_kvs_free(*(struct conf_kv **)(void *)at,
+		    *(size_t *)(void *)(base + k->count_offset));
+		break;
+	case CONF_UDTF:
+		for (size_t j = 0; j < t->n_udtf; j++) {
+			free(t->udtf[j].spec);
+			conf_kvs_free(t->udtf[j].params, t->udtf[j].n_params);
+		}
+		free(t->udtf);
+		break;
+	case CONF_TABLES:
+		for (size_t i = 0; i < c->n_tables; i++)
+			for (size_t j = 0; j < conf_key_count(); j++)
+				if (conf_key_at(j)->flags & CONF_IN_TABLE)
+					conf_value_free(conf_key_at(j),
+					    (char *)&c->tables[i]);
+		free(c->tables);
+		break;
+	case CONF_UDTF_CONFIG: /* in the array CONF_UDTF frees */
+	case CONF_INT:
+	case CONF_INT64:
+	case CONF_BYTE:
+	case CONF_BOOL:
+	case CONF_FRACTION:
+		break;
+	}
+}
+
+/* Walks the key table as conf_diff() does, so that a new key needs only
+ * its entry in the table and its field in struct conf. */
 void
 conf_free(struct conf *c)
 {
 	if (c == NULL)
 		return;
 	free(c->path);
-	free(c->kafka.brokers);
-	free(c->kafka.group_id);
-	conf_strv_clear(&c->kafka.topics);
-	free(c->kafka.protocol);
-	free(c->kafka.service_name);
-	free(c->kafka.ca_file);
-	free(c->kafka.cert_file);
-	free(c->kafka.key_file);
-	free(c->kafka.crl_file);
-	free(c->kafka.start);
-	conf_kvs_free(c->kafka.rdkafka, c->kafka.n_rdkafka);
-	for (size_t i = 0; i < c->n_tables; i++) {
-		struct conf_table *t = &c->tables[i];
-
-		free(t->name);
-		conf_strv_clear(&t->topics);
-		for (size_t j = 0; j < t->n_udtf; j++) {
-			free(t->udtf[j].spec);
-			conf_kvs_free(t->udtf[j].params, t->udtf[j].n_params);
-		}
-		free(t->udtf);
-		free(t->event_time);
-	}
-	free(c->tables);
-	free(c->output.spool_dir);
-	free(c->output.target);
-	free(c->output.local_dir);
-	free(c->output.webhdfs.url);
-	free(c->output.webhdfs.base_dir);
-	free(c->output.webhdfs.auth);
-	free(c->output.webhdfs.user);
-	free(c->output.webhdfs.ca_file);
-	conf_strv_clear(&c->output.on_complete);
-	free(c->output.timezone);
-	free(c->output.host);
-	free(c->kerberos.principal);
-	free(c->kerberos.keytab);
-	free(c->metrics.listen);
-	free(c->log.level);
+	for (size_t i = 0; i < conf_key_count(); i++)
+		if (!(conf_key_at(i)->flags & CONF_IN_TABLE))
+			conf_value_free(conf_key_at(i), (char *)c);
 	free(c);
 }
 

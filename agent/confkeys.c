@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <libconfig.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,26 +17,13 @@
 
 #include "checkpoint/ckpt.h"
 #include "config.h"
+#include "err.h"
 #include "escape.h"
 #include "metrics_http.h"
 #include "oncomplete.h"
 #include "udtf/registry.h"
 
 #define CONF_ZONEINFO "/usr/share/zoneinfo"
-
-static int conf_why(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-conf_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int
 conf_is_alnum(char ch)
@@ -70,26 +56,30 @@ conf_check_broker(const char *s, size_t len, char *why, size_t whylen)
 	while (len > 0 && s[len - 1] == ' ')
 		len--;
 	if (len == 0)
-		return conf_why(why, whylen, "has an empty entry; write "
+		return err_set(why, whylen, -EINVAL,
+		    "has an empty entry; write "
 		    "host:port[,host:port...]");
 	if ((colon = memrchr(s, ':', len)) == NULL)
-		return conf_why(why, whylen, "\"%.*s\" has no port; write "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%.*s\" has no port; write "
 		    "host:port", (int)len, s);
 	hostlen = (size_t)(colon - s);
 	port = colon + 1;
 	portlen = len - hostlen - 1;
 	if (hostlen == 0)
-		return conf_why(why, whylen, "\"%.*s\" has no host",
+		return err_set(why, whylen, -EINVAL, "\"%.*s\" has no host",
 		    (int)len, s);
 	if (memchr(s, ':', hostlen) != NULL &&
 	    !(s[0] == '[' && s[hostlen - 1] == ']'))
-		return conf_why(why, whylen, "\"%.*s\": write an IPv6 address "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%.*s\": write an IPv6 address "
 		    "in brackets, as in [::1]:9092", (int)len, s);
 	/* port[portlen] is ',', ' ' or the end: strtol() stops there. */
 	if (portlen == 0 || portlen > 5 ||
 	    strspn(port, "0123456789") != portlen ||
 	    (n = strtol(port, NULL, 10)) < 1 || n > 65535)
-		return conf_why(why, whylen, "\"%.*s\" has no port number "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%.*s\" has no port number "
 		    "1..65535", (int)len, s);
 	return 0;
 }
@@ -114,7 +104,7 @@ static int
 conf_check_on_complete(const char *v, char *why, size_t whylen)
 {
 	if (*v == '\0')
-		return conf_why(why, whylen, "an argument is empty");
+		return err_set(why, whylen, -EINVAL, "an argument is empty");
 	for (const char *p = strchr(v, '{'); p != NULL; p = strchr(p + 1, '{')) {
 		const char *end = p + 1;
 
@@ -123,7 +113,8 @@ conf_check_on_complete(const char *v, char *why, size_t whylen)
 		if (*end != '}' || end == p + 1)
 			continue;
 		if (!oncomplete_placeholder(p + 1, (size_t)(end - p - 1)))
-			return conf_why(why, whylen, "\"%.*s\" is not a placeholder; "
+			return err_set(why, whylen, -EINVAL,
+			    "\"%.*s\" is not a placeholder; "
 			    "the placeholders are " ONCOMPLETE_PLACEHOLDERS,
 			    (int)(end - p + 1), p);
 	}
@@ -134,11 +125,13 @@ static int
 conf_check_topic(const char *v, char *why, size_t whylen)
 {
 	if (strlen(v) > 249)
-		return conf_why(why, whylen, "\"%.20s...\" is longer than the "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%.20s...\" is longer than the "
 		    "249 characters of a Kafka topic name", v);
 	if (!conf_is_word(v, "._-") || strcmp(v, ".") == 0 ||
 	    strcmp(v, "..") == 0)
-		return conf_why(why, whylen, "\"%s\" is not a Kafka topic "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" is not a Kafka topic "
 		    "name: letters, digits, '.', '_' and '-'", v);
 	return 0;
 }
@@ -147,14 +140,17 @@ static int
 conf_check_table_name(const char *v, char *why, size_t whylen)
 {
 	if (strlen(v) > CONF_TABLE_NAME_MAX)
-		return conf_why(why, whylen, "\"%.20s...\" is %zu bytes long; "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%.20s...\" is %zu bytes long; "
 		    "at most %d fit in file names and Hive", v, strlen(v),
 		    CONF_TABLE_NAME_MAX);
 	if (!conf_is_word(v, "_"))
-		return conf_why(why, whylen, "\"%s\" may hold only letters, "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" may hold only letters, "
 		    "digits and '_'", v);
 	if (v[0] == '_')
-		return conf_why(why, whylen, "\"%s\": names starting with '_' "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\": names starting with '_' "
 		    "are kedge's own, such as _rejects", v);
 	return 0;
 }
@@ -167,7 +163,8 @@ conf_check_host(const char *v, char *why, size_t whylen)
 	char what[128], quoted[ESCAPE_BUF];
 
 	if (ckpt_host_check(v, strlen(v), what, sizeof(what)) < 0)
-		return conf_why(why, whylen, "\"%s\" %s: it goes in file names",
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" %s: it goes in file names",
 		    escape_str(v, quoted, sizeof(quoted)), what);
 	return 0;
 }
@@ -179,7 +176,8 @@ conf_check_url(const char *v, char *why, size_t whylen)
 
 	if ((strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) ||
 	    host[3] == '\0' || host[3] == '/' || strchr(host + 3, '?') != NULL)
-		return conf_why(why, whylen, "\"%s\" is not an http:// or "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" is not an http:// or "
 		    "https:// URL of a host: \"https://namenode:9871\"", v);
 	return 0;
 }
@@ -188,7 +186,8 @@ static int
 conf_check_hdfs_dir(const char *v, char *why, size_t whylen)
 {
 	if (v[0] != '/' || strstr(v, "/../") != NULL || strstr(v, "//") != NULL)
-		return conf_why(why, whylen, "\"%s\" is not an absolute HDFS "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" is not an absolute HDFS "
 		    "path such as \"/warehouse/ods\"", v);
 	return 0;
 }
@@ -200,11 +199,13 @@ conf_check_timezone(const char *v, char *why, size_t whylen)
 	struct stat st;
 
 	if (v[0] == '/' || strstr(v, "..") != NULL)
-		return conf_why(why, whylen, "\"%s\" is not a zone name such "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" is not a zone name such "
 		    "as \"Europe/Paris\" (a file under " CONF_ZONEINFO ")", v);
 	if ((size_t)snprintf(path, sizeof(path), CONF_ZONEINFO "/%s", v) >=
 	    sizeof(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return conf_why(why, whylen, "\"%s\" is not a time zone: there "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" is not a time zone: there "
 		    "is no file %s", v, path);
 	return 0;
 }
@@ -230,21 +231,24 @@ conf_check_dir(const char *v, char *why, size_t whylen)
 	int rc;
 
 	if (v[0] != '/')
-		return conf_why(why, whylen, "\"%s\" is not an absolute path",
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\" is not an absolute path",
 		    v);
 	if (len >= sizeof(up))
-		return conf_why(why, whylen, "the path is too long");
+		return err_set(why, whylen, -EINVAL, "the path is too long");
 	if (stat(v, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
-			return conf_why(why, whylen, "%s is not a directory",
+			return err_set(why, whylen, -EINVAL,
+			    "%s is not a directory",
 			    v);
 		if (access(v, W_OK | X_OK) != 0)
-			return conf_why(why, whylen, "%s is not writable: %s",
+			return err_set(why, whylen, -EINVAL,
+			    "%s is not writable: %s",
 			    v, strerror(errno));
 		return 0;
 	}
 	if (errno != ENOENT && errno != ENOTDIR)
-		return conf_why(why, whylen, "%s cannot be used: %s", v,
+		return err_set(why, whylen, -EINVAL, "%s cannot be used: %s", v,
 		    strerror(errno));
 	memcpy(up, v, len + 1);
 	while (len > 1 && up[len - 1] == '/')
@@ -254,13 +258,16 @@ conf_check_dir(const char *v, char *why, size_t whylen)
 	} while ((rc = stat(up, &st)) != 0 &&
 	    (errno == ENOENT || errno == ENOTDIR));
 	if (rc != 0)
-		return conf_why(why, whylen, "%s cannot be created: %s: %s", v,
+		return err_set(why, whylen, -EINVAL,
+		    "%s cannot be created: %s: %s", v,
 		    up, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return conf_why(why, whylen, "%s cannot be created: %s is not "
+		return err_set(why, whylen, -EINVAL,
+		    "%s cannot be created: %s is not "
 		    "a directory", v, up);
 	if (access(up, W_OK | X_OK) != 0)
-		return conf_why(why, whylen, "%s cannot be created: %s is not "
+		return err_set(why, whylen, -EINVAL,
+		    "%s cannot be created: %s is not "
 		    "writable", v, up);
 	return 0;
 }
@@ -276,7 +283,8 @@ conf_check_listen(const char *v, char *why, size_t whylen)
 	    whylen)) < 0)
 		return port;
 	if (port == 0)
-		return conf_why(why, whylen, "\"%s\": the port must be a "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\": the port must be a "
 		    "number 1..65535", v);
 	return 0;
 }
@@ -650,9 +658,11 @@ conf_check_rdkafka_name(const char *name, char *why, size_t whylen)
 		if (strcmp(name, conf_rdkafka_reserved[i].name) != 0)
 			continue;
 		if (conf_rdkafka_reserved[i].instead != NULL)
-			return conf_why(why, whylen, "sets librdkafka's %s; use "
+			return err_set(why, whylen, -EINVAL,
+			    "sets librdkafka's %s; use "
 			    "%s instead", name, conf_rdkafka_reserved[i].instead);
-		return conf_why(why, whylen, "sets librdkafka's %s, which "
+		return err_set(why, whylen, -EINVAL,
+		    "sets librdkafka's %s, which "
 		    "kedge manages", name);
 	}
 	return 0;

@@ -165,7 +165,7 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 		r = -errno;
 	if (parked)
 		journal_park(j);
-	buf_free(&b);
+	buf_clear(&b);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", j->path,
 		    fs_strerror(-r));
@@ -384,9 +384,9 @@ journal_read(const char *path, uint64_t upto, struct journal_state *st,
 }
 
 void
-journal_state_free(struct journal_state *st)
+journal_state_clear(struct journal_state *st)
 {
-	buf_free(&st->text);
+	buf_clear(&st->text);
 }
 
 /* Ranges of one kind, merged as they are read. */
@@ -645,15 +645,15 @@ out:
 		snprintf(err, errlen, "out of memory");
 	if (sc != NULL) {
 		for (size_t k = 0; k < JOURNAL_KINDS; k++)
-			sidecar_ranges_free(&sc->kinds[k].done);
+			sidecar_ranges_clear(&sc->kinds[k].done);
 		for (size_t t = 0; t < sc->ntables; t++) {
-			sidecar_ranges_free(&sc->rejected[t].ranges.done);
+			sidecar_ranges_clear(&sc->rejected[t].ranges.done);
 			free(sc->rejected[t].name);
 		}
 		free(sc->rejected);
 		free(sc);
 	}
-	sidecar_free(&out);
-	buf_free(&text);
+	sidecar_clear(&out);
+	buf_clear(&text);
 	return r;
 }

@@ -92,11 +92,11 @@ struct journal_state {
 /* Reads the journal at path up to the last mark with id <= upto.  Returns 0
  * or -errno with a sentence in err (-EINVAL: a whole line before that mark
  * is none journal_seal() writes, such as a number out of range); either
- * way the caller frees st with journal_state_free().  A line cut by a
+ * way the caller frees st with journal_state_clear().  A line cut by a
  * crash, and whatever follows the mark, are not read. */
 int journal_read(const char *path, uint64_t upto, struct journal_state *st,
     char *err, size_t errlen);
-void journal_state_free(struct journal_state *st);
+void journal_state_clear(struct journal_state *st);
 
 /* Writes the sidecar of a part file from its journal as journal_read() left
  * it in st: sidecar_path gets the JSON, written atomically.  The descriptive

@@ -267,7 +267,7 @@ read_array(struct jsondoc *d, const json_t *v, const struct field *fields,
 	if ((*out = calloc(json_array_size(v), size)) == NULL)
 		return -ENOMEM;
 	json_array_foreach(v, i, e) {
-		/* counted now, so manifest_free() frees what was read */
+		/* counted now, so manifest_clear() frees what was read */
 		(*n)++;
 		snprintf(where, sizeof(where), "%s\"%s\"[%zu]: ", in, key, i);
 		d->in = where;
@@ -431,7 +431,7 @@ manifest_parse(const char *text, size_t len, struct manifest *m, char *err,
 }
 
 void
-manifest_free(struct manifest *m)
+manifest_clear(struct manifest *m)
 {
 	size_t i;
 
@@ -442,12 +442,12 @@ manifest_free(struct manifest *m)
 	for (i = 0; i < m->nfiles; i++) {
 		free(m->files[i].name);
 		free(m->files[i].topic);
-		sidecar_ranges_free(&m->files[i].offsets);
+		sidecar_ranges_clear(&m->files[i].offsets);
 	}
 	free(m->files);
 	for (i = 0; i < m->nparts; i++) {
 		free(m->parts[i].topic);
-		sidecar_ranges_free(&m->parts[i].offsets);
+		sidecar_ranges_clear(&m->parts[i].offsets);
 	}
 	free(m->parts);
 	memset(m, 0, sizeof(*m));

@@ -85,9 +85,9 @@ int manifest_format(const struct manifest *m, struct buf *out);
 /* Parses a manifest.  Returns 0, or -EINVAL with the sentence in err (the
  * line and column of what is not JSON; the key, in its element, of what
  * is not as above), or -ENOMEM; either way the caller frees m with
- * manifest_free(). */
+ * manifest_clear(). */
 int manifest_parse(const char *text, size_t len, struct manifest *m,
     char *err, size_t errlen);
-void manifest_free(struct manifest *m);
+void manifest_clear(struct manifest *m);
 
 #endif /* KEDGE_MANIFEST_H */

@@ -2,24 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Writes what differs into why; returns 1. */
-__attribute__((format(printf, 3, 4)))
-static int
-differs(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return 1;
-}
+#include "err.h"
 
 /* a + b, or UINT64_MAX when that does not fit: a total that overflows
  * never equals the manifest's. */
@@ -30,7 +18,7 @@ sum(uint64_t a, uint64_t b)
 }
 
 static int
-same_partition(const char *ta, int32_t pa, const char *tb, int32_t pb)
+mfcheck_same_partition(const char *ta, int32_t pa, const char *tb, int32_t pb)
 {
 	return pa == pb && strcmp(ta, tb) == 0;
 }
@@ -98,26 +86,30 @@ check_listed(const struct manifest_file *mf, const struct mfcheck_file *f,
 	const struct sidecar *sc = f->sc;
 
 	if (mf->rows != (uint64_t)sc->rows)
-		return differs(why, whylen, "%s: says %" PRIu64 " rows, its "
+		return err_set(why, whylen, 1, "%s: says %" PRIu64 " rows, its "
 		    "sidecar %" PRId64, f->name, mf->rows, sc->rows);
 	if (mf->bytes != (uint64_t)sc->bytes)
-		return differs(why, whylen, "%s: says %" PRIu64 " bytes, its "
+		return err_set(why, whylen, 1,
+		    "%s: says %" PRIu64 " bytes, its "
 		    "sidecar %" PRId64, f->name, mf->bytes, sc->bytes);
 	if (strcmp(mf->topic, sc->topic) != 0 || mf->partition != sc->partition)
-		return differs(why, whylen, "%s: says %s[%" PRId32 "], its "
+		return err_set(why, whylen, 1, "%s: says %s[%" PRId32 "], its "
 		    "sidecar %s[%" PRId64 "]", f->name, mf->topic,
 		    mf->partition, sc->topic, sc->partition);
 	if (!ranges_equal(mf->offsets.v, mf->offsets.n, sc->offsets.v,
 	    sc->offsets.n))
-		return differs(why, whylen, "%s: says other offsets than its "
+		return err_set(why, whylen, 1,
+		    "%s: says other offsets than its "
 		    "sidecar", f->name);
 	if (mf->sha256[0] != '\0' && sc->sha256[0] != '\0' &&
 	    strcmp(mf->sha256, sc->sha256) != 0)
-		return differs(why, whylen, "%s: says sha256 %s, its sidecar %s",
+		return err_set(why, whylen, 1,
+		    "%s: says sha256 %s, its sidecar %s",
 		    f->name, mf->sha256, sc->sha256);
 	if (sc->has_event_range && (mf->min_event_us != sc->min_event_us ||
 	    mf->max_event_us != sc->max_event_us))
-		return differs(why, whylen, "%s: says other event times than its "
+		return err_set(why, whylen, 1,
+		    "%s: says other event times than its "
 		    "sidecar", f->name);
 	return 0;
 }
@@ -138,17 +130,18 @@ check_files(const struct manifest *m, const struct mfcheck_file *files,
 	for (i = 0; i < m->nfiles && r == 0; i++) {
 		name = m->files[i].name;
 		if ((k = file_find(files, n, name)) == n)
-			r = differs(why, whylen, "lists %s, which is not there",
+			r = err_set(why, whylen, 1,
+			    "lists %s, which is not there",
 			    name);
 		else if (listed[k])
-			r = differs(why, whylen, "lists %s twice", name);
+			r = err_set(why, whylen, 1, "lists %s twice", name);
 		else
 			r = check_listed(&m->files[i], &files[k], why, whylen);
 		listed[k] = 1;
 	}
 	for (k = 0; k < n && r == 0; k++)
 		if (!listed[k])
-			r = differs(why, whylen, "does not list %s",
+			r = err_set(why, whylen, 1, "does not list %s",
 			    files[k].name);
 	free(listed);
 	return r;
@@ -188,17 +181,20 @@ check_totals(const struct manifest *m, char *why, size_t whylen)
 			max = f->max_event_us;
 	}
 	if (m->rows != rows)
-		return differs(why, whylen, "says %" PRIu64 " rows, its files "
+		return err_set(why, whylen, 1,
+		    "says %" PRIu64 " rows, its files "
 		    "hold %" PRIu64, m->rows, rows);
 	if (m->bytes != bytes)
-		return differs(why, whylen, "says %" PRIu64 " bytes, its files "
+		return err_set(why, whylen, 1,
+		    "says %" PRIu64 " bytes, its files "
 		    "hold %" PRIu64, m->bytes, bytes);
 	if (m->late_rows != late)
-		return differs(why, whylen, "says %" PRIu64 " late rows, its "
+		return err_set(why, whylen, 1,
+		    "says %" PRIu64 " late rows, its "
 		    "files of later revisions hold %" PRIu64, m->late_rows,
 		    late);
 	if (m->min_event_us != min || m->max_event_us != max)
-		return differs(why, whylen, "says events from %s to %s, its "
+		return err_set(why, whylen, 1, "says events from %s to %s, its "
 		    "files from %s to %s", time_text(m->min_event_us, t[0]),
 		    time_text(m->max_event_us, t[1]), time_text(min, t[2]),
 		    time_text(max, t[3]));
@@ -208,7 +204,7 @@ check_totals(const struct manifest *m, char *why, size_t whylen)
 /* Partition p of m: its rows are its files' and its offsets the union of
  * theirs.  u has room for every range in m. */
 static int
-check_partition(const struct manifest *m, const struct manifest_partition *p,
+mfcheck_partition(const struct manifest *m, const struct manifest_partition *p,
     struct sidecar_range *u, char *why, size_t whylen)
 {
 	const struct manifest_file *f;
@@ -217,7 +213,7 @@ check_partition(const struct manifest *m, const struct manifest_partition *p,
 
 	for (i = 0; i < m->nfiles; i++) {
 		f = &m->files[i];
-		if (!same_partition(f->topic, f->partition, p->topic,
+		if (!mfcheck_same_partition(f->topic, f->partition, p->topic,
 		    p->partition))
 			continue;
 		nfiles++;
@@ -227,10 +223,11 @@ check_partition(const struct manifest *m, const struct manifest_partition *p,
 		nu += f->offsets.n;
 	}
 	if (nfiles == 0)
-		return differs(why, whylen, "lists partition %s[%" PRId32 "], "
+		return err_set(why, whylen, 1,
+		    "lists partition %s[%" PRId32 "], "
 		    "of none of its files", p->topic, p->partition);
 	if (p->rows != rows)
-		return differs(why, whylen, "says %" PRIu64 " rows in %s[%"
+		return err_set(why, whylen, 1, "says %" PRIu64 " rows in %s[%"
 		    PRId32 "], its files hold %" PRIu64, p->rows, p->topic,
 		    p->partition, rows);
 	nu = ranges_canon(u, nu);
@@ -238,7 +235,8 @@ check_partition(const struct manifest *m, const struct manifest_partition *p,
 		memcpy(u + nu, p->offsets.v, p->offsets.n * sizeof(*u));
 	np = ranges_canon(u + nu, p->offsets.n);
 	if (!ranges_equal(u, nu, u + nu, np))
-		return differs(why, whylen, "the offsets of %s[%" PRId32 "] are "
+		return err_set(why, whylen, 1,
+		    "the offsets of %s[%" PRId32 "] are "
 		    "not the union of its files'", p->topic, p->partition);
 	return 0;
 }
@@ -256,11 +254,11 @@ check_partitions(const struct manifest *m, char *why, size_t whylen)
 	for (i = 0; i < m->nfiles; i++) {
 		f = &m->files[i];
 		total += f->offsets.n;
-		for (k = 0; k < m->nparts && !same_partition(f->topic,
+		for (k = 0; k < m->nparts && !mfcheck_same_partition(f->topic,
 		    f->partition, m->parts[k].topic, m->parts[k].partition); k++)
 			;
 		if (k == m->nparts)
-			return differs(why, whylen, "lists no partition %s[%"
+			return err_set(why, whylen, 1, "lists no partition %s[%"
 			    PRId32 "] for %s", f->topic, f->partition, f->name);
 	}
 	for (i = 0; i < m->nparts; i++)
@@ -270,12 +268,13 @@ check_partitions(const struct manifest *m, char *why, size_t whylen)
 	for (i = 0; i < m->nparts && r == 0; i++) {
 		p = &m->parts[i];
 		for (k = 0; k < i && r == 0; k++)
-			if (same_partition(p->topic, p->partition,
+			if (mfcheck_same_partition(p->topic, p->partition,
 			    m->parts[k].topic, m->parts[k].partition))
-				r = differs(why, whylen, "lists partition %s[%"
+				r = err_set(why, whylen, 1,
+				    "lists partition %s[%"
 				    PRId32 "] twice", p->topic, p->partition);
 		if (r == 0)
-			r = check_partition(m, p, u, why, whylen);
+			r = mfcheck_partition(m, p, u, why, whylen);
 	}
 	free(u);
 	return r;

@@ -177,7 +177,7 @@ oncomplete_save(struct oncomplete *oc, size_t i)
 		    "run the command again for revisions it ran", oc->dir,
 		    oc->c->tables[i].name, strerror(-r));
 	free(path);
-	buf_free(&b);
+	buf_clear(&b);
 	return r;
 }
 
@@ -249,7 +249,7 @@ oncomplete_load(struct oncomplete *oc, size_t i)
 	}
 	r = 0;
 out:
-	buf_free(&b);
+	buf_clear(&b);
 	free(path);
 	return r;
 }
@@ -341,7 +341,7 @@ oncomplete_expand(const struct oncomplete *oc, const struct oncomplete_rev *r,
 		goto fail;
 	return b.data;
 fail:
-	buf_free(&b);
+	buf_clear(&b);
 	return NULL;
 }
 

@@ -329,7 +329,7 @@ pq_dict_build(struct pq_dict *d, const struct pq_col *c, size_t bound)
 static void
 pq_dict_clear(struct pq_dict *d)
 {
-	buf_free(&d->plain);
+	buf_clear(&d->plain);
 	free(d->ent);
 	free(d->idx);
 	free(d->slots);
@@ -758,17 +758,17 @@ pq_writer_free(struct pq_writer *w)
 		return;
 	for (size_t i = 0; w->cols != NULL && i < w->ncols; i++) {
 		free(w->cols[i].name);
-		buf_free(&w->cols[i].vals);
-		buf_free(&w->cols[i].defs);
+		buf_clear(&w->cols[i].vals);
+		buf_clear(&w->cols[i].defs);
 		free(w->cols[i].off);
 	}
 	free(w->cols);
 	codec_free(w->codec);
-	buf_free(&w->rgmeta);
-	buf_free(&w->kv);
-	buf_free(&w->page);
-	buf_free(&w->zpage);
-	buf_free(&w->hdr);
+	buf_clear(&w->rgmeta);
+	buf_clear(&w->kv);
+	buf_clear(&w->page);
+	buf_clear(&w->zpage);
+	buf_clear(&w->hdr);
 	pq_dict_clear(&w->dict);
 	free(w);
 }

@@ -94,7 +94,7 @@ progress_format(const struct progress *p, struct buf *out)
 }
 
 void
-progress_free(struct progress *p)
+progress_clear(struct progress *p)
 {
 	if (p == NULL)
 		return;

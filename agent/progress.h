@@ -35,7 +35,7 @@ struct progress {
 
 /* Parses text[0..len) into *p.  Returns 0, or -EINVAL with the problem in
  * err (its line and column, or its key), or -ENOMEM; either way the caller
- * frees p with progress_free(). */
+ * frees p with progress_clear(). */
 int progress_parse(const char *text, size_t len, struct progress *p,
     char *err, size_t errlen);
 
@@ -45,6 +45,6 @@ int progress_parse(const char *text, size_t len, struct progress *p,
 int progress_format(const struct progress *p, struct buf *out);
 
 /* Frees what p holds and zeroes it.  Accepts a zeroed one. */
-void progress_free(struct progress *p);
+void progress_clear(struct progress *p);
 
 #endif /* KEDGE_PROGRESS_H */

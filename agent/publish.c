@@ -90,8 +90,8 @@ publish_read_sidecar(const char *path, struct sidecar *sc)
 
 	if (fs_read_all(path, &b) < 0 ||
 	    sidecar_parse(b.data, b.len, sc, why, sizeof(why)) < 0)
-		sidecar_free(sc);
-	buf_free(&b);
+		sidecar_clear(sc);
+	buf_clear(&b);
 }
 
 /* Moves one ready part file into the target, its sidecar first, so that a
@@ -128,7 +128,7 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 	pthread_mutex_unlock(&p->lock);
 	log_debug("publish: %s", rel);
 out:
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 	return r;
 }
 

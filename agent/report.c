@@ -56,7 +56,7 @@ rel_path(struct report *rp, char *buf, const char *fmt, ...)
 }
 
 static void
-entries_free(struct entries *e)
+entries_clear(struct entries *e)
 {
 	for (size_t i = 0; i < e->n; i++)
 		free(e->v[i].name);
@@ -146,7 +146,7 @@ report_manifest(struct report *rp, const char *dir, const char *table,
 		    "\t%" PRIu64 "\t%zu\t%s\t%s\tyes\n", table, dt, hr,
 		    m.revision, m.rows, m.rejects, m.late_rows, m.nfiles,
 		    iso_utc(m.min_event_us, t0), iso_utc(m.max_event_us, t1));
-	manifest_free(&m);
+	manifest_clear(&m);
 	return r;
 }
 
@@ -168,7 +168,7 @@ report_open_hour(struct report *rp, const char *dir, const char *table,
 		r = complete_read_sidecar(rp->t, dir, name, &sc, rp->err,
 		    rp->errlen);
 		rows += (uint64_t)sc.rows;
-		sidecar_free(&sc);
+		sidecar_clear(&sc);
 		if (r < 0)
 			return r == -ENOENT ? -EINVAL : r;
 		files++;
@@ -196,7 +196,7 @@ report_hour(struct report *rp, const char *table, const char *dt,
 		r = report_manifest(rp, dir, table, dt, hr);
 	if (r == 0)
 		r = report_open_hour(rp, dir, table, dt, hr, &e);
-	entries_free(&e);
+	entries_clear(&e);
 	return r < 0 ? r : 0;
 }
 
@@ -222,7 +222,7 @@ report_day(struct report *rp, const char *table, const char *dt)
 				r = report_hour(rp, table, dt, hr);
 		}
 	}
-	entries_free(&e);
+	entries_clear(&e);
 	return r;
 }
 
@@ -243,7 +243,7 @@ report_table(struct report *rp, const char *table)
 				r = report_day(rp, table, dt);
 		}
 	}
-	entries_free(&e);
+	entries_clear(&e);
 	return r;
 }
 

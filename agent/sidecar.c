@@ -91,7 +91,8 @@ read_rejected(struct jsondoc *d, const json_t *v, struct sidecar *sc)
 	json_object_foreach((json_t *)v, table, ranges) {
 		struct sidecar_rejected *rj = &sc->rejected[sc->nrejected];
 
-		/* counted now, so sidecar_free() frees it whatever fails next */
+		/* counted now, so sidecar_clear() frees it whatever fails
+		 * next */
 		if ((rj->table = strdup(table)) == NULL)
 			return -ENOMEM;
 		sc->nrejected++;
@@ -387,27 +388,27 @@ out:
 }
 
 void
-sidecar_ranges_free(struct sidecar_ranges *r)
+sidecar_ranges_clear(struct sidecar_ranges *r)
 {
 	free(r->v);
 	memset(r, 0, sizeof(*r));
 }
 
 void
-sidecar_free(struct sidecar *sc)
+sidecar_clear(struct sidecar *sc)
 {
 	if (sc == NULL)
 		return;
 	free(sc->table);
 	free(sc->topic);
 	free(sc->host);
-	sidecar_ranges_free(&sc->offsets);
-	sidecar_ranges_free(&sc->empty);
-	sidecar_ranges_free(&sc->spill);
-	sidecar_ranges_free(&sc->unread);
+	sidecar_ranges_clear(&sc->offsets);
+	sidecar_ranges_clear(&sc->empty);
+	sidecar_ranges_clear(&sc->spill);
+	sidecar_ranges_clear(&sc->unread);
 	for (size_t i = 0; i < sc->nrejected; i++) {
 		free(sc->rejected[i].table);
-		sidecar_ranges_free(&sc->rejected[i].ranges);
+		sidecar_ranges_clear(&sc->rejected[i].ranges);
 	}
 	free(sc->rejected);
 	memset(sc, 0, sizeof(*sc));

@@ -83,11 +83,11 @@ struct sidecar {
 /* Parses text[0..len) into *sc, which the caller zeroed.  Returns 0, or
  * -EINVAL with the first problem in err (its line and column, or the key
  * it is in), or -ENOMEM.  On failure *sc may hold part of the result:
- * sidecar_free() it either way. */
+ * sidecar_clear() it either way. */
 int sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
     size_t errlen);
 /* Frees what *sc holds and zeroes it.  Accepts a zeroed sidecar. */
-void sidecar_free(struct sidecar *sc);
+void sidecar_clear(struct sidecar *sc);
 
 /* Appends sc as one line of JSON and a newline to out, with the keys in
  * the order of the example above: "sha256" when sc has one, the event
@@ -113,7 +113,7 @@ json_t *sidecar_ranges_json(const struct sidecar_ranges *r);
 int sidecar_ranges_push(struct sidecar_ranges *r, int64_t first,
     int64_t last);
 /* Frees what r holds and zeroes it. */
-void sidecar_ranges_free(struct sidecar_ranges *r);
+void sidecar_ranges_clear(struct sidecar_ranges *r);
 
 /* Number of offsets in the ranges, saturated at UINT64_MAX. */
 uint64_t sidecar_ranges_count(const struct sidecar_ranges *r);

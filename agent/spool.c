@@ -281,7 +281,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	unlink(journal);
 	r = 1;
 out:
-	journal_state_free(&st);
+	journal_state_clear(&st);
 	free(table);
 	return r;
 }

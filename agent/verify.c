@@ -16,6 +16,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "err.h"
 #include "grow.h"
 #include "manifest.h"
 #include "mfcheck.h"
@@ -101,7 +102,7 @@ violation(struct verify *v, const char *fmt, ...)
 	n = snprintf(v->msg, v->msglen, "verify: ");
 	if (n >= 0 && (size_t)n < v->msglen) {
 		va_start(ap, fmt);
-		vsnprintf(v->msg + n, v->msglen - (size_t)n, fmt, ap);
+		err_vset(v->msg + n, v->msglen - (size_t)n, 1, fmt, ap);
 		va_end(ap);
 	}
 	return 1;
@@ -118,15 +119,14 @@ failure(struct verify *v, int r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(v->msg, v->msglen, "verify: %s: %s", what, strerror(-r));
-	return r;
+	return err_set(v->msg, v->msglen, r, "verify: %s: %s", what,
+	    strerror(-r));
 }
 
 static int
 nomem(struct verify *v)
 {
-	snprintf(v->msg, v->msglen, "verify: out of memory");
-	return -ENOMEM;
+	return err_set(v->msg, v->msglen, -ENOMEM, "verify: out of memory");
 }
 
 /* Reads up to len bytes, fewer only at the end of the file.  Returns the
@@ -263,7 +263,7 @@ level_wants(enum level level, const char *name)
 
 /* Collects the part files and sidecars under rel, a directory at level. */
 static int
-walk(struct verify *v, const char *rel, enum level level)
+verify_walk(struct verify *v, const char *rel, enum level level)
 {
 	const char *shown = level == L_ROOT ? v->dir : rel;
 	char child[PATH_MAX];
@@ -309,7 +309,7 @@ walk(struct verify *v, const char *rel, enum level level)
 		if (level == L_ROOT && strcmp(de->d_name, REJECTS_TABLE) != 0)
 			r = table_add(v, de->d_name);
 		if (r == 0)
-			r = walk(v, child, (enum level)(level + 1));
+			r = verify_walk(v, child, (enum level)(level + 1));
 	}
 	closedir(d);
 	return r;
@@ -733,7 +733,7 @@ cmp_claim(const void *pa, const void *pb)
 }
 
 static int
-same_partition(const struct claim *a, const struct claim *b)
+verify_same_partition(const struct claim *a, const struct claim *b)
 {
 	return a->partition == b->partition && strcmp(a->table, b->table) == 0 &&
 	    strcmp(a->topic, b->topic) == 0;
@@ -742,7 +742,7 @@ same_partition(const struct claim *a, const struct claim *b)
 /* Checks the sorted claims c[0..n) of one (table, topic, partition): own
  * claims first, by offset, then the spills. */
 static int
-check_partition(struct verify *v, const struct claim *c, size_t n)
+verify_partition(struct verify *v, const struct claim *c, size_t n)
 {
 	const struct claim *prev = NULL;
 	size_t i;
@@ -888,7 +888,7 @@ check_manifest(struct verify *v, const struct vhour *h)
 		r = violation(v, "%s: no " MANIFEST_SUCCESS " beside it", path);
 	else
 		r = check_manifest_files(v, path, &m, h->dir);
-	manifest_free(&m);
+	manifest_clear(&m);
 	if (r == 0)
 		v->manifests++;
 	return r;
@@ -916,11 +916,11 @@ check_manifests(struct verify *v)
 }
 
 static void
-verify_free(struct verify *v)
+verify_clear(struct verify *v)
 {
 	for (size_t i = 0; i < v->nfiles; i++) {
 		free(v->files[i].path);
-		sidecar_free(&v->files[i].sc);
+		sidecar_clear(&v->files[i].sc);
 	}
 	free(v->files);
 	for (size_t i = 0; i < v->ntables; i++)
@@ -957,7 +957,7 @@ verify_check(const char *dir, char *msg, size_t msglen)
 		r = nomem(&v);
 		goto out;
 	}
-	if ((r = walk(&v, ".", L_ROOT)) != 0)
+	if ((r = verify_walk(&v, ".", L_ROOT)) != 0)
 		goto out;
 	files_merge(&v);
 	for (i = 0; i < v.nfiles; i++)
@@ -967,9 +967,9 @@ verify_check(const char *dir, char *msg, size_t msglen)
 		qsort(v.claims, v.nclaims, sizeof(*v.claims), cmp_claim);
 	for (i = 0; i < v.nclaims; i = j) {
 		for (j = i + 1; j < v.nclaims &&
-		    same_partition(&v.claims[i], &v.claims[j]); j++)
+		    verify_same_partition(&v.claims[i], &v.claims[j]); j++)
 			;
-		if ((r = check_partition(&v, v.claims + i, j - i)) != 0)
+		if ((r = verify_partition(&v, v.claims + i, j - i)) != 0)
 			goto out;
 		partitions++;
 	}
@@ -989,6 +989,6 @@ verify_check(const char *dir, char *msg, size_t msglen)
 		    "their hour's manifest, for its next revision)", v.awaiting);
 	}
 out:
-	verify_free(&v);
+	verify_clear(&v);
 	return r;
 }

@@ -63,8 +63,8 @@ struct writer {
 };
 
 enum roll_reason
-roll_check(const struct roll_policy *p, uint64_t bytes, time_t opened,
-    time_t last_write, time_t now)
+writer_roll_check(const struct roll_policy *p, uint64_t bytes,
+    time_t opened, time_t last_write, time_t now)
 {
 	if (bytes >= p->max_bytes)
 		return ROLL_SIZE;
@@ -84,7 +84,7 @@ part_free(struct part *p)
 		close(p->fd);
 	journal_close(p->journal);
 	spool_hash_free(p->hash);
-	buf_free(&p->rows_buf);
+	buf_clear(&p->rows_buf);
 	free(p->topic);
 	free(p->open_path);
 	free(p->rel);
@@ -135,7 +135,7 @@ writer_free(struct writer *w)
 		part_free(p);
 	}
 	codec_free(w->codec);
-	buf_free(&w->out);
+	buf_clear(&w->out);
 	free(w->table);
 	free(w->spool_dir);
 	free(w->host);
@@ -437,7 +437,7 @@ part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
 	close(p->fd);
 	p->fd = -1;
 	journal_park(p->journal);
-	buf_free(&p->rows_buf);
+	buf_clear(&p->rows_buf);
 	p->dirty = 1;           /* its last mark comes with the next seal */
 	*link = p->next;
 	p->next = w->rolled;
@@ -482,8 +482,8 @@ writer_roll_where(struct writer *w, int (*want)(const struct writer *,
 static int
 part_is_done(const struct writer *w, const struct part *p, const void *now)
 {
-	return roll_check(&w->roll, part_bytes(p), p->opened, p->last_write,
-	    *(const time_t *)now) != ROLL_NONE;
+	return writer_roll_check(&w->roll, part_bytes(p), p->opened,
+	    p->last_write, *(const time_t *)now) != ROLL_NONE;
 }
 
 int

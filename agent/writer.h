@@ -62,8 +62,8 @@ struct writer_stats {
 
 /* Decides whether a file opened at `opened`, last written at `last_write`
  * and holding `bytes` bytes rolls at `now`. */
-enum roll_reason roll_check(const struct roll_policy *p, uint64_t bytes,
-    time_t opened, time_t last_write, time_t now);
+enum roll_reason writer_roll_check(const struct roll_policy *p,
+    uint64_t bytes, time_t opened, time_t last_write, time_t now);
 
 /* Returns a writer for rows of the given columns (copied by reference: cols
  * must outlive the writer), or NULL with a sentence in err.  Creates the

@@ -141,7 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (once.len != twice.len || memcmp(once.data, twice.data,
 	    once.len) != 0)
 		fuzzkit_die("parquet", "the same rows gave other bytes");
-	buf_free(&once);
-	buf_free(&twice);
+	buf_clear(&once);
+	buf_clear(&twice);
 	return 0;
 }

@@ -157,7 +157,7 @@ other(struct fixture *f, int64_t max_us, int64_t pending_us, int at_end,
 	if (target_write(f->t, "_kedge/progress/t/a+1.json", text.data,
 	    text.len, err, sizeof(err)) != 0)
 		fail_msg("target_write: %s", err);
-	buf_free(&text);
+	buf_clear(&text);
 }
 
 /* Runs the completer at NOW; returns the manifests it wrote, after

@@ -120,7 +120,7 @@ test_buf_reserve(void **state)
 	assert_memory_equal(b.data, "abc", 3);
 	assert_int_equal(buf_reserve(&b, GROW_MIN_BYTES), 0);
 	assert_int_equal(b.cap, 2 * GROW_MIN_BYTES);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 int

@@ -103,7 +103,7 @@ assert_holds(const struct fixture *f, const char *sub, const char *rel,
 		fail_msg("cannot read %s", path);
 	assert_int_equal(b.len, strlen(text));
 	assert_memory_equal(b.data, text, b.len);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 static int

@@ -51,7 +51,7 @@ coltype_udtf_type(enum coltype_kind kind)
 }
 
 void
-coltype_list_free(struct coltype_list *l)
+coltype_list_clear(struct coltype_list *l)
 {
 	if (l == NULL)
 		return;

@@ -205,11 +205,11 @@ csv_fini(void *state)
 
 	if (st == NULL)
 		return;
-	coltype_list_free(&st->columns);
+	coltype_list_clear(&st->columns);
 	free(st->fields);
 	free(st->values);
 	free(st->null_value);
-	buf_free(&st->scratch);
+	buf_clear(&st->scratch);
 	free(st);
 }
 

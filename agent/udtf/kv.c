@@ -318,13 +318,13 @@ kv_fini(void *state)
 
 	if (st == NULL)
 		return;
-	coltype_list_free(&st->fields);
+	coltype_list_clear(&st->fields);
 	free(st->wants);
 	free(st->slots);
 	free(st->next_col);
 	free(st->seen);
 	free(st->values);
-	buf_free(&st->scratch);
+	buf_clear(&st->scratch);
 	free(st);
 }
 

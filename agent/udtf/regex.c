@@ -226,7 +226,7 @@ regex_types_apply(struct regex_state *st, const char *types, char *err,
 		st->kinds[c] = list.v[i].kind;
 		st->cols[c].type = coltype_udtf_type(list.v[i].kind);
 	}
-	coltype_list_free(&list);
+	coltype_list_clear(&list);
 	return r;
 }
 

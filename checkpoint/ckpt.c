@@ -1,4 +1,4 @@
-#include "ckpt.h"
+#include "checkpoint/ckpt.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * fuzzkit: the UDTF contract checks and the row writing the fuzz drivers
  * share.  See fuzzkit.h.
  */
-#include "fuzzkit.h"
+#include "fuzz/fuzzkit.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "format.h"
-#include "tz.h"
-#include "udtf/registry.h"
+#include "agent/udtf/registry.h"
+#include "agent/write/format.h"
+#include "agent/write/tz.h"
+#include "lib/buf.h"
 
 /* As agent/table.c: kedge refuses a record's rows past this many. */
 #define FUZZKIT_MAX_ROWS 10000

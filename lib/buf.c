@@ -1,4 +1,4 @@
-#include "buf.h"
+#include "lib/buf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "grow.h"
+#include "lib/grow.h"
 
 int
 buf_reserve(struct buf *b, size_t n)

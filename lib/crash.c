@@ -1,4 +1,4 @@
-#include "crash.h"
+#include "lib/crash.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 #ifdef KEDGE_NO_CRASH_POINTS
 

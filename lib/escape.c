@@ -1,4 +1,4 @@
-#include "escape.h"
+#include "lib/escape.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "fsutil.h"
+#include "lib/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 int
 fs_mkdirs(const char *path, mode_t mode)

@@ -1,4 +1,4 @@
-#include "grow.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdint.h>

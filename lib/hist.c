@@ -1,4 +1,4 @@
-#include "hist.h"
+#include "lib/hist.h"
 
 /* The largest value that falls into bucket b. */
 static uint64_t

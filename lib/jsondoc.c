@@ -1,4 +1,4 @@
-#include "jsondoc.h"
+#include "lib/jsondoc.h"
 
 #include <errno.h>
 #include <inttypes.h>

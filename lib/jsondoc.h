@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* Where a value is, for messages: "in" is "" or an element such as
  * "\"files\"[3]: ", key the key whose value is read (NULL: none). */

@@ -1,4 +1,4 @@
-#include "log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "escape.h"
+#include "lib/escape.h"
 
 static enum log_level log_max = LOG_LEVEL_INFO;
 

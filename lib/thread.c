@@ -1,4 +1,4 @@
-#include "thread.h"
+#include "lib/thread.h"
 
 void
 thread_block_signals(sigset_t *old)

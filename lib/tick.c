@@ -1,4 +1,4 @@
-#include "tick.h"
+#include "lib/tick.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "status.h"
+#include "agent/config/config.h"
+#include "agent/ops/status.h"
 
 /* What status_show() prints for a status file whose first line is
  * first, in out[size]. */

@@ -1,4 +1,4 @@
-#include "bench.h"
+#include "agent/cli/bench.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 
@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "chain.h"
-#include "grow.h"
-#include "udtf/coltype.h"
-#include "latency.h"
-#include "tick.h"
+#include "agent/parse/chain.h"
+#include "agent/parse/latency.h"
+#include "agent/udtf/coltype.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
+#include "lib/tick.h"
 
 #define BENCH_ROUNDS 3
 

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "config.h"
+#include "agent/config/config.h"
 
 struct bench_opts {
 	const char *table;     /* the table's name */

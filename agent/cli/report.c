@@ -1,4 +1,4 @@
-#include "report.h"
+#include "agent/cli/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "complete.h"
-#include "grow.h"
-#include "manifest.h"
-#include "sidecar.h"
-#include "target.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/manifest.h"
+#include "agent/target/target.h"
+#include "agent/write/sidecar.h"
+#include "lib/grow.h"
 
 /* Far above what a manifest or sidecar holds (verify.c's bound). */
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "agent/config/config.h"
 
 struct report_opts {
 	const char *from, *to;  /* "YYYYMMDDHH", local hours as in dt/hr */

@@ -1,4 +1,4 @@
-#include "verify.h"
+#include "agent/cli/verify.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,12 +16,12 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "grow.h"
-#include "manifest.h"
-#include "mfcheck.h"
-#include "rejects.h"
-#include "sidecar.h"
-#include "spool.h"
+#include "agent/complete/manifest.h"
+#include "agent/complete/mfcheck.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "lib/grow.h"
 
 /* Part files can be 128 MiB: they are read and decoded in chunks. */
 #define CHUNK (128 * 1024)

@@ -1,4 +1,4 @@
-#include "complete.h"
+#include "agent/complete/complete.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "grow.h"
-#include "manifest.h"
-#include "oncomplete.h"
-#include "progress.h"
-#include "rejects.h"
-#include "tz.h"
+#include "agent/complete/manifest.h"
+#include "agent/complete/oncomplete.h"
+#include "agent/complete/progress.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/tz.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
 
 #define PROGRESS_DIR "_kedge/progress"
 #define SIDECAR_MAX (16 * 1024 * 1024)

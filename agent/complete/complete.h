@@ -36,9 +36,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "config.h"
-#include "sidecar.h"
-#include "target.h"
+#include "agent/config/config.h"
+#include "agent/target/target.h"
+#include "agent/write/sidecar.h"
 
 struct completer;
 

@@ -1,4 +1,4 @@
-#include "manifest.h"
+#include "agent/complete/manifest.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsondoc.h"
+#include "lib/jsondoc.h"
 
 /*
  * Writing: the keys in the order of the example in manifest.h.

@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "sidecar.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
 
 #define MANIFEST_NAME "_MANIFEST.json"
 #define MANIFEST_SUCCESS "_SUCCESS"

@@ -1,4 +1,4 @@
-#include "mfcheck.h"
+#include "agent/complete/mfcheck.h"
 
 #include <errno.h>
 #include <inttypes.h>

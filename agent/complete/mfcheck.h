@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "manifest.h"
-#include "sidecar.h"
+#include "agent/complete/manifest.h"
+#include "agent/write/sidecar.h"
 
 /* A part file of the hour and its parsed sidecar (not owned). */
 struct mfcheck_file {

@@ -1,4 +1,4 @@
-#include "oncomplete.h"
+#include "agent/complete/oncomplete.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "escape.h"
-#include "fsutil.h"
-#include "grow.h"
-#include "log.h"
-#include "thread.h"
+#include "lib/buf.h"
+#include "lib/escape.h"
+#include "lib/fsutil.h"
+#include "lib/grow.h"
+#include "lib/log.h"
+#include "lib/thread.h"
 
 extern char **environ;
 

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "agent/config/config.h"
 
 struct oncomplete;
 

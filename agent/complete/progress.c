@@ -1,10 +1,10 @@
-#include "progress.h"
+#include "agent/complete/progress.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsondoc.h"
+#include "lib/jsondoc.h"
 
 static const char *const progress_keys[] = { "host", "max_event_us",
     "pending_us", "at_end", "last_record", "written" };

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 #define PROGRESS_NO_MAX INT64_MIN      /* max_event_us null: no row yet */
 #define PROGRESS_NO_PENDING INT64_MAX  /* pending_us null: none pending */

@@ -5,7 +5,7 @@
  * (defaults, or an error for a required key), then the checks that span
  * several keys.
  */
-#include "config.h"
+#include "agent/config/config.h"
 
 #include <errno.h>
 #include <libconfig.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "confkeys.h"
-#include "udtf/registry.h"
+#include "agent/config/confkeys.h"
+#include "agent/udtf/registry.h"
 
 /* Where an error points: "FILE:LINE: key: ...". */
 struct conf_at {

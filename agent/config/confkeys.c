@@ -3,7 +3,7 @@
  * the lookups the loader walks it by, the checks of single values and the
  * writer of docs/config.md.  What spans several keys is config.c's.
  */
-#include "confkeys.h"
+#include "agent/config/confkeys.h"
 
 #include <errno.h>
 #include <libconfig.h>
@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/complete/oncomplete.h"
+#include "agent/config/config.h"
+#include "agent/ops/metrics_http.h"
+#include "agent/udtf/registry.h"
 #include "checkpoint/ckpt.h"
-#include "config.h"
-#include "escape.h"
-#include "metrics_http.h"
-#include "oncomplete.h"
-#include "udtf/registry.h"
+#include "lib/escape.h"
 
 #define CONF_ZONEINFO "/usr/share/zoneinfo"
 

@@ -1,11 +1,11 @@
-#include "metrics.h"
+#include "agent/ops/metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "lib/grow.h"
 
 #define NS_PER_S UINT64_C(1000000000)
 

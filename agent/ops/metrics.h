@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "hist.h"
-#include "latency.h"
+#include "agent/parse/latency.h"
+#include "lib/hist.h"
 
 /* One table's counters and the latency of its UDTF chain. */
 struct metrics_table {

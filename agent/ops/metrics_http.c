@@ -1,4 +1,4 @@
-#include "metrics_http.h"
+#include "agent/ops/metrics_http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "thread.h"
+#include "lib/thread.h"
 
 /*
  * Bounds on what clients may hold.  A scrape takes one connection for a

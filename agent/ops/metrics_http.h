@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "metrics.h"
+#include "agent/ops/metrics.h"
 
 /* Parses "ADDRESS:PORT" (an IPv4 address, or an IPv6 one in brackets:
  * "[::1]:9466") into addr and *addrlen; port 0 is accepted.  Returns the

@@ -1,4 +1,4 @@
-#include "notify.h"
+#include "agent/ops/notify.h"
 
 #include <errno.h>
 #include <stdarg.h>

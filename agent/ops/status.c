@@ -1,4 +1,4 @@
-#include "status.h"
+#include "agent/ops/status.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "chain.h"
-#include "fsutil.h"
+#include "agent/parse/chain.h"
+#include "lib/fsutil.h"
 
 static void
 status_time(char *buf, size_t len, time_t t)

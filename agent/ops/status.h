@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "config.h"
-#include "hist.h"
-#include "publish.h"
-#include "spool.h"
-#include "table.h"
+#include "agent/config/config.h"
+#include "agent/parse/table.h"
+#include "agent/publish/publish.h"
+#include "agent/write/spool.h"
+#include "lib/hist.h"
 
 #define STATUS_FILE "status"
 #define STATUS_INTERVAL_S 5

@@ -1,4 +1,4 @@
-#include "chain.h"
+#include "agent/parse/chain.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "grow.h"
-#include "tick.h"
-#include "udtf/registry.h"
+#include "agent/udtf/registry.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
+#include "lib/tick.h"
 
 #define CHAIN_CHUNK 65536        /* bytes of a chunk of row strings */
 

@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "latency.h"
-#include "udtf/udtf.h"
+#include "agent/config/config.h"
+#include "agent/parse/latency.h"
+#include "agent/udtf/udtf.h"
 
 #define CHAIN_BATCH_MAX 1024            /* records a batch */
 #define CHAIN_BATCH_BYTES (4u << 20)    /* a batch ends past this */

@@ -1,4 +1,4 @@
-#include "latency.h"
+#include "agent/parse/latency.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist.h"
-#include "udtf/udtf.h"
+#include "agent/udtf/udtf.h"
+#include "lib/hist.h"
 
 #define LATENCY_SLOWEST 10
 

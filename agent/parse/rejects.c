@@ -1,4 +1,4 @@
-#include "rejects.h"
+#include "agent/parse/rejects.h"
 
 #include <errno.h>
 #include <stdio.h>

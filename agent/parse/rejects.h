@@ -12,10 +12,10 @@
 
 #include <stddef.h>
 
-#include "config.h"
-#include "tz.h"
-#include "udtf/udtf.h"
-#include "writer.h"
+#include "agent/config/config.h"
+#include "agent/udtf/udtf.h"
+#include "agent/write/tz.h"
+#include "agent/write/writer.h"
 
 #define REJECTS_TABLE "_rejects"
 

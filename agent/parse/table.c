@@ -1,4 +1,4 @@
-#include "table.h"
+#include "agent/parse/table.h"
 
 #include <errno.h>
 #include <inttypes.h>

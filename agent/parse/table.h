@@ -11,13 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chain.h"
-#include "config.h"
-#include "latency.h"
-#include "rejects.h"
-#include "tz.h"
-#include "udtf/udtf.h"
-#include "writer.h"
+#include "agent/config/config.h"
+#include "agent/parse/chain.h"
+#include "agent/parse/latency.h"
+#include "agent/parse/rejects.h"
+#include "agent/udtf/udtf.h"
+#include "agent/write/tz.h"
+#include "agent/write/writer.h"
 
 struct table;
 

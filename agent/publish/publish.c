@@ -1,4 +1,4 @@
-#include "publish.h"
+#include "agent/publish/publish.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,16 +12,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "complete.h"
-#include "crash.h"
-#include "fsutil.h"
-#include "log.h"
-#include "oncomplete.h"
-#include "sidecar.h"
-#include "spool.h"
-#include "target.h"
-#include "thread.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/oncomplete.h"
+#include "agent/target/target.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "lib/buf.h"
+#include "lib/crash.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "lib/thread.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "agent/config/config.h"
 
 struct publisher;
 

@@ -1,4 +1,4 @@
-#include "source_int.h"
+#include "agent/source/source_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "grow.h"
-#include "log.h"
+#include "lib/escape.h"
+#include "lib/grow.h"
+#include "lib/log.h"
 
 /* How long a checkpoint waits for its offset commit's answer.  librdkafka's
  * own commit waits for as long as the group's coordinator is away, and so

@@ -15,8 +15,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "agent/config/config.h"
 #include "checkpoint/ckpt.h"
-#include "config.h"
 
 struct source;
 

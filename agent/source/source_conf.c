@@ -1,5 +1,5 @@
 /* kedge's configuration as librdkafka's properties: see source.h. */
-#include "source_int.h"
+#include "agent/source/source_int.h"
 
 #include <errno.h>
 #include <stdio.h>

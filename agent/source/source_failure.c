@@ -1,5 +1,5 @@
 /* The sentences for what stops consumption: see source_int.h. */
-#include "source_int.h"
+#include "agent/source/source_int.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "source.h"
+#include "agent/source/source.h"
 
 /* One assigned partition. */
 struct source_part {

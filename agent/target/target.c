@@ -1,4 +1,4 @@
-#include "target.h"
+#include "agent/target/target.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "webhdfs.h"
+#include "agent/target/webhdfs.h"
+#include "lib/fsutil.h"
 
 struct target {
 	char *dir;            /* target "local" */

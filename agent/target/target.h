@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "webhdfs.h"
+#include "agent/config/config.h"
+#include "agent/target/webhdfs.h"
 
 struct target;
 

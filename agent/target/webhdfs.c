@@ -1,4 +1,4 @@
-#include "webhdfs.h"
+#include "agent/target/webhdfs.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crash.h"
-#include "escape.h"
-#include "fsutil.h"
-#include "grow.h"
-#include "webhdfs_answer.h"
+#include "agent/target/webhdfs_answer.h"
+#include "lib/crash.h"
+#include "lib/escape.h"
+#include "lib/fsutil.h"
+#include "lib/grow.h"
 
 #define WH_ANSWER_MAX (64 * 1024 * 1024) /* a listing or a file read */
 #define WH_PREFIX "/webhdfs/v1"

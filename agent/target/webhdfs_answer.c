@@ -1,4 +1,4 @@
-#include "webhdfs_answer.h"
+#include "agent/target/webhdfs_answer.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "lib/escape.h"
 
 /* Parses the answer; NULL with the sentence in err when it is no JSON. */
 static json_t *

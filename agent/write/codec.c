@@ -1,4 +1,4 @@
-#include "codec.h"
+#include "agent/write/codec.h"
 
 #include <errno.h>
 #include <limits.h>

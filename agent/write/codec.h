@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 enum codec_kind { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
 

@@ -1,4 +1,4 @@
-#include "format.h"
+#include "agent/write/format.h"
 
 #include <errno.h>
 #include <math.h>

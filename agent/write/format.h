@@ -16,9 +16,9 @@
 #ifndef KEDGE_FORMAT_H
 #define KEDGE_FORMAT_H
 
-#include "buf.h"
-#include "tz.h"
-#include "udtf/udtf.h"
+#include "agent/udtf/udtf.h"
+#include "agent/write/tz.h"
+#include "lib/buf.h"
 
 enum format_kind { FORMAT_HIVE_TEXT, FORMAT_JSONL };
 

@@ -1,4 +1,4 @@
-#include "journal.h"
+#include "agent/write/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,13 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "codec.h"
-#include "format.h"
-#include "fsutil.h"
-#include "grow.h"
-#include "rejects.h"
-#include "sidecar.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/codec.h"
+#include "agent/write/format.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
+#include "lib/grow.h"
 
 static const char journal_letter[] = { 'o', 'e', 's', 'u', 'r' };
 #define JOURNAL_KINDS 4          /* the kinds a data file's sidecar lists */

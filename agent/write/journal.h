@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 enum journal_kind {
 	JOURNAL_OFFSETS,

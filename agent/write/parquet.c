@@ -1,4 +1,4 @@
-#include "parquet.h"
+#include "agent/write/parquet.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,11 +8,11 @@
 
 #include <snappy-c.h>
 
-#include "codec.h"
-#include "grow.h"
-#include "le.h"
-#include "rle.h"
-#include "thrift.h"
+#include "agent/write/codec.h"
+#include "agent/write/rle.h"
+#include "agent/write/thrift.h"
+#include "lib/grow.h"
+#include "lib/le.h"
 
 /* parquet.thrift's numbers that this writer uses. */
 enum { PT_BOOLEAN = 0, PT_INT64 = 2, PT_DOUBLE = 5, PT_BYTE_ARRAY = 6 };

@@ -37,8 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "udtf/udtf.h"
+#include "agent/udtf/udtf.h"
+#include "lib/buf.h"
 
 /* Parquet's CompressionCodec numbers. */
 enum pq_codec {

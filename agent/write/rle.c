@@ -1,4 +1,4 @@
-#include "rle.h"
+#include "agent/write/rle.h"
 
 #include <errno.h>
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* The values to encode: bytes (u8) or 32-bit integers (u32, when u8 is
  * NULL). */

@@ -1,4 +1,4 @@
-#include "sidecar.h"
+#include "agent/write/sidecar.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "jsondoc.h"
-#include "rejects.h"
+#include "agent/parse/rejects.h"
+#include "lib/grow.h"
+#include "lib/jsondoc.h"
 
 int
 sidecar_ranges_push(struct sidecar_ranges *r, int64_t first, int64_t last)

@@ -40,9 +40,9 @@
 
 #include <jansson.h>
 
-#include "buf.h"
-#include "codec.h"
-#include "format.h"
+#include "agent/write/codec.h"
+#include "agent/write/format.h"
+#include "lib/buf.h"
 
 struct jsondoc;
 

@@ -1,4 +1,4 @@
-#include "spool.h"
+#include "agent/write/spool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,8 +15,8 @@
 
 #include <openssl/evp.h>
 
-#include "fsutil.h"
-#include "journal.h"
+#include "agent/write/journal.h"
+#include "lib/fsutil.h"
 
 /* Removes suffix from the end of s when it is there; returns 1 if it was. */
 static int

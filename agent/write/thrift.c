@@ -1,9 +1,9 @@
-#include "thrift.h"
+#include "agent/write/thrift.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "rle.h"
+#include "agent/write/rle.h"
 
 void
 thrift_init(struct thrift_writer *t, struct buf *out)

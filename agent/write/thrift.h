@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* Compact protocol type ids (field headers and list element types). */
 enum thrift_type {

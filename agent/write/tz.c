@@ -1,4 +1,4 @@
-#include "tz.h"
+#include "agent/write/tz.h"
 
 #include <errno.h>
 #include <fcntl.h>

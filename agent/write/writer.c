@@ -1,4 +1,4 @@
-#include "writer.h"
+#include "agent/write/writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "journal.h"
-#include "spool.h"
+#include "agent/write/journal.h"
+#include "agent/write/spool.h"
+#include "lib/fsutil.h"
 
 /* Formatted rows are written, each chunk compressed as one gzip member or
  * zstd frame, once a file has this many bytes of them: large enough for few

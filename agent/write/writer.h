@@ -27,10 +27,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "codec.h"
-#include "format.h"
-#include "tz.h"
-#include "udtf/udtf.h"
+#include "agent/udtf/udtf.h"
+#include "agent/write/codec.h"
+#include "agent/write/format.h"
+#include "agent/write/tz.h"
 
 struct writer;
 

@@ -16,7 +16,7 @@
 #include "agent/write/tz.h"
 #include "lib/buf.h"
 
-/* As agent/table.c: kedge refuses a record's rows past this many. */
+/* As agent/parse/table.c: kedge refuses a record's rows past this many. */
 #define FUZZKIT_MAX_ROWS 10000
 /* A zone with daylight saving time, so that rows take tz.c's slow paths. */
 #define FUZZKIT_ZONE "Europe/Paris"
@@ -266,7 +266,7 @@ fuzzkit_run(struct fuzzkit_udtf *u, const char *data, size_t len,
 		.offset = 42,
 		.timestamp_ms = 1700000000000,
 	};
-	char err[256]; /* as agent/table.c's reason */
+	char err[256]; /* as agent/parse/table.c's reason */
 	char *copy;
 	int r;
 

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "config.h"
+#include "agent/config/config.h"
+#include "agent/write/spool.h"
 #include "security/krb.h"
-#include "spool.h"
 
 struct krb;
 struct metrics_server;

@@ -1,5 +1,5 @@
-#include "run.h"
-#include "agent.h"
+#include "agent/run.h"
+#include "agent/agent.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,27 +11,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "complete.h"
-#include "crash.h"
-#include "escape.h"
-#include "grow.h"
-#include "log.h"
-#include "metrics_http.h"
-#include "notify.h"
-#include "oncomplete.h"
-#include "publish.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/oncomplete.h"
+#include "agent/ops/metrics_http.h"
+#include "agent/ops/notify.h"
+#include "agent/ops/status.h"
+#include "agent/parse/rejects.h"
+#include "agent/parse/table.h"
+#include "agent/publish/publish.h"
+#include "agent/source/source.h"
+#include "agent/target/target.h"
+#include "agent/target/webhdfs.h"
+#include "agent/twopc.h"
+#include "agent/write/spool.h"
+#include "agent/write/tz.h"
+#include "lib/crash.h"
+#include "lib/escape.h"
+#include "lib/grow.h"
+#include "lib/log.h"
+#include "lib/tick.h"
 #include "security/krb.h"
 #include "security/tls.h"
-#include "rejects.h"
-#include "source.h"
-#include "spool.h"
-#include "status.h"
-#include "table.h"
-#include "tick.h"
-#include "twopc.h"
-#include "target.h"
-#include "tz.h"
-#include "webhdfs.h"
 
 #define RUN_BATCH 1024        /* records per poll */
 #define RUN_POLL_MS 100       /* how long a poll waits for records */

@@ -1,4 +1,4 @@
-#include "twopc.h"
+#include "agent/twopc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,14 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/target/target.h"
+#include "agent/write/spool.h"
 #include "checkpoint/ckpt.h"
 #include "checkpoint/store.h"
-#include "crash.h"
-#include "escape.h"
-#include "grow.h"
-#include "log.h"
-#include "spool.h"
-#include "target.h"
+#include "lib/crash.h"
+#include "lib/escape.h"
+#include "lib/grow.h"
+#include "lib/log.h"
 
 #define TWOPC_STORE_DIR "checkpoint"
 #define TWOPC_MARKERS "_kedge/takeover"

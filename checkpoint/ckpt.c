@@ -1,4 +1,4 @@
-#include "ckpt.h"
+#include "checkpoint/ckpt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
+#include "lib/err.h"
 
 #define CKPT_MAGIC "kedge-checkpoint 1"
 #define CKPT_NAME_MAX 255

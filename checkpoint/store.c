@@ -1,4 +1,4 @@
-#include "store.h"
+#include "checkpoint/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "crash.h"
-#include "err.h"
-#include "le.h"
+#include "lib/crash.h"
+#include "lib/err.h"
+#include "lib/le.h"
 
 #define MAGIC       "KEDGECKP"
 #define MAGIC_LEN   8

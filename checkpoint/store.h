@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 #define CKPT_STORE_VERSION 1u
 /* The largest payload a record carries; reads treat bigger files as

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "checkpoint/ckpt.h"
 #include "checkpoint/store.h"
-#include "fuzzkit.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

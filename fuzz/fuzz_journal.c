@@ -27,12 +27,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "fsutil.h"
-#include "fuzzkit.h"
-#include "journal.h"
-#include "rejects.h"
-#include "sidecar.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,10 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzzkit.h"
-#include "le.h"
-#include "parquet.h"
+#include "agent/write/parquet.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
+#include "lib/le.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

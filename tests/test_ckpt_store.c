@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "agent/crash.h"
 #include "checkpoint/store.h"
+#include "lib/crash.h"
 #include "tests/testlib.h"
 
 struct fixture {

@@ -16,11 +16,11 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 #include <zlib.h>
 #include <zstd.h>
 
-#include "codec.h"
+#include "agent/write/codec.h"
 
 #define MiB (1024 * 1024)
 

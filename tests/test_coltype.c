@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
-#include "udtf/coltype.h"
+#include "agent/udtf/coltype.h"
+#include "tests/testlib.h"
 
 static void
 test_grammar_and_names(void **state)

@@ -19,13 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "complete.h"
-#include "config.h"
-#include "manifest.h"
-#include "progress.h"
-#include "sidecar.h"
-#include "target.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/manifest.h"
+#include "agent/complete/progress.h"
+#include "agent/config/config.h"
+#include "agent/target/target.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
 #include "tests/testlib.h"
 
 #define US INT64_C(1000000)

@@ -20,11 +20,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "fsutil.h"
-#include "journal.h"
-#include "sidecar.h"
-#include "spool.h"
-#include "writer.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "agent/write/writer.h"
+#include "lib/fsutil.h"
 #include "tests/testlib.h"
 
 /* 2026-11-29 10:00:00 UTC, and m minutes later */

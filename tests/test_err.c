@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "err.h"
+#include "lib/err.h"
 
 static void
 test_writes_and_returns_code(void **state)

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 
-#include "format.h"
+#include "agent/write/format.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

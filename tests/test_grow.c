@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "buf.h"
-#include "grow.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
 
 static void
 test_first_capacity(void **state)

@@ -15,11 +15,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "fsutil.h"
-#include "journal.h"
-#include "rejects.h"
-#include "sidecar.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 
 struct fixture {
 	char dir[64];

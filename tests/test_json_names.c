@@ -18,15 +18,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "complete.h"
-#include "config.h"
-#include "fsutil.h"
-#include "journal.h"
-#include "manifest.h"
-#include "rejects.h"
-#include "sidecar.h"
-#include "target.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/manifest.h"
+#include "agent/config/config.h"
+#include "agent/parse/rejects.h"
+#include "agent/target/target.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "manifest.h"
-#include "testlib.h"
+#include "agent/complete/manifest.h"
+#include "lib/buf.h"
+#include "tests/testlib.h"
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 

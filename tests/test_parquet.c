@@ -18,11 +18,11 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 
-#include "parquet.h"
-#include "rle.h"
-#include "thrift.h"
+#include "agent/write/parquet.h"
+#include "agent/write/rle.h"
+#include "agent/write/thrift.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "progress.h"
-#include "testlib.h"
+#include "agent/complete/progress.h"
+#include "lib/buf.h"
+#include "tests/testlib.h"
 
 static const char example[] =
     "{\"host\":\"edge01\",\"max_event_us\":1785614399000000,"

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "sidecar.h"
-#include "testlib.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "tests/testlib.h"
 
 /* The example of sidecar.h, on one line. */
 static const char example[] =

@@ -20,12 +20,12 @@
 
 #include <openssl/evp.h>
 
-#include "config.h"
-#include "fsutil.h"
-#include "rejects.h"
-#include "sidecar.h"
-#include "spool.h"
-#include "writer.h"
+#include "agent/config/config.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "agent/write/writer.h"
+#include "lib/fsutil.h"
 #include "tests/testlib.h"
 
 struct fixture {

@@ -30,13 +30,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "buf.h"
-#include "codec.h"
-#include "fsutil.h"
-#include "manifest.h"
-#include "sidecar.h"
-#include "testlib.h"
-#include "verify.h"
+#include "agent/cli/verify.h"
+#include "agent/complete/manifest.h"
+#include "agent/write/codec.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
+#include "tests/testlib.h"
 
 #define H22 "dt=20261129/hr=22"
 #define H23 "dt=20261129/hr=23"

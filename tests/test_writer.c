@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "writer.h"
+#include "agent/write/writer.h"
 #include "tests/testlib.h"
 
 static const struct roll_policy policy = { 1000, 900, 300, 0 };

@@ -1,4 +1,4 @@
-#include "coltype.h"
+#include "agent/udtf/coltype.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "grow.h"
-#include "timeparse.h"
+#include "agent/udtf/timeparse.h"
+#include "lib/grow.h"
 
 static const char *const coltype_names[] = {
 	[COLTYPE_STRING] = "string",

@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
 enum coltype_kind {
 	COLTYPE_STRING,

@@ -21,13 +21,13 @@
  *   not an int64);
  * - json: the value's JSON text exactly as in the record.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "buf.h"
-#include "coltype.h"
-#include "grow.h"
-#include "jsonpath.h"
-#include "params.h"
+#include "agent/udtf/coltype.h"
+#include "agent/udtf/jsonpath.h"
+#include "agent/udtf/params.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -8,10 +8,10 @@
  * members and elements some path needs (a hash table per node finds the
  * members) and records where each wanted value lies.
  */
-#include "jsonpath.h"
+#include "agent/udtf/jsonpath.h"
 
-#include "grow.h"
-#include "utf8.h"
+#include "lib/grow.h"
+#include "lib/utf8.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -17,11 +17,11 @@
  * rejected.  Offsets in reasons count bytes from 0, the start of the
  * record.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "buf.h"
-#include "coltype.h"
-#include "params.h"
+#include "agent/udtf/coltype.h"
+#include "agent/udtf/params.h"
+#include "lib/buf.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -5,12 +5,12 @@
  * runs that program over a line: each value ends where the next literal
  * begins, and becomes one typed column.  One line gives one row.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "buf.h"
-#include "params.h"
-#include "timeparse.h"
-#include "utf8.h"
+#include "agent/udtf/params.h"
+#include "agent/udtf/timeparse.h"
+#include "lib/buf.h"
+#include "lib/utf8.h"
 
 #include <errno.h>
 #include <stdio.h>

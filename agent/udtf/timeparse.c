@@ -1,4 +1,4 @@
-#include "timeparse.h"
+#include "agent/udtf/timeparse.h"
 
 #include <errno.h>
 

@@ -21,14 +21,16 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wformat=2 -Wno-format-nonliteral
-CPPFLAGS += -D_GNU_SOURCE -DKEDGE_VERSION='"$(VERSION)"' -Iagent -I.
+# Every project header is included by its path from the top of the tree:
+# "lib/buf.h", "agent/write/writer.h", "checkpoint/ckpt.h".
+CPPFLAGS += -D_GNU_SOURCE -DKEDGE_VERSION='"$(VERSION)"' -I.
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) $(CFLAGS) \
              $(shell pkg-config --cflags $(PKGS))
 LIBS     := $(shell pkg-config --libs $(PKGS)) -lpthread
 # Debian's libsnappy-dev ships no .pc file: linked by name.
 LIBS     += -lsnappy
 # make KEDGE_RELEASE=1 (the packages): without the crash points the tests
-# use (agent/crash.h); the default build keeps them.
+# use (lib/crash.h); the default build keeps them.
 ifneq ($(KEDGE_RELEASE),)
 CPPFLAGS += -DKEDGE_NO_CRASH_POINTS
 endif
@@ -37,8 +39,13 @@ BIN      := kedge
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
-LIB_SRC  := $(filter-out agent/main.c,$(wildcard agent/*.c agent/udtf/*.c \
-            checkpoint/*.c security/*.c))
+# lib/ and the leaf folders, the agent's stages (one folder each), the
+# orchestrators in agent/ itself.
+SRC_DIRS := lib checkpoint security agent/udtf agent/source agent/config \
+            agent/parse agent/write agent/target agent/publish agent/complete \
+            agent/ops agent/cli agent
+HDRS     := $(wildcard $(SRC_DIRS:%=%/*.h))
+LIB_SRC  := $(filter-out agent/main.c,$(wildcard $(SRC_DIRS:%=%/*.c)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -60,7 +67,7 @@ all: $(BIN)
 deps:
 	@scripts/install-deps.sh
 
-$(B)/%.o: %.c $(wildcard agent/*.h agent/udtf/*.h checkpoint/*.h security/*.h)
+$(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 

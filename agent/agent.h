@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "config.h"
+#include "agent/config/config.h"
+#include "agent/write/spool.h"
 #include "security/krb.h"
-#include "spool.h"
 
 struct krb;
 struct metrics_server;
@@ -60,7 +60,7 @@ struct agent {
 
 /* Builds the time zone, the tables and the rejects table into a, zeroed
  * first, and their writers into a->writers.  Returns 0, or -1 with the
- * sentence in err; either way agent_free() frees what was built. */
+ * sentence in err; either way agent_clear() frees what was built. */
 int agent_build(struct agent *a, const struct conf *c, char *err,
     size_t errlen);
 
@@ -68,7 +68,7 @@ int agent_build(struct agent *a, const struct conf *c, char *err,
  * two-phase commit, the target and the configurations SIGHUP loaded), not
  * a itself, nor its source, publisher, Kerberos login or metrics server,
  * which run_main() closes.  Accepts what agent_build() left half built. */
-void agent_free(struct agent *a);
+void agent_clear(struct agent *a);
 
 /* Returns the Kerberos settings of c as krb_login()'s options. */
 struct krb_opts agent_krb_opts(const struct conf *c);

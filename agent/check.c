@@ -1,7 +1,7 @@
 /* check-config: what the configuration names, checked offline and then
  * against the brokers and HDFS: see run.h and agent.h. */
-#include "agent.h"
-#include "run.h"
+#include "agent/agent.h"
+#include "agent/run.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
+#include "agent/source/source.h"
+#include "agent/target/target.h"
+#include "agent/target/webhdfs.h"
+#include "lib/log.h"
 #include "security/krb.h"
 #include "security/tls.h"
-#include "source.h"
-#include "target.h"
-#include "webhdfs.h"
 
 int
 agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
@@ -47,7 +47,7 @@ run_check(const struct conf *c, char *err, size_t errlen)
 	struct agent a;
 	int r = agent_build(&a, c, err, errlen);
 
-	agent_free(&a);
+	agent_clear(&a);
 	if (r == 0 && c->kerberos.principal != NULL) {
 		struct krb_opts ko = agent_krb_opts(c);
 		r = krb_check(&ko, err, errlen);

@@ -12,16 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "config.h"
-#include "log.h"
-#include "report.h"
-#include "run.h"
-#include "status.h"
-#include "target.h"
-#include "twopc.h"
-#include "verify.h"
-#include "webhdfs.h"
+#include "agent/cli/bench.h"
+#include "agent/cli/report.h"
+#include "agent/cli/verify.h"
+#include "agent/config/config.h"
+#include "agent/ops/status.h"
+#include "agent/run.h"
+#include "agent/target/target.h"
+#include "agent/target/webhdfs.h"
+#include "agent/twopc.h"
+#include "lib/log.h"
 
 /* printed from the command table below */
 static void usage(FILE *out);

@@ -1,17 +1,17 @@
 /* SIGHUP: the configuration read again, applied where it can be: see
  * agent.h. */
-#include "agent.h"
+#include "agent/agent.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "grow.h"
-#include "log.h"
-#include "notify.h"
-#include "publish.h"
-#include "table.h"
-#include "writer.h"
+#include "agent/ops/notify.h"
+#include "agent/parse/table.h"
+#include "agent/publish/publish.h"
+#include "agent/write/writer.h"
+#include "lib/grow.h"
+#include "lib/log.h"
 
 /* Stops the publisher (after its pass) and starts it with c. */
 static void

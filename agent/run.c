@@ -1,5 +1,5 @@
-#include "run.h"
-#include "agent.h"
+#include "agent/run.h"
+#include "agent/agent.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,27 +11,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "complete.h"
-#include "crash.h"
-#include "escape.h"
-#include "grow.h"
-#include "log.h"
-#include "metrics_http.h"
-#include "notify.h"
-#include "oncomplete.h"
-#include "publish.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/oncomplete.h"
+#include "agent/ops/metrics_http.h"
+#include "agent/ops/notify.h"
+#include "agent/ops/status.h"
+#include "agent/parse/rejects.h"
+#include "agent/parse/table.h"
+#include "agent/publish/publish.h"
+#include "agent/source/source.h"
+#include "agent/target/target.h"
+#include "agent/target/webhdfs.h"
+#include "agent/twopc.h"
+#include "agent/write/spool.h"
+#include "agent/write/tz.h"
+#include "lib/crash.h"
+#include "lib/escape.h"
+#include "lib/grow.h"
+#include "lib/log.h"
+#include "lib/tick.h"
 #include "security/krb.h"
 #include "security/tls.h"
-#include "rejects.h"
-#include "source.h"
-#include "spool.h"
-#include "status.h"
-#include "table.h"
-#include "tick.h"
-#include "twopc.h"
-#include "target.h"
-#include "tz.h"
-#include "webhdfs.h"
 
 #define RUN_BATCH 1024        /* records per poll */
 #define RUN_POLL_MS 100       /* how long a poll waits for records */
@@ -69,7 +69,7 @@ run_signals(void)
 /* Calls fn on every writer; stops at the first error.  Returns the sum of
  * what fn returned, or the error. */
 static int
-agent_each_writer(struct agent *a, int (*fn)(struct writer *, void *, char *,
+run_each_writer(struct agent *a, int (*fn)(struct writer *, void *, char *,
     size_t), void *arg, char *err, size_t errlen)
 {
 	int r, n = 0;
@@ -83,7 +83,7 @@ agent_each_writer(struct agent *a, int (*fn)(struct writer *, void *, char *,
 }
 
 static int
-agent_tick_one(struct writer *w, void *arg, char *err, size_t errlen)
+run_tick_one(struct writer *w, void *arg, char *err, size_t errlen)
 {
 	return writer_tick(w, *(time_t *)arg, err, errlen);
 }
@@ -94,7 +94,7 @@ struct agent_roll_arg {
 };
 
 static int
-agent_roll_one(struct writer *w, void *arg, char *err, size_t errlen)
+run_roll_one(struct writer *w, void *arg, char *err, size_t errlen)
 {
 	struct agent_roll_arg *ra = arg;
 
@@ -107,7 +107,7 @@ struct agent_view_arg {
 };
 
 static void
-agent_view_part(const char *topic, int32_t partition, int at_end,
+run_view_part(const char *topic, int32_t partition, int at_end,
     time_t last_record, void *arg)
 {
 	struct agent_view_arg *va = arg;
@@ -137,7 +137,7 @@ agent_view_part(const char *topic, int32_t partition, int at_end,
  * known yet (they do not change while kedge runs).  Returns the first
  * topic they did not answer for, or NULL when every count is known. */
 static const char *
-agent_learn_partitions(struct agent *a)
+run_learn_partitions(struct agent *a)
 {
 	const struct conf_strv *topics = &a->conf->kafka.topics;
 	const char *missing = NULL;
@@ -153,13 +153,13 @@ agent_learn_partitions(struct agent *a)
 /* Hands the publisher what completing hours needs: the partitions read
  * here, and how many each topic has. */
 static void
-agent_hand_view(struct agent *a)
+run_hand_view(struct agent *a)
 {
 	const struct conf_strv *topics = &a->conf->kafka.topics;
 	struct complete_view v = { 0 };
 	struct agent_view_arg va = { a, &v };
 
-	agent_learn_partitions(a);
+	run_learn_partitions(a);
 	if ((v.topics = calloc(topics->n, sizeof(*v.topics))) == NULL)
 		return;
 	for (size_t i = 0; i < topics->n; i++) {
@@ -168,7 +168,7 @@ agent_hand_view(struct agent *a)
 		v.topics[i].partitions = a->topic_partitions[i];
 		v.ntopics++;
 	}
-	source_each_part(a->src, agent_view_part, &va);
+	source_each_part(a->src, run_view_part, &va);
 	publisher_set_view(a->pub, &v);
 	complete_view_clear(&v);
 }
@@ -177,30 +177,30 @@ agent_hand_view(struct agent *a)
  * was not decided is read again on the next start.  Once all that was read
  * is decided, the publisher learns where the partitions stand. */
 static void
-agent_checkpoint(struct agent *a, const char *why)
+run_checkpoint(struct agent *a, const char *why)
 {
 	if (!a->failed && twopc_checkpoint(a->twopc, a->src, a->pub, why) < 0)
 		a->failed = 1;
 	if (!a->failed && !twopc_undecided(a->twopc) && a->pub != NULL)
-		agent_hand_view(a);
+		run_hand_view(a);
 }
 
 static void
-agent_roll(struct agent *a, const char *topic, int32_t partition)
+run_roll(struct agent *a, const char *topic, int32_t partition)
 {
 	struct agent_roll_arg ra = { topic, partition };
 	char err[1024];
 
 	if (a->failed)
 		return;
-	if (agent_each_writer(a, agent_roll_one, &ra, err, sizeof(err)) < 0) {
+	if (run_each_writer(a, run_roll_one, &ra, err, sizeof(err)) < 0) {
 		log_errx("roll: %s; stopping", err);
 		a->failed = 1;
 	}
 }
 
 static void
-agent_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+run_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
 	struct agent *a = opaque;
 	char err[1024];
@@ -216,13 +216,13 @@ agent_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 }
 
 static void
-agent_on_revoked(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+run_on_revoked(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
 	struct agent *a = opaque;
 
 	for (int i = 0; i < parts->cnt; i++)
-		agent_roll(a, parts->elems[i].topic, parts->elems[i].partition);
-	agent_checkpoint(a, "revoke");
+		run_roll(a, parts->elems[i].topic, parts->elems[i].partition);
+	run_checkpoint(a, "revoke");
 	/* not decided now, it never will be by us: the next owner starts at
 	 * the last decided offsets */
 	if (twopc_undecided(a->twopc))
@@ -230,7 +230,7 @@ agent_on_revoked(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 }
 
 static void
-agent_on_lost(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+run_on_lost(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
 	struct agent *a = opaque;
 
@@ -240,7 +240,7 @@ agent_on_lost(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 /* Runs a poll's records through every table that reads their topics, a
  * table at a time, and notes them done. */
 static void
-agent_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
+run_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 {
 	struct udtf_record recs[RUN_BATCH], mine[RUN_BATCH];
 	char err[1024];
@@ -304,7 +304,7 @@ agent_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 }
 
 void
-agent_free(struct agent *a)
+agent_clear(struct agent *a)
 {
 	twopc_free(a->twopc);
 	free(a->writers);
@@ -330,7 +330,7 @@ agent_krb_opts(const struct conf *c)
 }
 
 static void
-agent_log_ticket(const struct agent *a, const char *what)
+run_log_ticket(const struct agent *a, const char *what)
 {
 	char end[32];
 	time_t t = krb_expires(a->krb);
@@ -346,7 +346,7 @@ agent_log_ticket(const struct agent *a, const char *what)
  * Once it has expired nothing can authenticate to a broker, so kedge holds
  * consumption (checkpoints go on) until a login succeeds. */
 static void
-agent_renew(struct agent *a, time_t now)
+run_renew(struct agent *a, time_t now)
 {
 	char err[1024];
 	int r;
@@ -360,7 +360,7 @@ agent_renew(struct agent *a, time_t now)
 		    "%ld s left", a->conf->kerberos.principal,
 		    (long)(krb_expires(a->krb) - now));
 	else if (r == KRB_RENEWED) {
-		agent_log_ticket(a, "logged in again");
+		run_log_ticket(a, "logged in again");
 		if (source_held(a->src) & SOURCE_HOLD_LOGIN) {
 			source_hold(a->src, SOURCE_HOLD_LOGIN, 0);
 			log_notice("kafka: consumption resumed%s",
@@ -386,7 +386,7 @@ agent_renew(struct agent *a, time_t now)
 /* Whether the spool's file system has less free than spool.min_free_bytes,
  * as last measured. */
 static int
-agent_spool_low(const struct agent *a)
+run_spool_low(const struct agent *a)
 {
 	return a->spool.free_bytes < (uint64_t)a->live->spool.min_free_bytes;
 }
@@ -398,7 +398,7 @@ agent_spool_low(const struct agent *a)
  * spool but not what others fill its file system with: the message says
  * which of the two holds consumption, and what to do. */
 static void
-agent_backpressure(struct agent *a)
+run_backpressure(struct agent *a)
 {
 	const struct conf *c = a->conf, *live = a->live;
 	struct spool_usage *u = &a->spool;
@@ -407,11 +407,11 @@ agent_backpressure(struct agent *a)
 
 	if (spool_usage(c->output.spool_dir, u) < 0)
 		return;
-	full = u->bytes > (held ? max / 10 * 9 : max) || agent_spool_low(a);
+	full = u->bytes > (held ? max / 10 * 9 : max) || run_spool_low(a);
 	if (full == held)
 		return;
 	source_hold(a->src, SOURCE_HOLD_SPOOL, full);
-	if (full && agent_spool_low(a))
+	if (full && run_spool_low(a))
 		log_warnx("spool: %s has %" PRIu64 " bytes free, under "
 		    "spool.min_free_bytes (%" PRId64 "), and holds %" PRIu64
 		    " bytes in %" PRIu64 " files not yet published: consumption "
@@ -490,7 +490,7 @@ run_seconds(const struct timespec *from, const struct timespec *to)
 
 /* Logs a table's slowest records, slowest first. */
 static void
-agent_log_slowest(struct table *t)
+run_log_slowest(struct table *t)
 {
 	const struct latency *l = &table_get_stats(t)->parse;
 	char line[512];
@@ -504,7 +504,7 @@ agent_log_slowest(struct table *t)
 /* Logs what the run did: per table records, rows, rejects, rate and the
  * UDTF's cost per record; then files published and peak memory. */
 static void
-agent_summary(struct agent *a)
+run_summary(struct agent *a)
 {
 	double secs = a->records ? run_seconds(&a->first, &a->last) : 0;
 	const struct hist *ck = twopc_durations(a->twopc);
@@ -523,7 +523,7 @@ agent_summary(struct agent *a)
 		log_notice("table %s: UDTF %s ns/record: %s",
 		    table_name(a->tables[i]),
 		    chain_name(table_chain(a->tables[i])), line);
-		agent_log_slowest(a->tables[i]);
+		run_log_slowest(a->tables[i]);
 	}
 	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
 	    "fetcher woken %" PRIu64 " times", a->records, secs,
@@ -540,7 +540,7 @@ agent_summary(struct agent *a)
 }
 
 static void
-agent_sum_lag(const char *topic, int32_t partition, int64_t next, int64_t high,
+run_sum_lag(const char *topic, int32_t partition, int64_t next, int64_t high,
     void *arg)
 {
 	int64_t *lag = arg;
@@ -552,7 +552,7 @@ agent_sum_lag(const char *topic, int32_t partition, int64_t next, int64_t high,
 
 /* "; ticket N s left", in a static buffer: for the one-line STATUS=. */
 static const char *
-agent_ticket_left(const struct agent *a, time_t now)
+run_ticket_left(const struct agent *a, time_t now)
 {
 	static char buf[64];
 
@@ -565,7 +565,7 @@ agent_ticket_left(const struct agent *a, time_t now)
  * target answered (the Kerberos login is done before the loop); until
  * then, asks again every few seconds and says once what it waits for. */
 static void
-agent_ready(struct agent *a, time_t now)
+run_ready(struct agent *a, time_t now)
 {
 	const char *missing;
 	char why[512];
@@ -573,7 +573,7 @@ agent_ready(struct agent *a, time_t now)
 	if (a->ready || now < a->ready_try)
 		return;
 	a->ready_try = now + RUN_READY_RETRY_S;
-	if ((missing = agent_learn_partitions(a)) != NULL) {
+	if ((missing = run_learn_partitions(a)) != NULL) {
 		snprintf(why, sizeof(why), "the brokers %s have not answered for "
 		    "topic %s yet", a->conf->kafka.brokers, missing);
 	} else if (target_check(a->target, why, sizeof(why)) == 0) {
@@ -620,7 +620,7 @@ agent_check_nofile(const struct conf *c, size_t nwriters, char *err,
 
 /* Replaces <spool_dir>/status; a failure is only logged. */
 static void
-agent_status(struct agent *a, time_t now, int stopping)
+run_status(struct agent *a, time_t now, int stopping)
 {
 	struct status s = { .started = a->started, .records = a->records,
 	    .tables = a->tables, .ntables = a->ntables,
@@ -632,7 +632,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 	int r;
 
 	if (a->src != NULL) {
-		s.lag_unknown = source_lags(a->src, agent_sum_lag, &lag);
+		s.lag_unknown = source_lags(a->src, run_sum_lag, &lag);
 		s.brokers_down = source_down_since(a->src);
 	}
 	s.lag = lag;
@@ -648,7 +648,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 	if (a->src != NULL && (source_held(a->src) & SOURCE_HOLD_LOGIN))
 		s.paused = "the Kerberos ticket expired; waiting for a login";
 	else if (a->src != NULL &&
-	    (source_held(a->src) & SOURCE_HOLD_SPOOL) && agent_spool_low(a)) {
+	    (source_held(a->src) & SOURCE_HOLD_SPOOL) && run_spool_low(a)) {
 		snprintf(why, sizeof(why), "the spool's file system has %" PRIu64
 		    " bytes free, under spool.min_free_bytes (%" PRId64 "); free "
 		    "space on it", a->spool.free_bytes,
@@ -667,7 +667,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 		    " bytes, %" PRIu64 " files to publish%s%s%s", s.records_per_s,
 		    lag, a->spool.bytes, a->spool.ready_files, s.paused ?
 		    "; paused: " : "", s.paused ? s.paused : "",
-		    a->krb != NULL ? agent_ticket_left(a, now) : "");
+		    a->krb != NULL ? run_ticket_left(a, now) : "");
 	if ((r = status_write(a->conf, &s)) < 0)
 		log_warnx("status: cannot write %s/%s: %s", a->conf->output.spool_dir,
 		    STATUS_FILE, strerror(-r));
@@ -675,7 +675,7 @@ agent_status(struct agent *a, time_t now, int stopping)
 
 /* Hands the metrics server what the loop knows now (metrics.h). */
 static void
-agent_metrics(struct agent *a, time_t now)
+run_metrics(struct agent *a, time_t now)
 {
 	struct metrics_snapshot m = { .version = KEDGE_VERSION, .now = now,
 	    .started = a->started, .consumed = a->records,
@@ -726,7 +726,7 @@ agent_metrics(struct agent *a, time_t now)
 }
 
 static void
-agent_loop(struct agent *a, const struct run_opts *o)
+run_loop(struct agent *a, const struct run_opts *o)
 {
 	rd_kafka_message_t *msgs[RUN_BATCH];
 	time_t last_tick = time(NULL), last_ckpt = last_tick;
@@ -739,7 +739,7 @@ agent_loop(struct agent *a, const struct run_opts *o)
 		crash_point("loop");
 		notify_watchdog();
 		if (!a->failed)
-			agent_process(a, msgs, n);
+			run_process(a, msgs, n);
 		for (size_t i = 0; i < n; i++)
 			rd_kafka_message_destroy(msgs[i]);
 		if (n > 0)
@@ -750,22 +750,22 @@ agent_loop(struct agent *a, const struct run_opts *o)
 		}
 		if ((now = time(NULL)) != last_tick) {
 			last_tick = now;
-			agent_ready(a, now);
-			agent_renew(a, now);
-			agent_backpressure(a);
-			if (agent_each_writer(a, agent_tick_one, &now, err,
+			run_ready(a, now);
+			run_renew(a, now);
+			run_backpressure(a);
+			if (run_each_writer(a, run_tick_one, &now, err,
 			    sizeof(err)) < 0) {
 				log_errx("roll: %s; stopping", err);
 				a->failed = 1;
 			}
-			agent_metrics(a, now);
+			run_metrics(a, now);
 		}
 		if (now - last_ckpt >= a->live->checkpoint.interval) {
 			last_ckpt = now;
-			agent_checkpoint(a, "interval");
+			run_checkpoint(a, "interval");
 		}
 		if (now - a->status_at >= STATUS_INTERVAL_S)
-			agent_status(a, now, 0);
+			run_status(a, now, 0);
 		if (source_failure(a->src) != NULL) {
 			log_errx("kafka: %s; stopping", source_failure(a->src));
 			a->failed = 1;
@@ -780,13 +780,13 @@ agent_loop(struct agent *a, const struct run_opts *o)
 
 /* Shutdown: the last checkpoint, its commit tried a few times. */
 static void
-agent_last_checkpoint(struct agent *a)
+run_last_checkpoint(struct agent *a)
 {
-	agent_checkpoint(a, "shutdown");
+	run_checkpoint(a, "shutdown");
 	for (int i = 1; i < RUN_DECIDE_TRIES && !a->failed &&
 	    twopc_undecided(a->twopc); i++) {
 		sleep(2);
-		agent_checkpoint(a, "shutdown");
+		run_checkpoint(a, "shutdown");
 	}
 	if (twopc_undecided(a->twopc))
 		log_warnx("checkpoint: the last one stays undecided; the next start "
@@ -796,8 +796,8 @@ agent_last_checkpoint(struct agent *a)
 int
 run_main(const struct conf *c, const struct run_opts *o)
 {
-	static const struct source_hooks hooks_proto = { agent_on_assigned,
-	    agent_on_revoked, agent_on_lost, NULL };
+	static const struct source_hooks hooks_proto = { run_on_assigned,
+	    run_on_revoked, run_on_lost, NULL };
 	struct source_hooks hooks = hooks_proto;
 	struct agent a;
 	char err[1024];
@@ -814,12 +814,12 @@ run_main(const struct conf *c, const struct run_opts *o)
 	}
 	if (agent_build(&a, c, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
-		agent_free(&a);
+		agent_clear(&a);
 		return 1;
 	}
 	if (agent_check_nofile(c, a.nwriters, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
-		agent_free(&a);
+		agent_clear(&a);
 		return 78; /* EX_CONFIG: a restart would not help */
 	}
 	run_signals();
@@ -839,7 +839,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 			log_errx("kerberos: %s", err);
 			goto out;
 		}
-		agent_log_ticket(&a, c->kerberos.use_ticket_cache ?
+		run_log_ticket(&a, c->kerberos.use_ticket_cache ?
 		    "using the cached tickets" : "logged in");
 	}
 	hooks.opaque = &a;
@@ -865,12 +865,12 @@ run_main(const struct conf *c, const struct run_opts *o)
 	a.started = a.status_at = time(NULL);
 	/* before the first poll: a spool already short of room holds the
 	 * partitions from their assignment on, before any record is read */
-	agent_backpressure(&a);
-	agent_loop(&a, o);
+	run_backpressure(&a);
+	run_loop(&a, o);
 	notify_send("STOPPING=1\nSTATUS=stopping: the last checkpoint");
 	log_info("stopping: rolling every file and committing");
-	agent_roll(&a, NULL, 0);
-	agent_last_checkpoint(&a);
+	run_roll(&a, NULL, 0);
+	run_last_checkpoint(&a);
 	a.wakeups = source_wakeups(a.src);
 	source_close(a.src);   /* a revoke here commits the same offsets again */
 	a.src = NULL;
@@ -879,14 +879,14 @@ run_main(const struct conf *c, const struct run_opts *o)
 	if (publisher_drain(a.pub, RUN_DRAIN_S) > 0)
 		log_warnx("publish: files are left in %s/ready; they are published "
 		    "on the next start", c->output.spool_dir);
-	agent_summary(&a);
-	agent_status(&a, time(NULL), 1);
+	run_summary(&a);
+	run_status(&a, time(NULL), 1);
 	status = a.failed ? 1 : 0;
 out:
 	metrics_stop(a.metrics);
 	source_close(a.src);
 	publisher_stop(a.pub);
 	krb_free(a.krb);
-	agent_free(&a);
+	agent_clear(&a);
 	return status;
 }

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "agent/config/config.h"
 
 struct run_opts {
 	int exit_at_end;   /* stop once every assigned partition is at its end */

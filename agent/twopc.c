@@ -1,4 +1,4 @@
-#include "twopc.h"
+#include "agent/twopc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,14 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/target/target.h"
+#include "agent/write/spool.h"
 #include "checkpoint/ckpt.h"
 #include "checkpoint/store.h"
-#include "crash.h"
-#include "escape.h"
-#include "grow.h"
-#include "log.h"
-#include "spool.h"
-#include "target.h"
+#include "lib/crash.h"
+#include "lib/escape.h"
+#include "lib/grow.h"
+#include "lib/log.h"
 
 #define TWOPC_STORE_DIR "checkpoint"
 #define TWOPC_MARKERS "_kedge/takeover"
@@ -346,7 +346,7 @@ twopc_read_store(struct twopc *t, int grouped)
 		ckpt_record_clear(&t->recovered);
 		r = -ENOENT;
 	}
-	buf_free(&payload);
+	buf_clear(&payload);
 	if (r == -ENOENT) {
 		log_notice("checkpoint: no usable record in %s/" TWOPC_STORE_DIR
 		    "; starting from %s", t->conf->output.spool_dir, grouped ?
@@ -492,7 +492,7 @@ nomem:
 	log_errx("checkpoint: out of memory; stopping");
 out:
 	ckpt_record_clear(&rec);
-	buf_free(&payload);
+	buf_clear(&payload);
 	return r;
 }
 
@@ -690,7 +690,7 @@ twopc_show(const struct conf *c, FILE *out)
 		    payload.data);
 	else
 		fprintf(out, "no usable record\n");
-	buf_free(&payload);
+	buf_clear(&payload);
 	ckpt_store_close(s);
 	return r == 0 || r == -ENOENT ? 0 : 1;
 }

@@ -25,11 +25,11 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "config.h"
-#include "hist.h"
-#include "publish.h"
-#include "source.h"
-#include "writer.h"
+#include "agent/config/config.h"
+#include "agent/publish/publish.h"
+#include "agent/source/source.h"
+#include "agent/write/writer.h"
+#include "lib/hist.h"
 
 struct twopc;
 

@@ -1,10 +1,12 @@
-#include "ckpt.h"
+#include "checkpoint/ckpt.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/err.h"
 
 #define CKPT_MAGIC "kedge-checkpoint 1"
 #define CKPT_NAME_MAX 255
@@ -242,15 +244,13 @@ ckpt_record_decode(const char *data, size_t len, struct ckpt_record *r,
 	const char *why;
 	size_t pos = 0;
 
-	if (memchr(data, '\0', len) != NULL) {
-		snprintf(err, errlen, "the record holds a NUL byte");
-		return -EINVAL;
-	}
-	if (len > 0 && data[len - 1] != '\n') {
-		snprintf(err, errlen, "the record does not end with a newline "
+	if (memchr(data, '\0', len) != NULL)
+		return err_set(err, errlen, -EINVAL,
+		    "the record holds a NUL byte");
+	if (len > 0 && data[len - 1] != '\n')
+		return err_set(err, errlen, -EINVAL,
+		    "the record does not end with a newline "
 		    "(cut short)");
-		return -EINVAL;
-	}
 	while (pos < len) {
 		const char *line = data + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = (size_t)(nl - line);
@@ -259,22 +259,18 @@ ckpt_record_decode(const char *data, size_t len, struct ckpt_record *r,
 		pos += n + 1;
 		if (lineno == 1) {
 			if (n != strlen(CKPT_MAGIC) ||
-			    memcmp(line, CKPT_MAGIC, n) != 0) {
-				snprintf(err, errlen, "not a kedge checkpoint record");
-				return -EINVAL;
-			}
+			    memcmp(line, CKPT_MAGIC, n) != 0)
+				return err_set(err, errlen, -EINVAL,
+				    "not a kedge checkpoint record");
 			continue;
 		}
-		if ((rc = ckpt_decode_line(line, n, r, have, &why)) < 0) {
-			snprintf(err, errlen, "line %d: %s", lineno,
+		if ((rc = ckpt_decode_line(line, n, r, have, &why)) < 0)
+			return err_set(err, errlen, rc, "line %d: %s", lineno,
 			    rc == -ENOMEM ? "out of memory" : why);
-			return rc;
-		}
 	}
-	if (have[0] != 1 || have[1] != 1) {
-		snprintf(err, errlen, "the record lacks its id or host");
-		return -EINVAL;
-	}
+	if (have[0] != 1 || have[1] != 1)
+		return err_set(err, errlen, -EINVAL,
+		    "the record lacks its id or host");
 	return 0;
 }
 

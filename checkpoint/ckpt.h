@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* The longest host name (output.host): HOST_NAME_MAX on Linux. */
 #define CKPT_HOST_MAX 64

@@ -1,4 +1,4 @@
-#include "store.h"
+#include "checkpoint/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "crash.h"
-#include "le.h"
+#include "lib/crash.h"
+#include "lib/err.h"
+#include "lib/le.h"
 
 #define MAGIC       "KEDGECKP"
 #define MAGIC_LEN   8
@@ -40,22 +41,22 @@ struct slot {
 	char why[160];          /* SLOT_REFUSED: the reason, for the note */
 };
 
-static void say(char *out, size_t outlen, const char *fmt, ...)
+static void note_add(char *note, size_t notelen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Appends to the sentence in out, truncating rather than overflowing;
- * out may be NULL. */
+/* Appends to the sentence in note, truncating rather than overflowing;
+ * note may be NULL. */
 static void
-say(char *out, size_t outlen, const char *fmt, ...)
+note_add(char *note, size_t notelen, const char *fmt, ...)
 {
 	va_list ap;
 	size_t used;
 
-	if (out == NULL || outlen == 0)
+	if (note == NULL || notelen == 0)
 		return;
-	used = strnlen(out, outlen - 1);
+	used = strnlen(note, notelen - 1);
 	va_start(ap, fmt);
-	vsnprintf(out + used, outlen - used, fmt, ap);
+	err_vset(note + used, notelen - used, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -83,44 +84,36 @@ record_check(const unsigned char *p, size_t n, uint64_t *id, char *why,
 	uint32_t version;
 	uint64_t len;
 
-	if (n == 0) {
-		say(why, whylen, "is empty (a torn write)");
-		return -1;
-	}
-	if (n < HEADER_LEN + TRAILER_LEN) {
-		say(why, whylen, "is %zu bytes, shorter than any record "
+	if (n == 0)
+		return err_set(why, whylen, -1, "is empty (a torn write)");
+	if (n < HEADER_LEN + TRAILER_LEN)
+		return err_set(why, whylen, -1,
+		    "is %zu bytes, shorter than any record "
 		    "(a torn write)", n);
-		return -1;
-	}
-	if (memcmp(p, MAGIC, MAGIC_LEN) != 0) {
-		say(why, whylen, "bad magic (not a kedge checkpoint record, "
+	if (memcmp(p, MAGIC, MAGIC_LEN) != 0)
+		return err_set(why, whylen, -1,
+		    "bad magic (not a kedge checkpoint record, "
 		    "or damaged)");
-		return -1;
-	}
 	version = le_get32(p + 8);
-	if (version != CKPT_STORE_VERSION) {
-		say(why, whylen, "format version %" PRIu32 " is unknown "
+	if (version != CKPT_STORE_VERSION)
+		return err_set(why, whylen, -1,
+		    "format version %" PRIu32 " is unknown "
 		    "(written by a newer kedge?)", version);
-		return -1;
-	}
 	len = le_get64(p + 20);
-	if (len != n - HEADER_LEN - TRAILER_LEN) {
-		say(why, whylen, "length mismatch: the file is %zu bytes but "
+	if (len != n - HEADER_LEN - TRAILER_LEN)
+		return err_set(why, whylen, -1,
+		    "length mismatch: the file is %zu bytes but "
 		    "its header claims a %" PRIu64 "-byte payload (a torn or "
 		    "damaged write)", n, len);
-		return -1;
-	}
-	if (record_crc(p, n - TRAILER_LEN) != le_get32(p + n - TRAILER_LEN)) {
-		say(why, whylen, "CRC mismatch (a torn or damaged write)");
-		return -1;
-	}
+	if (record_crc(p, n - TRAILER_LEN) != le_get32(p + n - TRAILER_LEN))
+		return err_set(why, whylen, -1,
+		    "CRC mismatch (a torn or damaged write)");
 	/* ids start at 1, and the next write needs one more */
 	*id = le_get64(p + 12);
-	if (*id == 0 || *id == UINT64_MAX) {
-		say(why, whylen, "record id %" PRIu64 " is out of range (not "
+	if (*id == 0 || *id == UINT64_MAX)
+		return err_set(why, whylen, -1,
+		    "record id %" PRIu64 " is out of range (not "
 		    "written by kedge)", *id);
-		return -1;
-	}
 	return 0;
 }
 
@@ -182,10 +175,10 @@ slot_scan(struct ckpt_store *s, int i, struct buf *file, struct slot *sl,
 	}
 	sl->state = SLOT_REFUSED;
 	if (!S_ISREG(st.st_mode))
-		say(sl->why, sizeof(sl->why), "is not a regular file");
+		err_set(sl->why, sizeof(sl->why), 0, "is not a regular file");
 	else if (st.st_size > (off_t)RECORD_MAX)
-		say(sl->why, sizeof(sl->why), "is %jd bytes, larger than any "
-		    "record (not a kedge checkpoint record)",
+		err_set(sl->why, sizeof(sl->why), 0, "is %jd bytes, larger "
+		    "than any record (not a kedge checkpoint record)",
 		    (intmax_t)st.st_size);
 	else if ((r = read_all(fd, (size_t)st.st_size, file)) == 0 &&
 	    record_check((unsigned char *)file->data, file->len, &sl->id,
@@ -195,7 +188,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (r < 0)
-		say(note, notelen, "cannot read %s/%s: %s", s->dir,
+		err_set(note, notelen, r, "cannot read %s/%s: %s", s->dir,
 		    slot_name[i], strerror(-r));
 	return r;
 }
@@ -238,30 +231,30 @@ ckpt_store_read(struct ckpt_store *s, struct buf *payload, uint64_t *id,
 	best = s->newest;
 	for (int i = 0; i < 2; i++)
 		if (sl[i].state == SLOT_REFUSED)
-			say(note, notelen, "%s%s/%s: %s", refused++ ? "; " : "",
-			    s->dir, slot_name[i], sl[i].why);
+			note_add(note, notelen, "%s%s/%s: %s",
+			    refused++ ? "; " : "", s->dir, slot_name[i],
+			    sl[i].why);
 	if (best < 0) {
 		if (refused)
-			say(note, notelen, "; no usable record");
+			note_add(note, notelen, "; no usable record");
 		r = -ENOENT;
 		goto out;
 	}
 	if (refused)
-		say(note, notelen, "; using %s, record %" PRIu64,
+		note_add(note, notelen, "; using %s, record %" PRIu64,
 		    slot_name[best], sl[best].id);
 	buf_reset(payload);
 	if ((r = buf_append(payload, file[best].data + HEADER_LEN,
 	    file[best].len - HEADER_LEN - TRAILER_LEN)) < 0) {
-		clear(note, notelen);
-		say(note, notelen, "out of memory reading %s/%s", s->dir,
+		err_set(note, notelen, r, "out of memory reading %s/%s", s->dir,
 		    slot_name[best]);
 		goto out;
 	}
 	if (id != NULL)
 		*id = sl[best].id;
 out:
-	buf_free(&file[0]);
-	buf_free(&file[1]);
+	buf_clear(&file[0]);
+	buf_clear(&file[1]);
 	return r;
 }
 
@@ -296,9 +289,8 @@ tmp_write(struct ckpt_store *s, const struct buf *rec, char *err,
 	    0600);
 	if (fd < 0) {
 		r = -errno;
-		say(err, errlen, "cannot create %s/%s: %s", s->dir, TMP_NAME,
-		    strerror(-r));
-		return r;
+		return err_set(err, errlen, r, "cannot create %s/%s: %s",
+		    s->dir, TMP_NAME, strerror(-r));
 	}
 	/* in two halves, so that a crash test can stop between them */
 	if ((r = write_all(fd, rec->data, rec->len / 2)) == 0) {
@@ -317,8 +309,8 @@ tmp_write(struct ckpt_store *s, const struct buf *rec, char *err,
 		r = -errno;
 	}
 	if (r < 0) {
-		say(err, errlen, "cannot %s %s/%s: %s", step, s->dir, TMP_NAME,
-		    strerror(-r));
+		err_set(err, errlen, r, "cannot %s %s/%s: %s", step, s->dir,
+		    TMP_NAME, strerror(-r));
 		unlinkat(s->dirfd, TMP_NAME, 0);
 	}
 	return r;
@@ -335,17 +327,17 @@ ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
 
 	clear(err, errlen);
 	if (len > CKPT_STORE_MAX_PAYLOAD) {
-		say(err, errlen, "checkpoint record for %s is %zu bytes, over "
-		    "the %zu-byte limit", s->dir, len, CKPT_STORE_MAX_PAYLOAD);
-		return -EFBIG;
+		return err_set(err, errlen, -EFBIG, "checkpoint record for %s "
+		    "is %zu bytes, over the %zu-byte limit", s->dir, len,
+		    CKPT_STORE_MAX_PAYLOAD);
 	}
 	if (!s->known) {
 		struct buf file[2] = { { 0 }, { 0 } };
 		struct slot sl[2];
 
 		r = store_scan(s, file, sl, err, errlen);
-		buf_free(&file[0]);
-		buf_free(&file[1]);
+		buf_clear(&file[0]);
+		buf_clear(&file[1]);
 		if (r < 0)
 			return r;
 	}
@@ -355,8 +347,8 @@ ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
 	next = s->newest < 0 ? 1 : s->newest_id + 1;
 
 	if ((r = buf_reserve(&rec, HEADER_LEN + len + TRAILER_LEN)) < 0) {
-		say(err, errlen, "out of memory for a checkpoint record of "
-		    "%zu bytes", len);
+		err_set(err, errlen, r, "out of memory for a checkpoint record "
+		    "of %zu bytes", len);
 		goto out;
 	}
 	p = (unsigned char *)rec.data;
@@ -374,7 +366,7 @@ ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
 	crash_point("store-before-rename");
 	if (renameat(s->dirfd, TMP_NAME, s->dirfd, slot_name[target]) < 0) {
 		r = -errno;
-		say(err, errlen, "cannot rename %s/%s to %s: %s", s->dir,
+		err_set(err, errlen, r, "cannot rename %s/%s to %s: %s", s->dir,
 		    TMP_NAME, slot_name[target], strerror(-r));
 		unlinkat(s->dirfd, TMP_NAME, 0);
 		goto out;
@@ -382,7 +374,7 @@ ckpt_store_write(struct ckpt_store *s, const void *payload, size_t len,
 	/* the rename is durable only once the directory is */
 	if (fsync(s->dirfd) < 0) {
 		r = -errno;
-		say(err, errlen, "cannot fsync directory %s: %s", s->dir,
+		err_set(err, errlen, r, "cannot fsync directory %s: %s", s->dir,
 		    strerror(-r));
 		goto out;
 	}
@@ -394,7 +386,7 @@ out:
 	/* after a failure, what the slots hold is for the next scan to say */
 	if (r < 0)
 		s->known = 0;
-	buf_free(&rec);
+	buf_clear(&rec);
 	return r;
 }
 
@@ -426,35 +418,37 @@ ckpt_store_open(const char *dir, char *err, size_t errlen)
 
 	clear(err, errlen);
 	if (dir[0] == '\0') {
-		say(err, errlen, "the state directory path is empty");
+		err_set(err, errlen, 0, "the state directory path is empty");
 		return NULL;
 	}
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
-		say(err, errlen, "out of memory opening state directory %s", dir);
+		err_set(err, errlen, 0, "out of memory opening state "
+		    "directory %s", dir);
 		return NULL;
 	}
 	s->dirfd = -1;
 	if ((s->dir = strdup(dir)) == NULL) {
-		say(err, errlen, "out of memory opening state directory %s", dir);
+		err_set(err, errlen, 0, "out of memory opening state "
+		    "directory %s", dir);
 		goto fail;
 	}
 	/* trailing slashes would double up in every path we print */
 	for (len = strlen(s->dir); len > 1 && s->dir[len - 1] == '/'; len--)
 		s->dir[len - 1] = '\0';
 	if ((r = mkdirs(s->dir)) < 0) {
-		say(err, errlen, "cannot create state directory %s: %s",
+		err_set(err, errlen, 0, "cannot create state directory %s: %s",
 		    s->dir, strerror(-r));
 		goto fail;
 	}
 	s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dirfd < 0 && errno == ENOTDIR) {
-		say(err, errlen, "state directory %s is not a directory",
+		err_set(err, errlen, 0, "state directory %s is not a directory",
 		    s->dir);
 		goto fail;
 	}
 	if (s->dirfd < 0) {
-		say(err, errlen, "cannot open state directory %s: %s", s->dir,
-		    strerror(errno));
+		err_set(err, errlen, 0, "cannot open state directory %s: %s",
+		    s->dir, strerror(errno));
 		goto fail;
 	}
 	return s;

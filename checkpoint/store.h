@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 #define CKPT_STORE_VERSION 1u
 /* The largest payload a record carries; reads treat bigger files as
@@ -57,7 +57,7 @@ struct ckpt_store *ckpt_store_open(const char *dir, char *err, size_t errlen);
 
 /* Reads both slots and returns 0 with the newest valid record: its payload
  * replaces the contents of *payload (which the caller owns and frees with
- * buf_free()) and its id goes to *id (id may be NULL).
+ * buf_clear()) and its id goes to *id (id may be NULL).
  * note (may be NULL) receives one sentence on everything found wrong, e.g.
  * "checkpoint.b: CRC mismatch (a torn or damaged write); using
  * checkpoint.a, record 41"; it is empty when each slot was valid or absent.

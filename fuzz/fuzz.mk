@@ -24,7 +24,7 @@ FUZZ_CFLAGS   = -std=c11 $(WARNINGS) $(WERROR) -O1 -g \
                 $(shell pkg-config --cflags $(PKGS) libpcre2-8)
 FUZZ_LIBS     = $(shell pkg-config --libs $(PKGS) libpcre2-8) -lpthread \
                 -lsnappy # no .pc file in Debian, as in the Makefile
-FUZZ_HDRS     = $(wildcard agent/*.h agent/udtf/*.h checkpoint/*.h fuzz/*.h)
+FUZZ_HDRS     = $(HDRS) $(wildcard fuzz/*.h)
 
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_KIT_OBJ := $(FUZZ_OUT)/obj/fuzz/fuzzkit.o

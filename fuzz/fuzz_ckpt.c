@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "checkpoint/ckpt.h"
 #include "checkpoint/store.h"
-#include "fuzzkit.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -80,7 +80,7 @@ fuzz_record(const char *text, size_t len)
 	}
 	ckpt_record_clear(&r);
 	ckpt_record_clear(&again);
-	buf_free(&once);
+	buf_clear(&once);
 }
 
 static char fuzz_dir[64];
@@ -121,7 +121,7 @@ fuzz_slot(const void *file, size_t len)
 	if (rc == 0 && payload.len + 32 != len)
 		fuzzkit_die("ckpt_store_read", "a payload of %zu bytes from a "
 		    "%zu-byte file", payload.len, len);
-	buf_free(&payload);
+	buf_clear(&payload);
 	ckpt_store_close(s);
 	unlink(path);
 }

@@ -27,12 +27,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "fsutil.h"
-#include "fuzzkit.h"
-#include "journal.h"
-#include "rejects.h"
-#include "sidecar.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -309,8 +309,8 @@ fuzz_check_sidecar(const struct journal_state *st,
 			    tables);
 	}
 	fuzz_lines_free(&fuzz_fl);
-	sidecar_free(&sc);
-	buf_free(&text);
+	sidecar_clear(&sc);
+	buf_clear(&text);
 	unlink(fuzz_sidecar);
 }
 
@@ -341,7 +341,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r != -EINVAL || err[0] == '\0')
 			fuzzkit_die("journal_read", "failed (%d) without a "
 			    "reason: %s", r, err);
-		journal_state_free(&st);
+		journal_state_clear(&st);
 		return 0;
 	}
 	if (st.text.len != size - 1 || (size > 1 &&
@@ -364,6 +364,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (access(fuzz_sidecar, F_OK) == 0)
 		fuzzkit_die("journal_write_sidecar", "failed (%s), yet wrote "
 		    "the sidecar", err);
-	journal_state_free(&st);
+	journal_state_clear(&st);
 	return 0;
 }

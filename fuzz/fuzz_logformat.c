@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzzkit.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -128,7 +128,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)fuzzkit_run(&u, (const char *)data + 1, size - 1, FUZZKIT_NEVER);
 done:
 	fuzzkit_close(&u);
-	buf_free(&line);
+	buf_clear(&line);
 	free(format);
 	return 0;
 }

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzzkit.h"
-#include "manifest.h"
+#include "agent/complete/manifest.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r != -EINVAL || err[0] == '\0')
 			fuzzkit_die("manifest_parse", "failed (%d) without a "
 			    "reason", r);
-		manifest_free(&sc);
+		manifest_clear(&sc);
 		return 0;
 	}
 	if ((r = manifest_format(&sc, &once)) != 0)
@@ -44,9 +44,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memcmp(once.data, twice.data, once.len) != 0)
 		fuzzkit_die("manifest_format", "wrote it back otherwise: %.*s",
 		    (int)once.len, once.data);
-	manifest_free(&sc);
-	manifest_free(&back);
-	buf_free(&once);
-	buf_free(&twice);
+	manifest_clear(&sc);
+	manifest_clear(&back);
+	buf_clear(&once);
+	buf_clear(&twice);
 	return 0;
 }

@@ -16,10 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzzkit.h"
-#include "le.h"
-#include "parquet.h"
+#include "agent/write/parquet.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
+#include "lib/le.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -141,7 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (once.len != twice.len || memcmp(once.data, twice.data,
 	    once.len) != 0)
 		fuzzkit_die("parquet", "the same rows gave other bytes");
-	buf_free(&once);
-	buf_free(&twice);
+	buf_clear(&once);
+	buf_clear(&twice);
 	return 0;
 }

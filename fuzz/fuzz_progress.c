@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzzkit.h"
-#include "progress.h"
+#include "agent/complete/progress.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,7 +31,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r != -EINVAL || err[0] == '\0')
 			fuzzkit_die("progress_parse", "failed (%d) without a "
 			    "reason", r);
-		progress_free(&sc);
+		progress_clear(&sc);
 		return 0;
 	}
 	if ((r = progress_format(&sc, &once)) != 0)
@@ -43,9 +43,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memcmp(once.data, twice.data, once.len) != 0)
 		fuzzkit_die("progress_format", "wrote it back otherwise: %.*s",
 		    (int)once.len, once.data);
-	progress_free(&sc);
-	progress_free(&back);
-	buf_free(&once);
-	buf_free(&twice);
+	progress_clear(&sc);
+	progress_clear(&back);
+	buf_clear(&once);
+	buf_clear(&twice);
 	return 0;
 }

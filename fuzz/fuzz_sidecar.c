@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzzkit.h"
-#include "sidecar.h"
+#include "agent/write/sidecar.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r != -EINVAL || err[0] == '\0')
 			fuzzkit_die("sidecar_parse", "failed (%d) without a "
 			    "reason", r);
-		sidecar_free(&sc);
+		sidecar_clear(&sc);
 		return 0;
 	}
 	if ((r = sidecar_format(&sc, &once)) != 0)
@@ -44,9 +44,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memcmp(once.data, twice.data, once.len) != 0)
 		fuzzkit_die("sidecar_format", "wrote it back otherwise: %.*s",
 		    (int)once.len, once.data);
-	sidecar_free(&sc);
-	sidecar_free(&back);
-	buf_free(&once);
-	buf_free(&twice);
+	sidecar_clear(&sc);
+	sidecar_clear(&back);
+	buf_clear(&once);
+	buf_clear(&twice);
 	return 0;
 }

@@ -23,13 +23,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/twopc.h"
+#include "agent/write/codec.h"
+#include "agent/write/format.h"
+#include "agent/write/spool.h"
 #include "checkpoint/ckpt.h"
-#include "codec.h"
-#include "escape.h"
-#include "format.h"
-#include "fuzzkit.h"
-#include "spool.h"
-#include "twopc.h"
+#include "fuzz/fuzzkit.h"
+#include "lib/escape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

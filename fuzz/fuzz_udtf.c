@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fuzzkit.h"
+#include "fuzz/fuzzkit.h"
 
 #ifndef FUZZ_UDTF
 #error "compile with -DFUZZ_UDTF='\"name\"'"

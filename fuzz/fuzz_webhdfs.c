@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fuzzkit.h"
-#include "webhdfs_answer.h"
+#include "agent/target/webhdfs_answer.h"
+#include "fuzz/fuzzkit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
  * fuzzkit: the UDTF contract checks and the row writing the fuzz drivers
  * share.  See fuzzkit.h.
  */
-#include "fuzzkit.h"
+#include "fuzz/fuzzkit.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "format.h"
-#include "tz.h"
-#include "udtf/registry.h"
+#include "agent/udtf/registry.h"
+#include "agent/write/format.h"
+#include "agent/write/tz.h"
+#include "lib/buf.h"
 
-/* As agent/table.c: kedge refuses a record's rows past this many. */
+/* As agent/parse/table.c: kedge refuses a record's rows past this many. */
 #define FUZZKIT_MAX_ROWS 10000
 /* A zone with daylight saving time, so that rows take tz.c's slow paths. */
 #define FUZZKIT_ZONE "Europe/Paris"
@@ -266,7 +266,7 @@ fuzzkit_run(struct fuzzkit_udtf *u, const char *data, size_t len,
 		.offset = 42,
 		.timestamp_ms = 1700000000000,
 	};
-	char err[256]; /* as agent/table.c's reason */
+	char err[256]; /* as agent/parse/table.c's reason */
 	char *copy;
 	int r;
 

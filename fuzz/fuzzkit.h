@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "udtf/udtf.h"
+#include "agent/udtf/udtf.h"
 
 #define FUZZKIT_MAX_PARAMS 16
 #define FUZZKIT_NEVER ((size_t)-1) /* refuse_at: accept every row */

@@ -1,4 +1,4 @@
-#include "krb.h"
+#include "security/krb.h"
 
 #include <errno.h>
 #include <krb5.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "agent/thread.h"
+#include "lib/thread.h"
 
 #define KRB_BACKOFF_MAX 60  /* seconds between failed logins, at most */
 

@@ -1,4 +1,4 @@
-#include "tls.h"
+#include "security/tls.h"
 
 #include <errno.h>
 #include <openssl/err.h>

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "chain.h"
-#include "config.h"
+#include "agent/config/config.h"
+#include "agent/parse/chain.h"
 
 #define HEAD "kafka = { brokers = \"k1:9092\"; };\n" \
 	"output = { spool_dir = \"/tmp\"; local_dir = \"/tmp/kedge-test-out\"; };\n"

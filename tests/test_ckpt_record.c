@@ -37,7 +37,7 @@ test_round_trip(void **state)
 	assert_string_equal(back.parts[1].topic, "other.topic");
 	ckpt_record_clear(&r);
 	ckpt_record_clear(&back);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 static void

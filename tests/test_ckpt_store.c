@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "agent/crash.h"
 #include "checkpoint/store.h"
+#include "lib/crash.h"
 #include "tests/testlib.h"
 
 struct fixture {
@@ -58,7 +58,7 @@ teardown(void **state)
 	struct fixture *f = *state;
 
 	ckpt_store_close(f->s);
-	buf_free(&f->payload);
+	buf_clear(&f->payload);
 	remove_tree(f->tmp);
 	free(f);
 	return 0;
@@ -232,7 +232,7 @@ test_round_trip(void **state)
 	rec_make(&want, 1, 5, "five", 4);
 	assert_int_equal(f->payload.len, want.len);
 	assert_memory_equal(f->payload.data, want.data, want.len);
-	buf_free(&want);
+	buf_clear(&want);
 }
 
 static void
@@ -277,7 +277,7 @@ test_torn_write(void **state)
 	rec_make(&f->payload, 1, 1, "older", 5);
 	assert_int_equal(rec.len, f->payload.len);
 	assert_memory_equal(rec.data, f->payload.data, rec.len);
-	buf_free(&rec);
+	buf_clear(&rec);
 }
 
 /* A record with bytes after it is not a record, even where the bytes it
@@ -302,7 +302,7 @@ test_grown_file(void **state)
 	assert_int_equal(truncate(path, (off_t)CKPT_STORE_MAX_PAYLOAD + 33),
 	    0);
 	read_expect(f, 1, "older", "larger than any record");
-	buf_free(&rec);
+	buf_clear(&rec);
 }
 
 static void
@@ -330,7 +330,7 @@ test_every_bit_flip(void **state)
 			fail_msg("bit %zu: note \"%s\" gives no reason", bit,
 			    f->note);
 	}
-	buf_free(&rec);
+	buf_clear(&rec);
 }
 
 static void
@@ -354,7 +354,7 @@ test_unknown_version(void **state)
 	    sizeof(f->note)), -ENOENT);
 	assert_non_null(strstr(f->note, "format version 7 is unknown"));
 	assert_non_null(strstr(f->note, "no usable record"));
-	buf_free(&rec);
+	buf_clear(&rec);
 }
 
 /* A record intact by its CRC whose id is out of range (0, or the last id,
@@ -389,7 +389,7 @@ test_id_out_of_range(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(ckpt_store_read(f->s, &f->payload, NULL, f->note,
 	    sizeof(f->note)), -ENOENT);
-	buf_free(&rec);
+	buf_clear(&rec);
 }
 
 static void
@@ -498,9 +498,9 @@ test_fuzz(void **state)
 		}
 		assert_true(strlen(f->note) < sizeof(f->note));
 	}
-	buf_free(&rec);
-	buf_free(&orig[0]);
-	buf_free(&orig[1]);
+	buf_clear(&rec);
+	buf_clear(&orig[0]);
+	buf_clear(&orig[1]);
 }
 
 /* A child process writes with KEDGE_CRASH_AT set and dies in abort(); the
@@ -655,7 +655,7 @@ enospc_child(const char *mnt)
 		return 2;
 	ok = ckpt_store_read(s, &b, &id, err, sizeof(err)) == 0 && id == 1 &&
 	    b.len == 3 && access(strcat(dir, "/.checkpoint.tmp"), F_OK) < 0;
-	buf_free(&b);
+	buf_clear(&b);
 	ckpt_store_close(s);
 	return ok ? 0 : 3;
 }

@@ -16,11 +16,11 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 #include <zlib.h>
 #include <zstd.h>
 
-#include "codec.h"
+#include "agent/write/codec.h"
 
 #define MiB (1024 * 1024)
 
@@ -195,9 +195,9 @@ check_finish_points(enum codec_kind kind, int level, size_t total,
 		assert_int_equal(decompress(kind, out.data, out.len - 1, &back),
 		    -1);
 	codec_free(c);
-	buf_free(&text);
-	buf_free(&out);
-	buf_free(&back);
+	buf_clear(&text);
+	buf_clear(&out);
+	buf_clear(&back);
 }
 
 static void
@@ -245,9 +245,9 @@ check_large(enum codec_kind kind)
 	expect_same(&back, text.data, total);
 	assert_true(out.len < total / 3);
 	codec_free(c);
-	buf_free(&text);
-	buf_free(&out);
-	buf_free(&back);
+	buf_clear(&text);
+	buf_clear(&out);
+	buf_clear(&back);
 }
 
 static void
@@ -284,9 +284,9 @@ check_finish_in_little_room(enum codec_kind kind)
 	    &back), 1);
 	expect_same(&back, noise.data, noise.len);
 	codec_free(c);
-	buf_free(&noise);
-	buf_free(&out);
-	buf_free(&back);
+	buf_clear(&noise);
+	buf_clear(&out);
+	buf_clear(&back);
 }
 
 static void
@@ -352,10 +352,10 @@ test_gzip_levels(void **state)
 	compress_once(CODEC_GZIP, -3, &text, &ref);
 	compress_once(CODEC_GZIP, 1, &text, &other);
 	assert_true(same_bytes(&ref, &other));
-	buf_free(&text);
-	buf_free(&dflt);
-	buf_free(&other);
-	buf_free(&ref);
+	buf_clear(&text);
+	buf_clear(&dflt);
+	buf_clear(&other);
+	buf_clear(&ref);
 }
 
 /* Reads a zstd frame header: the checksum flag and the window size. */
@@ -402,10 +402,10 @@ test_zstd_levels(void **state)
 	other.data[other.len - 2] ^= 1;
 	assert_int_equal(decompress(CODEC_ZSTD, other.data, other.len, &back),
 	    -1);
-	buf_free(&text);
-	buf_free(&dflt);
-	buf_free(&other);
-	buf_free(&back);
+	buf_clear(&text);
+	buf_clear(&dflt);
+	buf_clear(&other);
+	buf_clear(&back);
 }
 
 static size_t
@@ -451,8 +451,8 @@ test_memory(void **state)
 			    cases[i].max_kib);
 		codec_free(c);
 	}
-	buf_free(&text);
-	buf_free(&out);
+	buf_clear(&text);
+	buf_clear(&out);
 }
 
 static void

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
-#include "udtf/coltype.h"
+#include "agent/udtf/coltype.h"
+#include "tests/testlib.h"
 
 static void
 test_grammar_and_names(void **state)
@@ -41,7 +41,7 @@ test_grammar_and_names(void **state)
 	assert_int_equal(l.cols[3].type, UDTF_TIMESTAMP);
 	assert_int_equal(coltype_find(&l, "n"), 1);
 	assert_int_equal(coltype_find(&l, "x"), -1);
-	coltype_list_free(&l);
+	coltype_list_clear(&l);
 }
 
 /* Parses text and expects -EINVAL with why in err. */
@@ -53,7 +53,7 @@ refused(const char *text, unsigned flags, const char *why)
 
 	assert_int_equal(coltype_parse("k", text, flags, NULL, &l, err,
 	    sizeof(err)), -EINVAL);
-	coltype_list_free(&l);
+	coltype_list_clear(&l);
 	if (strcmp(err, why) != 0)
 		fail_msg("\"%s\": got \"%s\", want \"%s\"", text, err, why);
 }

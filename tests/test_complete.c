@@ -19,13 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "complete.h"
-#include "config.h"
-#include "manifest.h"
-#include "progress.h"
-#include "sidecar.h"
-#include "target.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/manifest.h"
+#include "agent/complete/progress.h"
+#include "agent/config/config.h"
+#include "agent/target/target.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
 #include "tests/testlib.h"
 
 #define US INT64_C(1000000)
@@ -157,7 +157,7 @@ other(struct fixture *f, int64_t max_us, int64_t pending_us, int at_end,
 	if (target_write(f->t, "_kedge/progress/t/a+1.json", text.data,
 	    text.len, err, sizeof(err)) != 0)
 		fail_msg("target_write: %s", err);
-	buf_free(&text);
+	buf_clear(&text);
 }
 
 /* Runs the completer at NOW; returns the manifests it wrote, after

@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "udtf/registry.h"
+#include "agent/config/config.h"
+#include "agent/udtf/registry.h"
 
 #define EXAMPLE "examples/kedge.conf"
 

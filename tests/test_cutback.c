@@ -20,11 +20,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "fsutil.h"
-#include "journal.h"
-#include "sidecar.h"
-#include "spool.h"
-#include "writer.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "agent/write/writer.h"
+#include "lib/fsutil.h"
 #include "tests/testlib.h"
 
 /* 2026-11-29 10:00:00 UTC, and m minutes later */
@@ -237,7 +237,7 @@ assert_mark(const struct fixture *f, uint64_t upto, const struct snap *s)
 		assert_true(st.text.len >= s->journal_len);
 		assert_memory_equal(st.text.data, s->journal, s->journal_len);
 	}
-	journal_state_free(&st);
+	journal_state_clear(&st);
 }
 
 /* The file in ready/ is byte for byte s, its plain text is records
@@ -264,7 +264,7 @@ assert_ready_is(const struct fixture *f, const struct snap *s, int64_t from,
 		fail_msg("%s: %s", text, err);
 	assert_int_equal(sc.rows, s->rows);
 	assert_int_equal(sc.bytes, s->len);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 	free(text);
 	free(plain);
 	free(want);

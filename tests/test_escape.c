@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "log.h"
+#include "lib/escape.h"
+#include "lib/log.h"
 
 static void
 test_bytes_printable(void **state)

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 
-#include "format.h"
+#include "agent/write/format.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -101,7 +101,7 @@ expect_row(const struct format *f, const struct udtf_column *cols,
 		fail_msg("row is \"%.*s\" (%zu bytes), want \"%.*s\" (%zu)",
 		    (int)out.len, out.data, out.len, (int)wantlen, want,
 		    wantlen);
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 #define EXPECT_ROW(f, cols, vals, lit) \
@@ -116,7 +116,7 @@ expect_escape(const char *in, size_t inlen, char delim, const char *want,
 	assert_int_equal(format_hive_escape(in, inlen, delim, &out), 0);
 	assert_int_equal(out.len, wantlen);
 	assert_memory_equal(out.data, want, wantlen);
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 #define EXPECT_ESCAPE(in, delim, want) \
@@ -218,7 +218,7 @@ test_hive_null_and_empty(void **state)
 	assert_memory_equal(fl[2].data, "\\N", 2);
 	for (size_t i = 0; i < n; i++)
 		free(fl[i].data);
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 static void
@@ -300,7 +300,7 @@ test_double_round_trip(void **state)
 		}
 		assert_string_equal(out.data, want);
 	}
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 /* Random strings over the bytes that matter read back intact, with the
@@ -347,7 +347,7 @@ test_hive_read_back(void **state)
 			free(fl[c].data);
 		}
 	}
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 static void
@@ -434,7 +434,7 @@ expect_json_string(const char *in, size_t inlen, const char *want,
 	if (out.len - 9 != wantlen || memcmp(out.data + 6, want, wantlen) != 0)
 		fail_msg("json \"%.*s\", want \"%.*s\"", (int)(out.len - 9),
 		    out.data + 6, (int)wantlen, want);
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 #define EXPECT_JSON(in, want) \
@@ -576,7 +576,7 @@ test_jsonl_read_back(void **state)
 		assert_true(out.data + out.len - p == 2);
 		assert_memory_equal(p, "}\n", 2);
 	}
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 /* Each byte that matters, at every offset of a longer string, with and

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "buf.h"
-#include "grow.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
 
 static void
 test_first_capacity(void **state)
@@ -120,7 +120,7 @@ test_buf_reserve(void **state)
 	assert_memory_equal(b.data, "abc", 3);
 	assert_int_equal(buf_reserve(&b, GROW_MIN_BYTES), 0);
 	assert_int_equal(b.cap, 2 * GROW_MIN_BYTES);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 int

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "latency.h"
+#include "agent/parse/latency.h"
+#include "lib/hist.h"
 
 static int
 cmp_u64(const void *a, const void *b)

@@ -15,11 +15,11 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "fsutil.h"
-#include "journal.h"
-#include "rejects.h"
-#include "sidecar.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 
 struct fixture {
 	char dir[64];
@@ -72,7 +72,7 @@ sidecar_of(const struct fixture *f, const char *table, const char *text,
 	err[0] = '\0';
 	if ((r = journal_read(f->journal, UINT64_MAX, &st, err, errlen)) == 0)
 		r = journal_write_sidecar(&st, &info, f->sidecar, err, errlen);
-	journal_state_free(&st);
+	journal_state_clear(&st);
 	return r;
 }
 
@@ -89,7 +89,7 @@ read_sidecar(const struct fixture *f, struct sidecar *sc)
 	if (sidecar_parse(text.data, text.len, sc, err, sizeof(err)) != 0)
 		fail_msg("sidecar_parse() refuses what was written: %s: %.*s",
 		    err, (int)text.len, text.data);
-	buf_free(&text);
+	buf_clear(&text);
 }
 
 /* Offsets noted out of order (records read again after a seek back) are
@@ -112,7 +112,7 @@ test_ranges_out_of_order_sorted(void **state)
 	assert_int_equal(sc.offsets.v[1].last, 20);
 	assert_int_equal(sc.rows, 18);
 	assert_int_equal(sc.bytes, 100);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 /* The last offset there is, noted twice (in two seals) and before a
@@ -134,7 +134,7 @@ test_ranges_at_int64_max(void **state)
 	assert_int_equal(sc.offsets.v[0].last, 0);
 	assert_int_equal(sc.offsets.v[1].first, INT64_MAX);
 	assert_int_equal(sc.offsets.v[1].last, INT64_MAX);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 /* INT64_MIN is no event time a sidecar takes (a manifest's "no time"): a
@@ -180,12 +180,12 @@ test_kinds_of_the_table(void **state)
 	    "m 1 10 2\n", err, sizeof(err)), 0);
 	read_sidecar(f, &sc);
 	assert_int_equal(sc.nrejected, 1);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 	assert_int_equal(sidecar_of(f, "access", "o 5 5\ne 6 6\nm 1 10 1\n",
 	    err, sizeof(err)), 0);
 	read_sidecar(f, &sc);
 	assert_int_equal(sc.empty.n, 1);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 /* A table name with a NUL was cut there: "a\0b" went under table a, and
@@ -202,7 +202,7 @@ test_table_name_with_control_byte(void **state)
 	assert_int_equal(fs_write_atomic(f->journal, nul, sizeof(nul) - 1), 0);
 	assert_int_equal(journal_read(f->journal, UINT64_MAX, &st, err,
 	    sizeof(err)), -EINVAL);
-	journal_state_free(&st);
+	journal_state_clear(&st);
 	assert_non_null(strstr(err, "line 2 is damaged"));
 	assert_int_equal(sidecar_of(f, REJECTS_TABLE, "r a 1 1\nr a\tb 3 4\n"
 	    "m 1 10 3\n", err, sizeof(err)), -EINVAL);

@@ -18,15 +18,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "complete.h"
-#include "config.h"
-#include "fsutil.h"
-#include "journal.h"
-#include "manifest.h"
-#include "rejects.h"
-#include "sidecar.h"
-#include "target.h"
+#include "agent/complete/complete.h"
+#include "agent/complete/manifest.h"
+#include "agent/config/config.h"
+#include "agent/parse/rejects.h"
+#include "agent/target/target.h"
+#include "agent/write/journal.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -130,7 +130,7 @@ write_sidecar(const struct fixture *f, const char *table, int rejects,
 		fail_msg("%s", err);
 	if (journal_write_sidecar(&st, &info, spath, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
-	journal_state_free(&st);
+	journal_state_clear(&st);
 	slurp(spath, text);
 	memset(sc, 0, sizeof(*sc));
 	if (sidecar_parse(text->data, text->len, sc, err, sizeof(err)) != 0)
@@ -159,8 +159,8 @@ test_sidecar_names(void **state)
 	/* one line, as the format says */
 	assert_null(memchr(text.data, '\n', text.len - 1));
 	json_decref(o);
-	sidecar_free(&sc);
-	buf_free(&text);
+	sidecar_clear(&sc);
+	buf_clear(&text);
 }
 
 static void
@@ -179,8 +179,8 @@ test_rejects_sidecar_names(void **state)
 	assert_non_null(json_object_get(json_object_get(o, "rejected"),
 	    NASTY_WORD));
 	json_decref(o);
-	sidecar_free(&sc);
-	buf_free(&text);
+	sidecar_clear(&sc);
+	buf_clear(&text);
 }
 
 static void
@@ -213,8 +213,8 @@ test_manifest_names(void **state)
 	assert_string_equal(back.host, NASTY);
 	assert_string_equal(back.files[0].name, "p" NASTY);
 	assert_string_equal(back.parts[0].topic, NASTY);
-	manifest_free(&back);
-	buf_free(&text);
+	manifest_clear(&back);
+	buf_clear(&text);
 }
 
 static void
@@ -249,7 +249,7 @@ test_progress_names(void **state)
 	    0);
 	assert_true(json_is_null(json_object_get(o, "max_event_us")));
 	json_decref(o);
-	buf_free(&text);
+	buf_clear(&text);
 }
 
 int

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "manifest.h"
-#include "testlib.h"
+#include "agent/complete/manifest.h"
+#include "lib/buf.h"
+#include "tests/testlib.h"
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -45,7 +45,7 @@ assert_formats_as(const struct manifest *m, const char *want)
 	assert_int_equal(manifest_format(m, &out), 0);
 	assert_int_equal(buf_append(&out, "", 1), 0);
 	assert_string_equal(out.data, want);
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 static void
@@ -70,7 +70,7 @@ test_example(void **state)
 	assert_int_equal(m.nparts, 1);
 	assert_int_equal(m.parts[0].rows, 1234);
 	assert_formats_as(&m, example);
-	manifest_free(&m);
+	manifest_clear(&m);
 }
 
 static void
@@ -111,10 +111,10 @@ test_round_trip(void **state)
 	assert_int_equal(manifest_format(&back, &twice), 0);
 	assert_int_equal(once.len, twice.len);
 	assert_memory_equal(once.data, twice.data, once.len);
-	manifest_free(&back);
-	manifest_free(&back); /* a freed manifest is a zeroed one */
-	buf_free(&once);
-	buf_free(&twice);
+	manifest_clear(&back);
+	manifest_clear(&back); /* a freed manifest is a zeroed one */
+	buf_clear(&once);
+	buf_clear(&twice);
 }
 
 /* Event times before 1970, which a sidecar may hold (the row's time
@@ -142,8 +142,8 @@ test_before_1970(void **state)
 	assert_int_equal(back.min_event_us, -2000);
 	assert_int_equal(back.files[0].max_event_us, -1000);
 	assert_int_equal(back.watermark_us, -500);
-	manifest_free(&back);
-	buf_free(&out);
+	manifest_clear(&back);
+	buf_clear(&out);
 }
 
 /* manifest_parse as test_parse_fn. */
@@ -153,7 +153,7 @@ parse(const char *text, size_t len, char *err, size_t errlen)
 	struct manifest m;
 	int r = manifest_parse(text, len, &m, err, errlen);
 
-	manifest_free(&m);
+	manifest_clear(&m);
 	return r;
 }
 

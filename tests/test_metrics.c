@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "metrics_http.h"
+#include "agent/ops/metrics_http.h"
 
 /* One rendering of a small snapshot; the caller frees it. */
 static char *

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "mfcheck.h"
+#include "agent/complete/mfcheck.h"
 
 static struct sidecar_range r_a[] = { { 0, 9 } }, r_b[] = { { 10, 19 } },
     r_c[] = { { 5, 5 }, { 7, 8 } }, r_ab[] = { { 0, 9 }, { 10, 19 } },

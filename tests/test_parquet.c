@@ -18,11 +18,11 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 
-#include "parquet.h"
-#include "rle.h"
-#include "thrift.h"
+#include "agent/write/parquet.h"
+#include "agent/write/rle.h"
+#include "agent/write/thrift.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -79,7 +79,7 @@ test_thrift_fields(void **state)
 	thrift_end(&t);
 	assert_int_equal(t.err, 0);
 	assert_bytes(&b, want, sizeof(want));
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 static void
@@ -91,7 +91,7 @@ rle_check(const uint8_t *v, size_t n, int width, const uint8_t *want,
 
 	assert_int_equal(rle_encode(&s, n, width, &b), 0);
 	assert_bytes(&b, want, wn);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 static void
@@ -216,7 +216,7 @@ test_one_row_pages(void **state)
 	assert_int_equal(pq_writer_bytes(w), b.len);
 	assert_int_equal(pq_writer_rows(w), 1);
 	pq_writer_free(w);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 static void
@@ -231,7 +231,7 @@ test_empty_file(void **state)
 	assert_framed(&b);
 	assert_int_equal(pq_writer_finish(w), -EINVAL);
 	pq_writer_free(w);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 /* Writes rows of strings, "v<i % distinct>", uncompressed. */
@@ -283,8 +283,8 @@ test_dictionary_and_plain(void **state)
 	assert_int_equal(count(&plain, v1, sizeof(v1)), 250);
 	assert_int_equal(count(&plain, v1v2, sizeof(v1v2)), 250);
 	assert_true(plain.len > dict.len);
-	buf_free(&dict);
-	buf_free(&plain);
+	buf_clear(&dict);
+	buf_clear(&plain);
 }
 
 static void
@@ -311,7 +311,7 @@ test_row_groups_bounded(void **state)
 	assert_int_equal(pq_writer_finish(w), 0);
 	assert_framed(&b);
 	pq_writer_free(w);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 /* Every type and codec, NULLs, drained at random: the same bytes as one
@@ -368,9 +368,9 @@ test_deterministic(void **state)
 		assert_memory_equal(one.data, drained.data, one.len);
 		pq_writer_free(a);
 		pq_writer_free(b);
-		buf_free(&one);
-		buf_free(&drained);
-		buf_free(&part);
+		buf_clear(&one);
+		buf_clear(&drained);
+		buf_clear(&part);
 	}
 }
 
@@ -418,8 +418,8 @@ test_refusals(void **state)
 	assert_int_equal(pq_codec_parse("lzo", &codec), -EINVAL);
 	pq_writer_free(a);
 	pq_writer_free(b);
-	buf_free(&ba);
-	buf_free(&bb);
+	buf_clear(&ba);
+	buf_clear(&bb);
 }
 
 static int

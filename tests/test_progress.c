@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "progress.h"
-#include "testlib.h"
+#include "agent/complete/progress.h"
+#include "lib/buf.h"
+#include "tests/testlib.h"
 
 static const char example[] =
     "{\"host\":\"edge01\",\"max_event_us\":1785614399000000,"
@@ -36,8 +36,8 @@ assert_reads_back(const char *text)
 	assert_int_equal(progress_format(&p, &out), 0);
 	assert_int_equal(buf_append(&out, "", 1), 0);
 	assert_string_equal(out.data, text);
-	progress_free(&p);
-	buf_free(&out);
+	progress_clear(&p);
+	buf_clear(&out);
 }
 
 static void
@@ -56,8 +56,8 @@ test_reads_back(void **state)
 	assert_int_equal(p.max_event_us, 1785614399000000);
 	assert_int_equal(p.pending_us, PROGRESS_NO_PENDING);
 	assert_int_equal(p.last_record, 1795000000);
-	progress_free(&p);
-	progress_free(&p); /* a freed one is a zeroed one */
+	progress_clear(&p);
+	progress_clear(&p); /* a freed one is a zeroed one */
 }
 
 /* What the parser would refuse is written within its bounds. */
@@ -75,8 +75,8 @@ test_clamped(void **state)
 		fail_msg("%s: %.*s", err, (int)out.len, out.data);
 	assert_int_equal(back.max_event_us, PROGRESS_US_MAX);
 	assert_int_equal(back.pending_us, -PROGRESS_US_MAX);
-	progress_free(&back);
-	buf_free(&out);
+	progress_clear(&back);
+	buf_clear(&out);
 }
 
 /* progress_parse as test_parse_fn. */
@@ -86,7 +86,7 @@ parse(const char *text, size_t len, char *err, size_t errlen)
 	struct progress p;
 	int r = progress_parse(text, len, &p, err, errlen);
 
-	progress_free(&p);
+	progress_clear(&p);
 	return r;
 }
 

@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "config.h"
-#include "fsutil.h"
-#include "publish.h"
-#include "target.h"
+#include "agent/config/config.h"
+#include "agent/publish/publish.h"
+#include "agent/target/target.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 #include "tests/testlib.h"
 
 #define HOUR "t/dt=20261129/hr=10/"
@@ -103,7 +103,7 @@ assert_holds(const struct fixture *f, const char *sub, const char *rel,
 		fail_msg("cannot read %s", path);
 	assert_int_equal(b.len, strlen(text));
 	assert_memory_equal(b.data, text, b.len);
-	buf_free(&b);
+	buf_clear(&b);
 }
 
 static int

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "fsutil.h"
-#include "spool.h"
+#include "agent/write/spool.h"
+#include "lib/fsutil.h"
 
 #define MOVES 1000
 

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "sidecar.h"
-#include "testlib.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "tests/testlib.h"
 
 /* The example of sidecar.h, on one line. */
 static const char example[] =
@@ -49,8 +49,8 @@ assert_reads_back(const char *text)
 	assert_int_equal(sidecar_format(&sc, &out), 0);
 	assert_int_equal(buf_append(&out, "", 1), 0);
 	assert_string_equal(out.data, text);
-	sidecar_free(&sc);
-	buf_free(&out);
+	sidecar_clear(&sc);
+	buf_clear(&out);
 }
 
 static void
@@ -68,7 +68,7 @@ parse(const char *text, size_t len, char *err, size_t errlen)
 	struct sidecar sc = { 0 };
 	int r = sidecar_parse(text, len, &sc, err, errlen);
 
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 	return r;
 }
 
@@ -151,7 +151,7 @@ test_not_an_object(void **state)
 		err[0] = '\0';
 		r = sidecar_parse(texts[i], strlen(texts[i]), &sc, err,
 		    sizeof(err));
-		sidecar_free(&sc);
+		sidecar_clear(&sc);
 		if (r != -EINVAL || strncmp(err, "line ", 5) != 0)
 			fail_msg("\"%s\": %d \"%s\"", texts[i], r, err);
 	}
@@ -171,8 +171,8 @@ test_format_refuses_non_utf8(void **state)
 	free(sc.host);
 	assert_non_null(sc.host = strdup("edge\xff"));
 	assert_int_equal(sidecar_format(&sc, &out), -EILSEQ);
-	sidecar_free(&sc);
-	buf_free(&out);
+	sidecar_clear(&sc);
+	buf_clear(&out);
 }
 
 int

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "source.h"
+#include "agent/config/config.h"
+#include "agent/source/source.h"
 
 #define TABLE \
 	"tables = ( { name = \"t\"; topics = [ \"a\" ]; udtf = \"raw\"; } );\n"

@@ -20,12 +20,12 @@
 
 #include <openssl/evp.h>
 
-#include "config.h"
-#include "fsutil.h"
-#include "rejects.h"
-#include "sidecar.h"
-#include "spool.h"
-#include "writer.h"
+#include "agent/config/config.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "agent/write/writer.h"
+#include "lib/fsutil.h"
 #include "tests/testlib.h"
 
 struct fixture {
@@ -254,7 +254,7 @@ test_sha256_of_what_is_kept(void **state)
 	/* "0\n".."9\n" */
 	assert_string_equal(sc.sha256, "7427877c40fb0361401248f9c96abe61"
 	    "17396bc6ab16811b5b1706274c02443e");
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 /* Each seal journals the event range of its rows; recovery combines those
@@ -284,7 +284,7 @@ test_event_range_of_what_is_kept(void **state)
 	assert_true(sc.has_event_range);
 	assert_int_equal(sc.min_event_us, MIN(20));
 	assert_int_equal(sc.max_event_us, MIN(40));
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 	assert_non_null(side = slurp(f, "ready/" SIDECAR));
 	assert_non_null(strstr(side, "\"min_event_us\":1795947600000000,"
 	    "\"max_event_us\":1795948800000000,"));
@@ -309,7 +309,7 @@ test_event_range_at_first_checkpoint(void **state)
 	assert_int_equal(sc.rows, 2);
 	assert_int_equal(sc.min_event_us, MIN(20));
 	assert_int_equal(sc.max_event_us, MIN(30));
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 /* A file that holds only records that gave no row has a null range. */
@@ -338,7 +338,7 @@ test_no_row_null_range(void **state)
 	assert_false(sc.has_event_range);
 	sha256_of(f, "ready/" PART, want);
 	assert_string_equal(sc.sha256, want);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 /* A file left by a kedge whose journal had no event times: its sidecar
@@ -374,7 +374,7 @@ test_journal_of_earlier_version(void **state)
 	assert_int_equal(sc.rows, 2);
 	assert_false(sc.has_event_range);
 	assert_int_equal(strlen(sc.sha256), 64);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 static void

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "status.h"
+#include "agent/config/config.h"
+#include "agent/ops/status.h"
 
 /* What status_show() prints for a status file whose first line is
  * first, in out[size]. */

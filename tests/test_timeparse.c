@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 
-#include "udtf/timeparse.h"
+#include "agent/udtf/timeparse.h"
 
 static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May",
 	"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
+#include "tests/testlib.h"
 
-#include "tz.h"
+#include "agent/write/tz.h"
 
 #define US INT64_C(1000000)
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "udtf_harness.h"
+#include "tests/udtf_harness.h"
 
 extern const struct udtf_plugin udtf_nginx_plugin;
 extern const struct udtf_plugin udtf_json_plugin;

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "udtf_harness.h"
+#include "tests/udtf_harness.h"
 
 extern const struct udtf_plugin udtf_csv_plugin;
 extern const struct udtf_plugin udtf_tsv_plugin;

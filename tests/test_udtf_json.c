@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
-#include "udtf_harness.h"
+#include "tests/testlib.h"
+#include "tests/udtf_harness.h"
 
 extern const struct udtf_plugin udtf_json_plugin;
 

@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
-#include "udtf_harness.h"
+#include "tests/testlib.h"
+#include "tests/udtf_harness.h"
 
-#include "udtf/registry.h"
+#include "agent/udtf/registry.h"
 
 /* The built-in UDTF called name, as the core finds it. */
 static const struct udtf_plugin *

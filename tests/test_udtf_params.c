@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "udtf/params.h"
+#include "agent/udtf/params.h"
 
 enum { K_NEEDED, K_MODE, K_NKEYS };
 

@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "testlib.h"
-#include "udtf_harness.h"
+#include "tests/testlib.h"
+#include "tests/udtf_harness.h"
 
 /* Linux 6.3's prctl that forbids writable+executable memory, as systemd's
  * MemoryDenyWriteExecute=yes does. */

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "udtf_harness.h"
+#include "tests/udtf_harness.h"
 
 extern const struct udtf_plugin udtf_split_plugin;
 

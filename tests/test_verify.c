@@ -30,13 +30,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "buf.h"
-#include "codec.h"
-#include "fsutil.h"
-#include "manifest.h"
-#include "sidecar.h"
-#include "testlib.h"
-#include "verify.h"
+#include "agent/cli/verify.h"
+#include "agent/complete/manifest.h"
+#include "agent/write/codec.h"
+#include "agent/write/sidecar.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
+#include "tests/testlib.h"
 
 #define H22 "dt=20261129/hr=22"
 #define H23 "dt=20261129/hr=23"
@@ -283,8 +283,8 @@ put_part(const struct fixture *f, const struct part *p, char *rel,
 	    p->rejected ? p->rejected : "");
 	sidecar_rel(rel, side, sizeof(side));
 	put_text(f, side, json);
-	buf_free(&text);
-	buf_free(&data);
+	buf_clear(&text);
+	buf_clear(&data);
 }
 
 /* The good tree, with what verify must pass over: '_' and hidden files in
@@ -875,7 +875,7 @@ put_manifest(const struct fixture *f, const struct manifest *m)
 
 	assert_int_equal(manifest_format(m, &out), 0);
 	put_file(f, H23_MANIFEST, out.data, out.len);
-	buf_free(&out);
+	buf_clear(&out);
 }
 
 static void
@@ -936,7 +936,7 @@ test_manifests(void **state)
 	assert_verify(f, 1, "verify: " H23_DIR ": _SUCCESS without "
 	    "_MANIFEST.json");
 	for (int i = 0; i < 2; i++)
-		sidecar_free(&h.sc[i]);
+		sidecar_clear(&h.sc[i]);
 }
 
 static void
@@ -968,8 +968,8 @@ test_sidecar_parse_example(void **state)
 	assert_int_equal(sc.rejected[0].ranges.n, 2);
 	assert_int_equal(sc.rejected[0].ranges.v[1].first, 120050);
 	assert_int_equal(sidecar_ranges_count(&sc.rejected[0].ranges), 3);
-	sidecar_free(&sc);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
+	sidecar_clear(&sc);
 }
 
 /* The keys earlier versions lack: "sha256" and the event range, negative
@@ -1002,12 +1002,12 @@ test_sidecar_parse_digest_and_events(void **state)
 	assert_true(sc.has_event_range);
 	assert_int_equal(sc.min_event_us, -1000);
 	assert_int_equal(sc.max_event_us, 1795946400000000);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 	if (sidecar_parse(none, strlen(none), &sc, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	assert_string_equal(sc.sha256, SHA_EMPTY);
 	assert_false(sc.has_event_range);
-	sidecar_free(&sc);
+	sidecar_clear(&sc);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)

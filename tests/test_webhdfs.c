@@ -22,8 +22,8 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 
-#include "webhdfs.h"
-#include "webhdfs_answer.h"
+#include "agent/target/webhdfs.h"
+#include "agent/target/webhdfs_answer.h"
 
 #define LONG_BYTES 6000
 

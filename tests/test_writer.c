@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "writer.h"
+#include "agent/write/writer.h"
 #include "tests/testlib.h"
 
 static const struct roll_policy policy = { 1000, 900, 300, 0 };
@@ -27,14 +27,21 @@ static void
 test_roll_check(void **state)
 {
 	(void)state;
-	assert_int_equal(roll_check(&policy, 0, 100, 100, 100), ROLL_NONE);
-	assert_int_equal(roll_check(&policy, 999, 100, 100, 399), ROLL_NONE);
-	assert_int_equal(roll_check(&policy, 1000, 100, 100, 100), ROLL_SIZE);
-	assert_int_equal(roll_check(&policy, 10, 100, 100, 400), ROLL_INACTIVE);
-	assert_int_equal(roll_check(&policy, 10, 100, 950, 1000), ROLL_AGE);
-	assert_int_equal(roll_check(&policy, 10, 100, 999, 999), ROLL_NONE);
+	assert_int_equal(writer_roll_check(&policy, 0, 100, 100, 100),
+	    ROLL_NONE);
+	assert_int_equal(writer_roll_check(&policy, 999, 100, 100, 399),
+	    ROLL_NONE);
+	assert_int_equal(writer_roll_check(&policy, 1000, 100, 100, 100),
+	    ROLL_SIZE);
+	assert_int_equal(writer_roll_check(&policy, 10, 100, 100, 400),
+	    ROLL_INACTIVE);
+	assert_int_equal(writer_roll_check(&policy, 10, 100, 950, 1000),
+	    ROLL_AGE);
+	assert_int_equal(writer_roll_check(&policy, 10, 100, 999, 999),
+	    ROLL_NONE);
 	/* size wins over age and inactivity */
-	assert_int_equal(roll_check(&policy, 5000, 0, 0, 5000), ROLL_SIZE);
+	assert_int_equal(writer_roll_check(&policy, 5000, 0, 0, 5000),
+	    ROLL_SIZE);
 }
 
 struct fixture {

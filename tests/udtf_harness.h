@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "udtf/udtf.h"
+#include "agent/udtf/udtf.h"
 
 #define HX_MAX_COLS 64
 #define HX_MAX_ROWS 4096

@@ -1,4 +1,4 @@
-#include "coltype.h"
+#include "agent/udtf/coltype.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "grow.h"
-#include "timeparse.h"
+#include "agent/udtf/timeparse.h"
+#include "lib/grow.h"
 
 static const char *const coltype_names[] = {
 	[COLTYPE_STRING] = "string",
@@ -51,7 +51,7 @@ coltype_udtf_type(enum coltype_kind kind)
 }
 
 void
-coltype_list_free(struct coltype_list *l)
+coltype_list_clear(struct coltype_list *l)
 {
 	if (l == NULL)
 		return;

@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
 enum coltype_kind {
 	COLTYPE_STRING,
@@ -59,14 +59,14 @@ struct coltype_list {
 };
 
 /* Parses text, the value of config key `key`, into *out (which the caller
- * frees with coltype_list_free, also on failure).  empty_name names a
+ * frees with coltype_list_clear, also on failure).  empty_name names a
  * column whose derived name is empty (the source "@", say); NULL makes that
  * an error.  Returns 0, or -EINVAL with a sentence naming key and entry in
  * err (unknown type, empty entry, duplicate column), or -ENOMEM. */
 int coltype_parse(const char *key, const char *text, unsigned flags,
     const char *empty_name, struct coltype_list *out, char *err,
     size_t errlen);
-void coltype_list_free(struct coltype_list *l);
+void coltype_list_clear(struct coltype_list *l);
 
 /* Returns the index of the column named name, or -1. */
 int coltype_find(const struct coltype_list *l, const char *name);

@@ -16,11 +16,11 @@
  * unescaped into the state's scratch buffer.  Offsets in reasons count
  * bytes from 0, the start of the record.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "buf.h"
-#include "coltype.h"
-#include "params.h"
+#include "agent/udtf/coltype.h"
+#include "agent/udtf/params.h"
+#include "lib/buf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -205,11 +205,11 @@ csv_fini(void *state)
 
 	if (st == NULL)
 		return;
-	coltype_list_free(&st->columns);
+	coltype_list_clear(&st->columns);
 	free(st->fields);
 	free(st->values);
 	free(st->null_value);
-	buf_free(&st->scratch);
+	buf_clear(&st->scratch);
 	free(st);
 }
 

@@ -21,13 +21,13 @@
  *   not an int64);
  * - json: the value's JSON text exactly as in the record.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "buf.h"
-#include "coltype.h"
-#include "grow.h"
-#include "jsonpath.h"
-#include "params.h"
+#include "agent/udtf/coltype.h"
+#include "agent/udtf/jsonpath.h"
+#include "agent/udtf/params.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -259,7 +259,7 @@ json_parse_fields(struct json_state *st, const char *fields, char *err,
 		empty_name = ex.v[0].name;
 	r = coltype_parse("fields", fields, COLTYPE_ALLOW_JSON, empty_name,
 	    &st->cols, err, errlen);
-	coltype_list_free(&ex);
+	coltype_list_clear(&ex);
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	return r;
@@ -355,12 +355,12 @@ json_fini(void *state)
 	if (st == NULL)
 		return;
 	jsonpath_free(st->paths);
-	coltype_list_free(&st->cols);
+	coltype_list_clear(&st->cols);
 	free(st->fields);
 	free(st->explode);
 	free(st->row);
 	free(st->rows);
-	buf_free(&st->scratch);
+	buf_clear(&st->scratch);
 	free(st);
 }
 

@@ -8,10 +8,10 @@
  * members and elements some path needs (a hash table per node finds the
  * members) and records where each wanted value lies.
  */
-#include "jsonpath.h"
+#include "agent/udtf/jsonpath.h"
 
-#include "grow.h"
-#include "utf8.h"
+#include "lib/grow.h"
+#include "lib/utf8.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The scan's hot helpers, inlined into walk() so that its loop keeps the
- * position in a register: GCC's heuristics leave some out. */
+/* The scan's hot helpers, inlined into jsonpath_walk() so that its loop
+ * keeps the position in a register: GCC's heuristics leave some out. */
 #define JSONPATH_HOT static inline __attribute__((always_inline))
 #define JSONPATH_INDEX_DIGITS 9 /* [N] below a billion */
 
@@ -204,7 +204,7 @@ scan_string(struct jsonpath_pass *sc, const char *p, int *escaped)
 }
 
 static inline int
-is_digit(char c)
+jsonpath_is_digit(char c)
 {
 	return (unsigned)(c - '0') <= 9;
 }
@@ -213,9 +213,9 @@ is_digit(char c)
 static const char *
 scan_digits(struct jsonpath_pass *sc, const char *p)
 {
-	if (p == sc->end || !is_digit(*p))
+	if (p == sc->end || !jsonpath_is_digit(*p))
 		return fail(sc, p, "invalid number");
-	while (p < sc->end && is_digit(*p))
+	while (p < sc->end && jsonpath_is_digit(*p))
 		p++;
 	return p;
 }
@@ -228,7 +228,7 @@ scan_number(struct jsonpath_pass *sc, const char *p)
 
 	p += *p == '-';
 	if (p < end && *p == '0') {
-		if (++p < end && is_digit(*p))
+		if (++p < end && jsonpath_is_digit(*p))
 			return fail(sc, p - 1, "number with a leading zero");
 	} else if ((p = scan_digits(sc, p)) == NULL) {
 		return NULL;
@@ -278,7 +278,7 @@ scan_scalar(struct jsonpath_pass *sc, const char *p, int *kind,
 		return scan_literal(sc, p, "null", 4);
 	default:
 		*kind = JSONPATH_NUMBER;
-		if (*p == '-' || is_digit(*p))
+		if (*p == '-' || jsonpath_is_digit(*p))
 			return scan_number(sc, p);
 		return fail(sc, p, "expected a value");
 	}
@@ -501,7 +501,7 @@ close_container(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
  * something in it (NULL: nothing, the container is only checked).
  * Returns 0 or sc->error. */
 static int
-walk(struct jsonpath_pass *sc)
+jsonpath_walk(struct jsonpath_pass *sc)
 {
 	struct jsonpath_frame stack[JSONPATH_MAX_DEPTH], *f;
 	struct jsonpath_node *node = &sc->jp->nodes[0];
@@ -625,7 +625,7 @@ path_index(const char **s, size_t *index)
 	const char *p = *s + 1;
 
 	*index = 0;
-	for (; is_digit(*p) && p - *s <= JSONPATH_INDEX_DIGITS; p++)
+	for (; jsonpath_is_digit(*p) && p - *s <= JSONPATH_INDEX_DIGITS; p++)
 		*index = *index * 10 + (size_t)(*p - '0');
 	if (p == *s + 1 || *p != ']')
 		return -EINVAL;
@@ -835,7 +835,7 @@ jsonpath_scan(struct jsonpath *jp, const char *doc, size_t len,
 	memset(jp->root, 0, jp->nroot_slots * sizeof(*jp->root));
 	jp->nelems = 0;
 	jp->max_elems = max_elems;
-	return walk(&sc);
+	return jsonpath_walk(&sc);
 }
 
 const struct jsonpath_value *

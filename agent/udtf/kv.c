@@ -17,11 +17,11 @@
  * rejected.  Offsets in reasons count bytes from 0, the start of the
  * record.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "buf.h"
-#include "coltype.h"
-#include "params.h"
+#include "agent/udtf/coltype.h"
+#include "agent/udtf/params.h"
+#include "lib/buf.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -318,13 +318,13 @@ kv_fini(void *state)
 
 	if (st == NULL)
 		return;
-	coltype_list_free(&st->fields);
+	coltype_list_clear(&st->fields);
 	free(st->wants);
 	free(st->slots);
 	free(st->next_col);
 	free(st->seen);
 	free(st->values);
-	buf_free(&st->scratch);
+	buf_clear(&st->scratch);
 	free(st);
 }
 

@@ -5,12 +5,12 @@
  * runs that program over a line: each value ends where the next literal
  * begins, and becomes one typed column.  One line gives one row.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "buf.h"
-#include "params.h"
-#include "timeparse.h"
-#include "utf8.h"
+#include "agent/udtf/params.h"
+#include "agent/udtf/timeparse.h"
+#include "lib/buf.h"
+#include "lib/utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -109,7 +109,7 @@ static const struct udtf_key nginx_keys[] = {
 static void nginx_fini(void *state);
 
 static int
-is_digit(char c)
+nginx_is_digit(char c)
 {
 	return (unsigned)(c - '0') <= 9;
 }
@@ -117,8 +117,8 @@ is_digit(char c)
 static int
 is_name_char(char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    c == '_';
+	return nginx_is_digit(c) || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z') || c == '_';
 }
 
 /* Writes s as a short, printable, double-quoted text for a reason. */
@@ -362,7 +362,7 @@ nginx_fini(void *state)
 	free(st->values);
 	free(st->fields);
 	free(st->format);
-	buf_free(&st->scratch);
+	buf_clear(&st->scratch);
 	free(st);
 }
 
@@ -411,7 +411,7 @@ parse_double(const char *s, size_t len, double *out)
 			dot = i;
 			continue;
 		}
-		if (!is_digit(s[i]) || ++digits > DOUBLE_DIGITS_MAX)
+		if (!nginx_is_digit(s[i]) || ++digits > DOUBLE_DIGITS_MAX)
 			return -EINVAL;
 		mant = mant * 10 + (uint64_t)(s[i] - '0');
 	}

@@ -1,10 +1,10 @@
-#include "params.h"
+#include "agent/udtf/params.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "coltype.h"
+#include "agent/udtf/coltype.h"
 
 /* The interface, described in params.h. */
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
 /* Sets vals[k] to the value params give keys[k] (the last one, when a key
  * is given twice), or to its default when they leave it out.  keys ends

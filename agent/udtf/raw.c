@@ -2,7 +2,7 @@
  * raw: the built-in UDTF that keeps each record whole, as one string
  * column, for topics that are not parsed on the edge.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
 static const struct udtf_key raw_keys[] = {
 	{ NULL, NULL, NULL },

@@ -12,10 +12,10 @@
  * record that is not valid UTF-8, with PCRE2's reason and the byte.  The
  * record is matched as it is: $ also matches before a final newline.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "coltype.h"
-#include "params.h"
+#include "agent/udtf/coltype.h"
+#include "agent/udtf/params.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -226,7 +226,7 @@ regex_types_apply(struct regex_state *st, const char *types, char *err,
 		st->kinds[c] = list.v[i].kind;
 		st->cols[c].type = coltype_udtf_type(list.v[i].kind);
 	}
-	coltype_list_free(&list);
+	coltype_list_clear(&list);
 	return r;
 }
 

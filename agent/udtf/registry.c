@@ -1,4 +1,4 @@
-#include "registry.h"
+#include "agent/udtf/registry.h"
 
 #include <dlfcn.h>
 #include <errno.h>

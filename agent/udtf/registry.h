@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
 #define UDTF_PLUGIN_PREFIX "plugin:"
 

@@ -8,10 +8,10 @@
  * ends with an empty event, and an empty record is one empty event;
  * skip_empty (the default) drops the empty ones.
  */
-#include "udtf.h"
+#include "agent/udtf/udtf.h"
 
-#include "coltype.h"
-#include "params.h"
+#include "agent/udtf/coltype.h"
+#include "agent/udtf/params.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "timeparse.h"
+#include "agent/udtf/timeparse.h"
 
 #include <errno.h>
 
@@ -16,7 +16,7 @@ struct civil {
 };
 
 static int
-is_digit(char c)
+timeparse_is_digit(char c)
 {
 	return (unsigned)(c - '0') <= 9;
 }
@@ -29,7 +29,7 @@ read_digits(const char *s, size_t n)
 	int v = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!is_digit(s[i]))
+		if (!timeparse_is_digit(s[i]))
 			return -1;
 		v = v * 10 + (s[i] - '0');
 	}
@@ -45,7 +45,7 @@ read_fraction(const char *s, size_t len, int *frac_us)
 	size_t i;
 	int v = 0;
 
-	for (i = 0; i < len && is_digit(s[i]); i++)
+	for (i = 0; i < len && timeparse_is_digit(s[i]); i++)
 		if (i < 6)
 			v += (s[i] - '0') * scale[i];
 	*frac_us = v;
@@ -208,7 +208,7 @@ timeparse_msec(const char *s, size_t len, int64_t *us)
 	int frac_us = 0;
 	size_t i;
 
-	for (i = 0; i < len && is_digit(s[i]); i++) {
+	for (i = 0; i < len && timeparse_is_digit(s[i]); i++) {
 		int d = s[i] - '0';
 
 		if (secs > (MSEC_MAX_S - d) / 10)

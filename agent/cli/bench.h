@@ -1,0 +1,27 @@
+/*
+ * bench: `kedge bench udtf`: runs one table's UDTF chain over a file of
+ * records on one core and reports what a record costs (records/s, the
+ * latency percentiles, the slowest records), what timing every record
+ * costs, and, in the same run, what one PCRE2-JIT regex that extracts the
+ * same fields costs, as a ratio.
+ */
+#ifndef KEDGE_BENCH_H
+#define KEDGE_BENCH_H
+
+#include <stdio.h>
+
+#include "agent/config/config.h"
+
+struct bench_opts {
+	const char *table;     /* the table's name */
+	const char *input;     /* records, one per line unless delimiter */
+	char delimiter;        /* between records */
+	const char *regex;     /* the reference; NULL: derived when possible */
+	double seconds;        /* how long each measured pass runs, at least */
+};
+
+/* Runs the benchmark and prints the report to out.  Returns 0, or 1 after
+ * printing why to stderr. */
+int bench_udtf(const struct conf *c, const struct bench_opts *o, FILE *out);
+
+#endif /* KEDGE_BENCH_H */

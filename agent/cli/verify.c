@@ -1,0 +1,994 @@
+#include "agent/cli/verify.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include "agent/complete/manifest.h"
+#include "agent/complete/mfcheck.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "lib/err.h"
+#include "lib/grow.h"
+
+/* Part files can be 128 MiB: they are read and decoded in chunks. */
+#define CHUNK (128 * 1024)
+/* Far above what the ranges of a 128 MiB file take; keeps a stray hidden
+ * file from being read into memory whole.  Also the bound of a manifest,
+ * which holds the ranges of an hour's files. */
+#define SIDECAR_MAX (64 * 1024 * 1024)
+
+/* What a directory holds, from DIR down: tables, days, hours. */
+enum level { L_ROOT, L_TABLE, L_DAY, L_HOUR };
+
+/* A part file, its sidecar, or (once merged) both. */
+struct vfile {
+	char *path;       /* the part file's, relative to DIR */
+	size_t dir_len;   /* path[0..dir_len) is <table>/dt=../hr=.. */
+	size_t table_len; /* path[0..table_len) is <table> */
+	int has_part, has_sidecar;
+	struct sidecar sc;
+};
+
+enum claim_kind { CLAIM_OWN, CLAIM_SPILL };
+
+/* Records one file accounts for: as their first row, an empty record or a
+ * reject (own), or as further rows (spill).  The strings belong to the
+ * file's sidecar. */
+struct claim {
+	const char *table, *topic;
+	int64_t partition;
+	enum claim_kind kind;
+	int64_t first, last;
+	size_t file;
+};
+
+/* An hour directory with a manifest or a _SUCCESS. */
+struct vhour {
+	char *dir;        /* <table>/dt=../hr=.., relative to DIR */
+	int has_manifest, has_success;
+};
+
+struct lines {
+	uint64_t n;
+	int open; /* the last byte seen was not a line end */
+};
+
+struct verify {
+	const char *dir;
+	int rootfd;
+	char *msg;
+	size_t msglen;
+	struct vfile *files;
+	size_t nfiles, capfiles;
+	char **tables; /* the table directories but _rejects */
+	size_t ntables, captables;
+	struct claim *claims;
+	size_t nclaims, capclaims;
+	unsigned char *in, *out;
+	ZSTD_DStream *zds; /* made at the first zstd file, kept for the rest */
+	struct spool_hash *hash; /* of the file being read, when its sidecar
+	                          * has a sha256; else NULL */
+	uint64_t rows;
+	uint64_t unread;   /* offsets the broker deleted before they were read */
+	struct vhour *hours;
+	size_t nhours, caphours;
+	size_t manifests;  /* checked */
+	size_t awaiting;   /* part files newer than their hour's manifest */
+};
+
+__attribute__((format(printf, 2, 3)))
+static int
+violation(struct verify *v, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (v->msglen == 0)
+		return 1;
+	n = snprintf(v->msg, v->msglen, "verify: ");
+	if (n >= 0 && (size_t)n < v->msglen) {
+		va_start(ap, fmt);
+		err_vset(v->msg + n, v->msglen - (size_t)n, 1, fmt, ap);
+		va_end(ap);
+	}
+	return 1;
+}
+
+/* Writes "verify: <what>: <strerror>" and returns r, a negative errno. */
+__attribute__((format(printf, 3, 4)))
+static int
+failure(struct verify *v, int r, const char *fmt, ...)
+{
+	char what[PATH_MAX + 64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return err_set(v->msg, v->msglen, r, "verify: %s: %s", what,
+	    strerror(-r));
+}
+
+static int
+nomem(struct verify *v)
+{
+	return err_set(v->msg, v->msglen, -ENOMEM, "verify: out of memory");
+}
+
+/* Reads up to len bytes, fewer only at the end of the file.  Returns the
+ * count or -errno. */
+static ssize_t
+read_some(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static int
+table_add(struct verify *v, const char *name)
+{
+	if (grow_array((void **)&v->tables, &v->captables, v->ntables + 1,
+	    sizeof(*v->tables)) < 0)
+		return nomem(v);
+	if ((v->tables[v->ntables] = strdup(name)) == NULL)
+		return nomem(v);
+	v->ntables++;
+	return 0;
+}
+
+/* Records the part file (is_part) or the sidecar of name[0..len) in the
+ * hour directory rel. */
+static int
+file_add(struct verify *v, const char *rel, const char *name, size_t len,
+    int is_part)
+{
+	size_t rl = strlen(rel);
+	struct vfile *f;
+	char *path;
+
+	if (grow_array((void **)&v->files, &v->capfiles, v->nfiles + 1,
+	    sizeof(*v->files)) < 0)
+		return nomem(v);
+	if ((path = malloc(rl + len + 2)) == NULL)
+		return nomem(v);
+	memcpy(path, rel, rl);
+	path[rl] = '/';
+	memcpy(path + rl + 1, name, len);
+	path[rl + 1 + len] = '\0';
+	f = &v->files[v->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->dir_len = rl;
+	f->table_len = strcspn(rel, "/");
+	f->has_part = is_part;
+	f->has_sidecar = !is_part;
+	return 0;
+}
+
+/* Notes a _MANIFEST.json or _SUCCESS in the hour directory rel. */
+static int
+hour_mark(struct verify *v, const char *rel, const char *name)
+{
+	struct vhour *h;
+	int manifest = strcmp(name, MANIFEST_NAME) == 0;
+
+	if (!manifest && strcmp(name, MANIFEST_SUCCESS) != 0)
+		return 0;
+	/* readdir() gives one directory's entries together */
+	if (v->nhours == 0 || strcmp(v->hours[v->nhours - 1].dir, rel) != 0) {
+		if (grow_array((void **)&v->hours, &v->caphours, v->nhours + 1,
+		    sizeof(*v->hours)) < 0)
+			return nomem(v);
+		h = &v->hours[v->nhours];
+		memset(h, 0, sizeof(*h));
+		if ((h->dir = strdup(rel)) == NULL)
+			return nomem(v);
+		v->nhours++;
+	}
+	h = &v->hours[v->nhours - 1];
+	if (manifest)
+		h->has_manifest = 1;
+	else
+		h->has_success = 1;
+	return 0;
+}
+
+static int
+hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
+{
+	size_t len = strlen(name);
+	struct stat st;
+
+	if (name[0] == '_')
+		return hour_mark(v, rel, name);
+	if (name[0] == '.') {
+		/* .<name>.json is a sidecar; any other hidden name (a copy's
+		 * .<name>.tmp) is not a landed file */
+		if (len > 6 && strcmp(name + len - 5, ".json") == 0 &&
+		    name[1] != '.' && name[1] != '_')
+			return file_add(v, rel, name + 1, len - 6, 0);
+		return 0;
+	}
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return failure(v, -errno, "%s/%s: cannot stat", rel, name);
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	return file_add(v, rel, name, len, 1);
+}
+
+static int
+level_wants(enum level level, const char *name)
+{
+	switch (level) {
+	case L_ROOT:
+		/* table names never start with '_' (config.c): what does is
+		 * kedge's own (_kedge) or the rejects table */
+		return name[0] != '.' &&
+		    (name[0] != '_' || strcmp(name, REJECTS_TABLE) == 0);
+	case L_TABLE:
+		return strncmp(name, "dt=", 3) == 0;
+	case L_DAY:
+		return strncmp(name, "hr=", 3) == 0;
+	case L_HOUR:
+		break;
+	}
+	return 0;
+}
+
+/* Collects the part files and sidecars under rel, a directory at level. */
+static int
+verify_walk(struct verify *v, const char *rel, enum level level)
+{
+	const char *shown = level == L_ROOT ? v->dir : rel;
+	char child[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd, r = 0;
+
+	if ((fd = openat(v->rootfd, rel, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return failure(v, -errno, "%s: cannot open", shown);
+	if ((d = fdopendir(fd)) == NULL) {
+		r = -errno;
+		close(fd);
+		return failure(v, r, "%s: cannot open", shown);
+	}
+	while (r == 0) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			if (errno != 0)
+				r = failure(v, -errno, "%s: cannot read", shown);
+			break;
+		}
+		if (level == L_HOUR) {
+			r = hour_entry(v, rel, dirfd(d), de->d_name);
+			continue;
+		}
+		if (!level_wants(level, de->d_name))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = failure(v, -errno, "%s/%s: cannot stat", shown,
+			    de->d_name);
+			break;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if ((size_t)snprintf(child, sizeof(child), "%s%s%s",
+		    level == L_ROOT ? "" : rel, level == L_ROOT ? "" : "/",
+		    de->d_name) >= sizeof(child)) {
+			r = failure(v, -ENAMETOOLONG, "%s/%s", shown, de->d_name);
+			break;
+		}
+		if (level == L_ROOT && strcmp(de->d_name, REJECTS_TABLE) != 0)
+			r = table_add(v, de->d_name);
+		if (r == 0)
+			r = verify_walk(v, child, (enum level)(level + 1));
+	}
+	closedir(d);
+	return r;
+}
+
+static int
+cmp_file(const void *a, const void *b)
+{
+	const struct vfile *fa = a, *fb = b;
+
+	return strcmp(fa->path, fb->path);
+}
+
+/* Sorts the files by path and pairs each part file with its sidecar. */
+static void
+files_merge(struct verify *v)
+{
+	size_t w = 0;
+
+	if (v->nfiles > 1) /* an empty array may be NULL, which qsort refuses */
+		qsort(v->files, v->nfiles, sizeof(*v->files), cmp_file);
+	for (size_t i = 0; i < v->nfiles; i++) {
+		if (w > 0 && strcmp(v->files[w - 1].path, v->files[i].path) == 0) {
+			v->files[w - 1].has_part |= v->files[i].has_part;
+			v->files[w - 1].has_sidecar |= v->files[i].has_sidecar;
+			free(v->files[i].path);
+			continue;
+		}
+		v->files[w++] = v->files[i];
+	}
+	v->nfiles = w;
+}
+
+/* Reads path, a sidecar or manifest (what), into *text (the caller frees
+ * it) and its length into *len.  Returns 0, 1 after writing a violation, or
+ * a negative errno. */
+static int
+text_load(struct verify *v, const char *path, const char *what, char **text,
+    size_t *len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, r = 0;
+
+	*text = NULL;
+	if ((fd = openat(v->rootfd, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return failure(v, -errno, "%s: cannot open", path);
+	if (fstat(fd, &st) < 0)
+		r = failure(v, -errno, "%s: cannot stat", path);
+	else if (!S_ISREG(st.st_mode) || st.st_size > SIDECAR_MAX)
+		r = violation(v, "%s: not a %s (a regular file up to %d MiB)",
+		    path, what, SIDECAR_MAX >> 20);
+	else if ((*text = malloc((size_t)st.st_size + 1)) == NULL)
+		r = nomem(v);
+	else if ((n = read_some(fd, *text, (size_t)st.st_size)) < 0)
+		r = failure(v, (int)n, "%s: cannot read", path);
+	else
+		*len = (size_t)n;
+	close(fd);
+	if (r != 0) {
+		free(*text);
+		*text = NULL;
+	}
+	return r;
+}
+
+static int
+sidecar_load(struct verify *v, struct vfile *f, const char *scpath)
+{
+	char err[512], *text;
+	size_t len = 0;
+	int r;
+
+	if ((r = text_load(v, scpath, "sidecar", &text, &len)) != 0)
+		return r;
+	r = sidecar_parse(text, len, &f->sc, err, sizeof(err));
+	if (r == -ENOMEM)
+		r = nomem(v);
+	else if (r != 0)
+		r = violation(v, "%s: malformed sidecar: %s", scpath, err);
+	free(text);
+	return r;
+}
+
+static int
+check_names(struct verify *v, const struct vfile *f)
+{
+	const struct sidecar *sc = &f->sc;
+	const char *name = f->path + f->dir_len + 1;
+	char want[1024];
+	int n;
+
+	if (strlen(sc->table) != f->table_len ||
+	    memcmp(sc->table, f->path, f->table_len) != 0)
+		return violation(v, "%s: its sidecar says table %s", f->path,
+		    sc->table);
+	n = snprintf(want, sizeof(want), "%s+%" PRId64 "+%" PRId64 "+%s.%s%s",
+	    sc->topic, sc->partition, sc->first_offset, sc->host,
+	    format_kind_ext(sc->format), codec_kind_ext(sc->codec));
+	if (n < 0 || (size_t)n >= sizeof(want) || strcmp(want, name) != 0)
+		return violation(v, "%s: its sidecar names it %s", f->path,
+		    want);
+	return 0;
+}
+
+static void
+lines_count(struct lines *l, const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len, *nl;
+
+	if (len == 0)
+		return;
+	l->open = end[-1] != '\n';
+	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		l->n++;
+		p = nl + 1;
+	}
+}
+
+/* Reads the next chunk of the part file fd into v->in, adding it to the
+ * file's SHA-256 when that is being taken.  Returns the count or -errno. */
+static ssize_t
+read_part(struct verify *v, int fd)
+{
+	ssize_t n = read_some(fd, v->in, CHUNK);
+
+	if (n > 0 && v->hash != NULL)
+		spool_hash_update(v->hash, v->in, (size_t)n);
+	return n;
+}
+
+/* The decoders count the lines and the bytes of the open file fd and
+ * return 0, 1 after writing a violation, or a negative errno. */
+static int
+decode_none(struct verify *v, int fd, const char *path, struct lines *l,
+    uint64_t *bytes)
+{
+	ssize_t n;
+
+	while ((n = read_part(v, fd)) > 0) {
+		*bytes += (uint64_t)n;
+		lines_count(l, v->in, (size_t)n);
+	}
+	return n < 0 ? failure(v, (int)n, "%s: cannot read", path) : 0;
+}
+
+static int
+decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
+    uint64_t *bytes)
+{
+	z_stream zs;
+	ssize_t n = 0;
+	int zr, in_member = 0, r = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	/* 15 + 32: a 32 KiB window, gzip header detected */
+	if (inflateInit2(&zs, 15 + 32) != Z_OK)
+		return nomem(v);
+	while (r == 0 && (n = read_part(v, fd)) > 0) {
+		*bytes += (uint64_t)n;
+		zs.next_in = v->in;
+		zs.avail_in = (uInt)n;
+		/* until the input is used and inflate holds no more output */
+		do {
+			uInt before = zs.avail_in;
+			zs.next_out = v->out;
+			zs.avail_out = CHUNK;
+			zr = inflate(&zs, Z_NO_FLUSH);
+			if (zr == Z_MEM_ERROR) {
+				r = nomem(v);
+				break;
+			}
+			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+				r = violation(v, "%s: corrupt gzip stream (%s)",
+				    path, zs.msg ? zs.msg : zError(zr));
+				break;
+			}
+			lines_count(l, v->out, CHUNK - zs.avail_out);
+			if (zr == Z_STREAM_END) {
+				/* members are concatenated: the next starts here */
+				in_member = 0;
+				inflateReset(&zs);
+			} else if (zs.avail_in < before) {
+				in_member = 1;
+			}
+		} while (zs.avail_in > 0 || zs.avail_out == 0);
+	}
+	if (r == 0 && n < 0)
+		r = failure(v, (int)n, "%s: cannot read", path);
+	else if (r == 0 && in_member)
+		r = violation(v, "%s: truncated gzip stream", path);
+	inflateEnd(&zs);
+	return r;
+}
+
+static int
+decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
+    uint64_t *bytes)
+{
+	ZSTD_inBuffer ib;
+	ZSTD_outBuffer ob;
+	ssize_t n = 0;
+	size_t zr;
+	int in_frame = 0, r = 0;
+
+	if (v->zds == NULL && (v->zds = ZSTD_createDStream()) == NULL)
+		return nomem(v);
+	if (ZSTD_isError(ZSTD_initDStream(v->zds)))
+		return nomem(v);
+	while (r == 0 && (n = read_part(v, fd)) > 0) {
+		*bytes += (uint64_t)n;
+		ib.src = v->in;
+		ib.size = (size_t)n;
+		ib.pos = 0;
+		/* until the input is used and the frame holds no more output;
+		 * a call after the end of a frame starts the next one */
+		do {
+			size_t before = ib.pos;
+			ob.dst = v->out;
+			ob.size = CHUNK;
+			ob.pos = 0;
+			zr = ZSTD_decompressStream(v->zds, &ob, &ib);
+			if (ZSTD_isError(zr)) {
+				r = violation(v, "%s: corrupt zstd stream (%s)",
+				    path, ZSTD_getErrorName(zr));
+				break;
+			}
+			lines_count(l, v->out, ob.pos);
+			if (zr == 0)
+				in_frame = 0;
+			else if (ib.pos > before)
+				in_frame = 1;
+		} while (ib.pos < ib.size || ob.pos == ob.size);
+	}
+	if (r == 0 && n < 0)
+		r = failure(v, (int)n, "%s: cannot read", path);
+	else if (r == 0 && in_frame)
+		r = violation(v, "%s: truncated zstd stream", path);
+	return r;
+}
+
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Rows a file must hold for the records its sidecar names: a rejects file
+ * one per rejected record, a data file at least one per record it claims
+ * or spills.  Returns the count; *exact tells which of the two. */
+static uint64_t
+rows_needed(const struct sidecar *sc, int *exact)
+{
+	uint64_t n = 0;
+
+	*exact = strcmp(sc->table, REJECTS_TABLE) == 0;
+	for (size_t i = 0; i < sc->nrejected; i++)
+		n = add_sat(n, sidecar_ranges_count(&sc->rejected[i].ranges));
+	n = add_sat(n, sidecar_ranges_count(&sc->offsets));
+	return add_sat(n, sidecar_ranges_count(&sc->spill));
+}
+
+/* Starts taking the SHA-256 of f's bytes as they are read, when its
+ * sidecar has one (sidecars of earlier versions do not). */
+static int
+sha256_begin(struct verify *v, const struct vfile *f)
+{
+	spool_hash_free(v->hash); /* a file before that ended in a violation */
+	v->hash = NULL;
+	if (f->sc.sha256[0] != '\0' && (v->hash = spool_hash_new()) == NULL)
+		return nomem(v);
+	return 0;
+}
+
+/* Compares the SHA-256 of what was read of f with its sidecar's. */
+static int
+check_sha256(struct verify *v, const struct vfile *f)
+{
+	struct spool_digest d;
+	int r;
+
+	if (v->hash == NULL)
+		return 0;
+	r = spool_hash_done(v->hash, &d);
+	spool_hash_free(v->hash);
+	v->hash = NULL;
+	if (r < 0)
+		return nomem(v);
+	if (strcmp(d.hex, f->sc.sha256) != 0)
+		return violation(v, "sha256 of %s is %s, its sidecar says %s",
+		    f->path, d.hex, f->sc.sha256);
+	return 0;
+}
+
+static int
+check_content(struct verify *v, struct vfile *f)
+{
+	const struct sidecar *sc = &f->sc;
+	struct lines l = { 0, 0 };
+	uint64_t bytes = 0, need;
+	int fd, r = 0, exact;
+
+	if ((r = sha256_begin(v, f)) != 0)
+		return r;
+	if ((fd = openat(v->rootfd, f->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return failure(v, -errno, "%s: cannot open", f->path);
+	switch (sc->codec) {
+	case CODEC_NONE:
+		r = decode_none(v, fd, f->path, &l, &bytes);
+		break;
+	case CODEC_GZIP:
+		r = decode_gzip(v, fd, f->path, &l, &bytes);
+		break;
+	case CODEC_ZSTD:
+		r = decode_zstd(v, fd, f->path, &l, &bytes);
+		break;
+	}
+	close(fd);
+	if (r != 0)
+		return r;
+	if (l.open)
+		return violation(v, "%s: the last row has no line end",
+		    f->path);
+	if (l.n != (uint64_t)sc->rows)
+		return violation(v, "%s: %" PRIu64 " rows, its sidecar says %"
+		    PRId64, f->path, l.n, sc->rows);
+	if (bytes != (uint64_t)sc->bytes)
+		return violation(v, "%s: %" PRIu64 " bytes, its sidecar says %"
+		    PRId64, f->path, bytes, sc->bytes);
+	/* after the checks that say what is wrong: it catches the rest */
+	if ((r = check_sha256(v, f)) != 0)
+		return r;
+	need = rows_needed(sc, &exact);
+	if (exact && l.n != need)
+		return violation(v, "%s: %" PRIu64 " rows for %" PRIu64
+		    " rejected records", f->path, l.n, need);
+	if (l.n < need)
+		return violation(v, "%s: %" PRIu64 " rows cannot hold the %"
+		    PRIu64 " records its sidecar claims or spills", f->path,
+		    l.n, need);
+	v->rows += l.n;
+	return 0;
+}
+
+static int
+claims_push(struct verify *v, size_t file, const char *table,
+    enum claim_kind kind, const struct sidecar_ranges *r)
+{
+	const struct sidecar *sc = &v->files[file].sc;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (grow_array((void **)&v->claims, &v->capclaims,
+		    v->nclaims + 1, sizeof(*v->claims)) < 0)
+			return nomem(v);
+		v->claims[v->nclaims++] = (struct claim){ table, sc->topic,
+		    sc->partition, kind, r->v[i].first, r->v[i].last, file };
+	}
+	return 0;
+}
+
+static int
+claims_add(struct verify *v, size_t file)
+{
+	const struct sidecar *sc = &v->files[file].sc;
+	int r;
+
+	if ((r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->offsets)) ||
+	    (r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->empty)) ||
+	    (r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->unread)) ||
+	    (r = claims_push(v, file, sc->table, CLAIM_SPILL, &sc->spill)))
+		return r;
+	for (size_t i = 0; i < sc->nrejected; i++)
+		if ((r = claims_push(v, file, sc->rejected[i].table, CLAIM_OWN,
+		    &sc->rejected[i].ranges)) != 0)
+			return r;
+	return 0;
+}
+
+static int
+check_file(struct verify *v, size_t i)
+{
+	struct vfile *f = &v->files[i];
+	const char *name = f->path + f->dir_len + 1;
+	char scpath[PATH_MAX];
+	int r;
+
+	if ((size_t)snprintf(scpath, sizeof(scpath), "%.*s/.%s.json",
+	    (int)f->dir_len, f->path, name) >= sizeof(scpath))
+		return failure(v, -ENAMETOOLONG, "%s", f->path);
+	if (!f->has_sidecar)
+		return violation(v, "%s: no sidecar .%s.json", f->path, name);
+	if (!f->has_part)
+		return violation(v, "%s: its part file %s is missing", scpath,
+		    name);
+	if ((r = sidecar_load(v, f, scpath)) != 0 ||
+	    (r = check_names(v, f)) != 0 ||
+	    (r = check_content(v, f)) != 0)
+		return r;
+	v->unread = add_sat(v->unread, sidecar_ranges_count(&f->sc.unread));
+	return claims_add(v, i);
+}
+
+static int
+cmp_claim(const void *pa, const void *pb)
+{
+	const struct claim *a = pa, *b = pb;
+	int c;
+
+	if ((c = strcmp(a->table, b->table)) != 0 ||
+	    (c = strcmp(a->topic, b->topic)) != 0)
+		return c;
+	if (a->partition != b->partition)
+		return a->partition < b->partition ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if (a->last != b->last)
+		return a->last < b->last ? -1 : 1;
+	return (a->file > b->file) - (a->file < b->file);
+}
+
+static int
+verify_same_partition(const struct claim *a, const struct claim *b)
+{
+	return a->partition == b->partition && strcmp(a->table, b->table) == 0 &&
+	    strcmp(a->topic, b->topic) == 0;
+}
+
+/* Checks the sorted claims c[0..n) of one (table, topic, partition): own
+ * claims first, by offset, then the spills. */
+static int
+verify_partition(struct verify *v, const struct claim *c, size_t n)
+{
+	const struct claim *prev = NULL;
+	size_t i;
+
+	/* sorted and so far disjoint, so prev ends the highest */
+	for (i = 0; i < n && c[i].kind == CLAIM_OWN; i++) {
+		if (prev != NULL && c[i].first <= prev->last)
+			return violation(v, "%s: offsets %" PRId64 "..%" PRId64
+			    " already in %s (a duplicate)",
+			    v->files[c[i].file].path, c[i].first,
+			    c[i].last < prev->last ? c[i].last : prev->last,
+			    v->files[prev->file].path);
+		if (prev != NULL && c[i].first - 1 > prev->last)
+			return violation(v, "%s %s[%" PRId64 "]: offsets %" PRId64
+			    "..%" PRId64 " are missing (a gap)", c->table,
+			    c->topic, c->partition, prev->last + 1,
+			    c[i].first - 1);
+		prev = &c[i];
+	}
+	for (; i < n; i++) {
+		if (prev == NULL || c[i].first < c[0].first ||
+		    c[i].last > prev->last)
+			return violation(v, "%s: spilled offsets %" PRId64 "..%"
+			    PRId64 " have their first row in no file of %s "
+			    "and are not rejected", v->files[c[i].file].path,
+			    c[i].first, c[i].last, c[i].table);
+	}
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The table directories and the tables the claims name, counted once:
+ * both lists are sorted, so a merge meets equal names side by side. */
+static size_t
+tables_count(struct verify *v)
+{
+	const char *last = NULL, *t;
+	size_t n = 0, i = 0, k = 0;
+
+	if (v->ntables > 1)
+		qsort(v->tables, v->ntables, sizeof(*v->tables), cmp_str);
+	while (i < v->ntables || k < v->nclaims) {
+		if (k == v->nclaims || (i < v->ntables &&
+		    strcmp(v->tables[i], v->claims[k].table) <= 0))
+			t = v->tables[i++];
+		else
+			t = v->claims[k++].table;
+		if (last == NULL || strcmp(last, t) != 0)
+			n++;
+		last = t;
+	}
+	return n;
+}
+
+/* Whether m lists the part file name. */
+static int
+manifest_lists(const struct manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (strcmp(m->files[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Checks the manifest m at path against the part files of its hour. */
+static int
+check_manifest_files(struct verify *v, const char *path,
+    const struct manifest *m, const char *dir)
+{
+	char key[PATH_MAX], why[1024];
+	struct mfcheck_file *hf;
+	size_t lo = 0, hi = v->nfiles, mid, n, kl, hn = 0;
+	int r;
+
+	/* the files are sorted by path, so those under dir are together */
+	kl = (size_t)snprintf(key, sizeof(key), "%s/", dir);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(v->files[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < v->nfiles &&
+	    strncmp(v->files[lo + n].path, key, kl) == 0; n++)
+		;
+	if ((hf = calloc(n + 1, sizeof(*hf))) == NULL)
+		return nomem(v);
+	/* a file that landed after the manifest (late rows, or another host's
+	 * file) waits for the next revision: counted, not a violation */
+	for (size_t i = 0, k = 0; i < n; i++) {
+		const char *name = v->files[lo + i].path + kl;
+
+		if (!manifest_lists(m, name)) {
+			v->awaiting++;
+			continue;
+		}
+		hf[k].name = name;
+		hf[k++].sc = &v->files[lo + i].sc;
+		hn = k;
+	}
+	r = mfcheck_hour(m, hf, hn, why, sizeof(why));
+	free(hf);
+	if (r < 0)
+		return nomem(v);
+	return r == 0 ? 0 : violation(v, "%s: %s", path, why);
+}
+
+/* Hour h's manifest: it parses, belongs there, has its _SUCCESS beside it
+ * and agrees with the part files there. */
+static int
+check_manifest(struct verify *v, const struct vhour *h)
+{
+	char path[PATH_MAX], want[PATH_MAX], err[512], *text;
+	struct manifest m;
+	size_t len = 0;
+	int r;
+
+	if (!h->has_manifest)
+		return violation(v, "%s: " MANIFEST_SUCCESS " without "
+		    MANIFEST_NAME, h->dir);
+	if ((size_t)snprintf(path, sizeof(path), "%s/" MANIFEST_NAME,
+	    h->dir) >= sizeof(path))
+		return failure(v, -ENAMETOOLONG, "%s", h->dir);
+	if ((r = text_load(v, path, "manifest", &text, &len)) != 0)
+		return r;
+	r = manifest_parse(text, len, &m, err, sizeof(err));
+	free(text);
+	if (r == -ENOMEM)
+		r = nomem(v);
+	else if (r != 0)
+		r = violation(v, "%s: malformed manifest: %s", path, err);
+	else if (snprintf(want, sizeof(want), "%s/dt=%s/hr=%s", m.table, m.dt,
+	    m.hr) < 0 || strcmp(want, h->dir) != 0)
+		r = violation(v, "%s: says it is the manifest of %s", path,
+		    want);
+	else if (!h->has_success)
+		r = violation(v, "%s: no " MANIFEST_SUCCESS " beside it", path);
+	else
+		r = check_manifest_files(v, path, &m, h->dir);
+	manifest_clear(&m);
+	if (r == 0)
+		v->manifests++;
+	return r;
+}
+
+static int
+cmp_hour(const void *a, const void *b)
+{
+	return strcmp(((const struct vhour *)a)->dir,
+	    ((const struct vhour *)b)->dir);
+}
+
+/* Every hour with a manifest or a _SUCCESS, in the order of their paths. */
+static int
+check_manifests(struct verify *v)
+{
+	int r;
+
+	if (v->nhours > 1)
+		qsort(v->hours, v->nhours, sizeof(*v->hours), cmp_hour);
+	for (size_t i = 0; i < v->nhours; i++)
+		if ((r = check_manifest(v, &v->hours[i])) != 0)
+			return r;
+	return 0;
+}
+
+static void
+verify_clear(struct verify *v)
+{
+	for (size_t i = 0; i < v->nfiles; i++) {
+		free(v->files[i].path);
+		sidecar_clear(&v->files[i].sc);
+	}
+	free(v->files);
+	for (size_t i = 0; i < v->ntables; i++)
+		free(v->tables[i]);
+	free(v->tables);
+	free(v->claims);
+	for (size_t i = 0; i < v->nhours; i++)
+		free(v->hours[i].dir);
+	free(v->hours);
+	free(v->in);
+	free(v->out);
+	ZSTD_freeDStream(v->zds);
+	spool_hash_free(v->hash);
+	if (v->rootfd >= 0)
+		close(v->rootfd);
+}
+
+int
+verify_check(const char *dir, char *msg, size_t msglen)
+{
+	struct verify v;
+	size_t i, j, partitions = 0;
+	int r;
+
+	memset(&v, 0, sizeof(v));
+	v.dir = dir;
+	v.msg = msg;
+	v.msglen = msglen;
+	if ((v.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		r = failure(&v, -errno, "%s", dir);
+		goto out;
+	}
+	if ((v.in = malloc(CHUNK)) == NULL || (v.out = malloc(CHUNK)) == NULL) {
+		r = nomem(&v);
+		goto out;
+	}
+	if ((r = verify_walk(&v, ".", L_ROOT)) != 0)
+		goto out;
+	files_merge(&v);
+	for (i = 0; i < v.nfiles; i++)
+		if ((r = check_file(&v, i)) != 0)
+			goto out;
+	if (v.nclaims > 1)
+		qsort(v.claims, v.nclaims, sizeof(*v.claims), cmp_claim);
+	for (i = 0; i < v.nclaims; i = j) {
+		for (j = i + 1; j < v.nclaims &&
+		    verify_same_partition(&v.claims[i], &v.claims[j]); j++)
+			;
+		if ((r = verify_partition(&v, v.claims + i, j - i)) != 0)
+			goto out;
+		partitions++;
+	}
+	if ((r = check_manifests(&v)) != 0)
+		goto out;
+	snprintf(msg, msglen, "verify OK: %zu files, %" PRIu64 " rows, %zu "
+	    "partitions in %zu tables, %zu manifests", v.nfiles, v.rows,
+	    partitions, tables_count(&v), v.manifests);
+	if (v.unread > 0) {
+		size_t len = strlen(msg);
+		snprintf(msg + len, msglen - len, "; %" PRIu64 " offsets deleted "
+		    "by the broker before kedge read them", v.unread);
+	}
+	if (v.awaiting > 0) {
+		size_t len = strlen(msg);
+		snprintf(msg + len, msglen - len, " (%zu files landed after "
+		    "their hour's manifest, for its next revision)", v.awaiting);
+	}
+out:
+	verify_clear(&v);
+	return r;
+}

@@ -1,0 +1,913 @@
+#include "agent/complete/complete.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/complete/manifest.h"
+#include "agent/complete/oncomplete.h"
+#include "agent/complete/progress.h"
+#include "agent/parse/rejects.h"
+#include "agent/write/tz.h"
+#include "lib/buf.h"
+#include "lib/grow.h"
+
+#define PROGRESS_DIR "_kedge/progress"
+#define SIDECAR_MAX (16 * 1024 * 1024)
+#define US_PER_S INT64_C(1000000)
+
+/* The latest published event time of one partition for one table. */
+struct complete_max {
+	char *table, *topic;
+	int32_t partition;
+	int64_t max_event_us;     /* MANIFEST_NO_TIME: none yet */
+	int seeded;               /* the progress file's value is in */
+};
+
+/* An hour of a table this host has seen in the target. */
+struct complete_hour {
+	char *table;
+	char dt[9], hr[3];
+	int dirty;                /* files landed since it was looked at */
+	int done;                 /* its manifest lists what is there */
+};
+
+struct completer {
+	const struct conf *c;
+	struct tz *tz;
+	struct complete_max *maxes;
+	size_t nmaxes, maxes_cap;
+	struct complete_hour *hours;
+	size_t nhours, hours_cap;
+	time_t *scanned;          /* per table, its last full scan */
+	struct complete_view view;
+	int have_view;
+	struct oncomplete *oc;    /* NULL: no output.on_complete */
+};
+
+static void
+complete_parts_free(struct complete_part *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].topic);
+		free(p[i].pending_us);
+	}
+	free(p);
+}
+
+void
+complete_view_clear(struct complete_view *v)
+{
+	complete_parts_free(v->parts, v->nparts);
+	for (size_t i = 0; i < v->ntopics; i++)
+		free(v->topics[i].topic);
+	free(v->topics);
+	memset(v, 0, sizeof(*v));
+}
+
+struct completer *
+completer_new(const struct conf *c, char *err, size_t errlen)
+{
+	struct completer *cp;
+	char why[256];
+
+	if ((cp = calloc(1, sizeof(*cp))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	cp->c = c;
+	if ((cp->scanned = calloc(c->n_tables, sizeof(*cp->scanned))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(cp);
+		return NULL;
+	}
+	if ((cp->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
+		snprintf(err, errlen, "%s", why);
+		free(cp->scanned);
+		free(cp);
+		return NULL;
+	}
+	return cp;
+}
+
+void
+completer_free(struct completer *cp)
+{
+	if (cp == NULL)
+		return;
+	for (size_t i = 0; i < cp->nmaxes; i++) {
+		free(cp->maxes[i].table);
+		free(cp->maxes[i].topic);
+	}
+	free(cp->maxes);
+	for (size_t i = 0; i < cp->nhours; i++)
+		free(cp->hours[i].table);
+	free(cp->hours);
+	complete_view_clear(&cp->view);
+	tz_close(cp->tz);
+	free(cp->scanned);
+	free(cp);
+}
+
+void
+completer_set_oncomplete(struct completer *cp, struct oncomplete *oc)
+{
+	cp->oc = oc;
+}
+
+void
+completer_set_view(struct completer *cp, struct complete_view *v)
+{
+	complete_view_clear(&cp->view);
+	cp->view = *v;
+	cp->have_view = 1;
+	memset(v, 0, sizeof(*v));
+}
+
+/* The hour (table, dt, hr), added when new; NULL when short of memory. */
+static struct complete_hour *
+complete_hour(struct completer *cp, const char *table, const char *dt,
+    const char *hr)
+{
+	struct complete_hour *h;
+
+	for (size_t i = 0; i < cp->nhours; i++) {
+		h = &cp->hours[i];
+		if (strcmp(h->dt, dt) == 0 && strcmp(h->hr, hr) == 0 &&
+		    strcmp(h->table, table) == 0)
+			return h;
+	}
+	if (grow_array((void **)&cp->hours, &cp->hours_cap, cp->nhours + 1,
+	    sizeof(*cp->hours)) < 0)
+		return NULL;
+	h = &cp->hours[cp->nhours];
+	memset(h, 0, sizeof(*h));
+	if ((h->table = strdup(table)) == NULL)
+		return NULL;
+	snprintf(h->dt, sizeof(h->dt), "%s", dt);
+	snprintf(h->hr, sizeof(h->hr), "%s", hr);
+	cp->nhours++;
+	return h;
+}
+
+/* The running maximum of (table, topic, partition); NULL when short of
+ * memory. */
+static struct complete_max *
+complete_max(struct completer *cp, const char *table, const char *topic,
+    int32_t partition)
+{
+	struct complete_max *m;
+
+	for (size_t i = 0; i < cp->nmaxes; i++) {
+		m = &cp->maxes[i];
+		if (m->partition == partition && strcmp(m->topic, topic) == 0 &&
+		    strcmp(m->table, table) == 0)
+			return m;
+	}
+	if (grow_array((void **)&cp->maxes, &cp->maxes_cap, cp->nmaxes + 1,
+	    sizeof(*cp->maxes)) < 0)
+		return NULL;
+	m = &cp->maxes[cp->nmaxes];
+	memset(m, 0, sizeof(*m));
+	m->max_event_us = MANIFEST_NO_TIME;
+	if ((m->table = strdup(table)) == NULL ||
+	    (m->topic = strdup(topic)) == NULL) {
+		free(m->table);
+		return NULL;
+	}
+	m->partition = partition;
+	cp->nmaxes++;
+	return m;
+}
+
+/* Splits "<table>/dt=YYYYMMDD/hr=HH/<name>"; 0 or -EINVAL. */
+static int
+complete_split(const char *rel, char *table, size_t tlen, char *dt, char *hr)
+{
+	const char *p = strchr(rel, '/');
+
+	if (p == NULL || (size_t)(p - rel) >= tlen ||
+	    strncmp(p, "/dt=", 4) != 0 || strlen(p) < 4 + 8 + 4 + 2 ||
+	    strncmp(p + 12, "/hr=", 4) != 0)
+		return -EINVAL;
+	snprintf(table, tlen, "%.*s", (int)(p - rel), rel);
+	snprintf(dt, 9, "%.8s", p + 4);
+	snprintf(hr, 3, "%.2s", p + 16);
+	return 0;
+}
+
+void
+completer_published(struct completer *cp, const char *rel,
+    const struct sidecar *sc)
+{
+	char table[256], dt[9], hr[3];
+	struct complete_hour *h;
+	struct complete_max *m;
+
+	if (complete_split(rel, table, sizeof(table), dt, hr) < 0 ||
+	    strcmp(table, REJECTS_TABLE) == 0)
+		return;
+	if ((h = complete_hour(cp, table, dt, hr)) != NULL)
+		h->dirty = 1;
+	if (sc->has_event_range && (m = complete_max(cp, table, sc->topic,
+	    (int32_t)sc->partition)) != NULL && sc->max_event_us >
+	    m->max_event_us)
+		m->max_event_us = sc->max_event_us;
+}
+
+/* The UTC instant (us) at which local hour dt/hr ends: the first instant
+ * after it whose local hour is a later one (a repeated hour at the end of
+ * summer time ends with its second pass). */
+static int64_t
+complete_hour_end(struct completer *cp, const char *dt, const char *hr)
+{
+	struct tm tm = { 0 };
+	struct tz_hour h;
+	int64_t key, guess, start;
+
+	if (sscanf(dt, "%4d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3 ||
+	    sscanf(hr, "%2d", &tm.tm_hour) != 1)
+		return INT64_MAX;
+	key = (int64_t)tm.tm_year * 1000000 + tm.tm_mon * 10000 +
+	    tm.tm_mday * 100 + tm.tm_hour;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	guess = (int64_t)timegm(&tm);
+	start = guess;
+	for (int i = 0; i < 2; i++)
+		if (tz_hour_of(cp->tz, start * US_PER_S, &h) == 0)
+			start = guess - h.utc_offset_s;
+	for (int64_t end = start + 3600;; end += 3600)
+		if (tz_hour_of(cp->tz, end * US_PER_S, &h) < 0 || h.key > key ||
+		    end > start + 3 * 3600)
+			return end * US_PER_S;
+}
+
+/* --- progress files --- */
+
+_Static_assert(PROGRESS_NO_MAX == MANIFEST_NO_TIME,
+    "a progress file's null max_event_us is a manifest's no time");
+
+/* The progress file of (table, topic, partition), in rel[1024]. */
+static void
+progress_rel(char *rel, const char *table, const char *topic,
+    int32_t partition)
+{
+	snprintf(rel, 1024, PROGRESS_DIR "/%s/%s+%" PRId32 ".json", table,
+	    topic, partition);
+}
+
+/* Reads the progress of (table, topic, partition).  Returns 1, 0 when
+ * there is none, or a negative errno with the sentence in err; the caller
+ * frees p either way. */
+static int
+progress_read(struct target *t, const char *table, const char *topic,
+    int32_t partition, struct progress *p, char *err, size_t errlen)
+{
+	char rel[1024], why[512], *text;
+	size_t len;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	progress_rel(rel, table, topic, partition);
+	if ((r = target_read(t, rel, 4096, &text, &len, err, errlen)) <= 0)
+		return r;
+	r = progress_parse(text, len, p, why, sizeof(why));
+	free(text);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else
+			snprintf(err, errlen, "unreadable progress in %s/%s: %s",
+			    target_where(t), rel, why);
+		return r;
+	}
+	return 1;
+}
+
+static int
+complete_reads(const struct conf_table *ct, const char *topic)
+{
+	for (size_t i = 0; i < ct->topics.n; i++)
+		if (strcmp(ct->topics.v[i], topic) == 0)
+			return 1;
+	return 0;
+}
+
+/* Writes the progress of (table, topic, partition). */
+static int
+progress_write(struct target *t, const struct conf *c, const char *table,
+    const char *topic, int32_t partition, int64_t max_event_us,
+    int64_t pending_us, int at_end, time_t last_record, char *err,
+    size_t errlen)
+{
+	struct progress p = { c->output.host, max_event_us,
+	    pending_us, at_end, (int64_t)last_record, (int64_t)time(NULL) };
+	struct buf text = { 0 };
+	char rel[1024];
+	int r;
+
+	progress_rel(rel, table, topic, partition);
+	if ((r = progress_format(&p, &text)) == 0)
+		r = target_write(t, rel, text.data, text.len, err, errlen);
+	else
+		snprintf(err, errlen, "%s: %s", rel, r == -EILSEQ ?
+		    "output.host is not UTF-8" : "out of memory");
+	buf_clear(&text);
+	return r;
+}
+
+int
+complete_hold(struct target *t, const struct conf *c, const char *topic,
+    int32_t partition, char *err, size_t errlen)
+{
+	int r;
+
+	if (!c->completion.enabled)
+		return 0;
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (complete_reads(&c->tables[i], topic) &&
+		    (r = progress_write(t, c, c->tables[i].name, topic, partition,
+		    MANIFEST_NO_TIME, 0, 0, 0, err, errlen)) < 0)
+			return r;
+	return 0;
+}
+
+/* Writes this host's progress for every partition it consumes, per table
+ * that reads the partition's topic. */
+static int
+progress_write_all(struct completer *cp, struct target *t, char *err,
+    size_t errlen)
+{
+	const struct conf *c = cp->c;
+
+	for (size_t i = 0; i < c->n_tables; i++) {
+		const struct conf_table *ct = &c->tables[i];
+
+		for (size_t k = 0; k < cp->view.nparts; k++) {
+			const struct complete_part *part = &cp->view.parts[k];
+			struct progress old;
+			struct complete_max *m;
+			int r;
+
+			if (!complete_reads(ct, part->topic))
+				continue;
+			if ((m = complete_max(cp, ct->name, part->topic,
+			    part->partition)) == NULL)
+				return -ENOMEM;
+			if (!m->seeded) {
+				/* a host before this one may have got further */
+				r = progress_read(t, ct->name, part->topic,
+				    part->partition, &old, err, errlen);
+				if (r == 1 && old.max_event_us > m->max_event_us)
+					m->max_event_us = old.max_event_us;
+				progress_clear(&old);
+				if (r < 0)
+					return r;
+				m->seeded = 1;
+			}
+			if ((r = progress_write(t, c, ct->name, part->topic,
+			    part->partition, m->max_event_us,
+			    part->pending_us[i], part->at_end,
+			    part->last_record, err, errlen)) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* --- the watermark --- */
+
+static int32_t
+complete_partitions(const struct completer *cp, const char *topic)
+{
+	for (size_t i = 0; i < cp->view.ntopics; i++)
+		if (strcmp(cp->view.topics[i].topic, topic) == 0)
+			return cp->view.topics[i].partitions;
+	return -1;
+}
+
+/* Whether this host completes table ct: it consumes partition 0 of the
+ * table's first topic. */
+static int
+complete_owner(const struct completer *cp, const struct conf_table *ct)
+{
+	for (size_t i = 0; i < cp->view.nparts; i++)
+		if (cp->view.parts[i].partition == 0 &&
+		    strcmp(cp->view.parts[i].topic, ct->topics.v[0]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The watermark of table ct (us), or INT64_MIN while a partition has no
+ * progress. */
+static int
+complete_watermark(struct completer *cp, struct target *t,
+    const struct conf_table *ct, time_t now, int64_t *wm, char *err,
+    size_t errlen)
+{
+	const int64_t present = (int64_t)now * US_PER_S;
+	int64_t low = INT64_MAX;
+
+	for (size_t i = 0; i < ct->topics.n; i++) {
+		int32_t n = complete_partitions(cp, ct->topics.v[i]);
+
+		if (n <= 0) {
+			*wm = INT64_MIN;
+			return 0;
+		}
+		for (int32_t p = 0; p < n; p++) {
+			struct progress pr;
+			int64_t at;
+			int r;
+
+			r = progress_read(t, ct->name, ct->topics.v[i], p, &pr,
+			    err, errlen);
+			at = pr.at_end || (pr.last_record > 0 && now -
+			    pr.last_record >= cp->c->completion.idle_timeout) ?
+			    present : pr.max_event_us;
+			if (pr.pending_us < at)
+				at = pr.pending_us;
+			progress_clear(&pr);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				*wm = INT64_MIN;
+				return 0;
+			}
+			if (at < low)
+				low = at;
+		}
+	}
+	*wm = low == MANIFEST_NO_TIME ? INT64_MIN : low -
+	    (int64_t)cp->c->completion.allowed_lateness * US_PER_S;
+	return 0;
+}
+
+/* --- scanning the target --- */
+
+struct complete_scan {
+	struct completer *cp;
+	struct target *t;
+	const char *table;
+	char dt[9];
+	char *err;
+	size_t errlen;
+};
+
+static int
+complete_scan_hr(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_scan *s = arg;
+
+	(void)len;
+	if (!is_dir || strncmp(name, "hr=", 3) != 0 || strlen(name) != 5)
+		return 0;
+	return complete_hour(s->cp, s->table, s->dt, name + 3) != NULL ? 0 :
+	    -ENOMEM;
+}
+
+static int
+complete_scan_dt(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_scan *s = arg;
+	char rel[1024];
+
+	(void)len;
+	if (!is_dir || strncmp(name, "dt=", 3) != 0 || strlen(name) != 11)
+		return 0;
+	snprintf(s->dt, sizeof(s->dt), "%s", name + 3);
+	snprintf(rel, sizeof(rel), "%s/%s", s->table, name);
+	return target_list(s->t, rel, complete_scan_hr, s, s->err, s->errlen);
+}
+
+/* Learns every hour of table ct that is in the target. */
+static int
+complete_scan(struct completer *cp, struct target *t, const char *table,
+    char *err, size_t errlen)
+{
+	struct complete_scan s = { cp, t, table, "", err, errlen };
+
+	return target_list(t, table, complete_scan_dt, &s, err, errlen);
+}
+
+/* --- one hour's manifest --- */
+
+struct complete_listing {
+	char **names;             /* part files */
+	size_t n, cap;
+	int has_manifest;
+	int has_success;
+};
+
+static int
+complete_list_entry(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_listing *l = arg;
+
+	(void)len;
+	if (is_dir || name[0] == '.' || name[0] == '_') {
+		if (strcmp(name, MANIFEST_NAME) == 0)
+			l->has_manifest = 1;
+		if (strcmp(name, MANIFEST_SUCCESS) == 0)
+			l->has_success = 1;
+		return 0;
+	}
+	if (grow_array((void **)&l->names, &l->cap, l->n + 1,
+	    sizeof(*l->names)) < 0)
+		return -ENOMEM;
+	if ((l->names[l->n] = strdup(name)) == NULL)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void
+complete_listing_clear(struct complete_listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+}
+
+static int
+complete_cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+complete_read_sidecar(struct target *t, const char *dir, const char *name,
+    struct sidecar *sc, char *err, size_t errlen)
+{
+	char rel[2048], why[512], *text;
+	size_t len;
+	int r;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(rel, sizeof(rel), "%s/.%s.json", dir, name);
+	if ((r = target_read(t, rel, SIDECAR_MAX, &text, &len, err,
+	    errlen)) <= 0) {
+		if (r == 0)
+			snprintf(err, errlen, "%s/%s/%s: no sidecar",
+			    target_where(t), dir, name);
+		return r < 0 ? r : -ENOENT;
+	}
+	r = sidecar_parse(text, len, sc, why, sizeof(why));
+	free(text);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (r < 0)
+		snprintf(err, errlen, "%s/%s: malformed sidecar: %s",
+		    target_where(t), rel, why);
+	return r;
+}
+
+/* Adds [first, last] to r, kept ascending; merges it with a neighbour it
+ * touches. */
+static int
+complete_ranges_add(struct sidecar_ranges *r, int64_t first, int64_t last)
+{
+	size_t i = r->n;
+
+	while (i > 0 && r->v[i - 1].first > first)
+		i--;
+	if (i > 0 && r->v[i - 1].last + 1 >= first) {
+		if (last > r->v[i - 1].last)
+			r->v[i - 1].last = last;
+		return 0;
+	}
+	if (i < r->n && last + 1 >= r->v[i].first) {
+		r->v[i].first = first;
+		if (last > r->v[i].last)
+			r->v[i].last = last;
+		return 0;
+	}
+	if (sidecar_ranges_push(r, first, last) < 0)
+		return -ENOMEM;
+	memmove(&r->v[i + 1], &r->v[i], (r->n - 1 - i) * sizeof(*r->v));
+	r->v[i].first = first;
+	r->v[i].last = last;
+	return 0;
+}
+
+/* Adds ranges to the partition's union in m. */
+static int
+complete_add_part(struct manifest *m, const char *topic, int32_t partition,
+    const struct sidecar_ranges *ranges, uint64_t rows)
+{
+	struct manifest_partition *p = NULL;
+
+	for (size_t i = 0; i < m->nparts && p == NULL; i++)
+		if (m->parts[i].partition == partition &&
+		    strcmp(m->parts[i].topic, topic) == 0)
+			p = &m->parts[i];
+	if (p == NULL) {
+		if ((p = realloc(m->parts, (m->nparts + 1) * sizeof(*p))) == NULL)
+			return -ENOMEM;
+		m->parts = p;
+		p = &m->parts[m->nparts];
+		memset(p, 0, sizeof(*p));
+		if ((p->topic = strdup(topic)) == NULL)
+			return -ENOMEM;
+		p->partition = partition;
+		m->nparts++;
+	}
+	p->rows += rows;
+	for (size_t i = 0; i < ranges->n; i++)
+		if (complete_ranges_add(&p->offsets, ranges->v[i].first,
+		    ranges->v[i].last) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* Fills file f of m from its sidecar; revision is the one that first
+ * lists it. */
+static int
+complete_add_file(struct manifest *m, const char *name,
+    const struct sidecar *sc, uint64_t revision)
+{
+	struct manifest_file *f = &m->files[m->nfiles++];
+
+	memset(f, 0, sizeof(*f));
+	if ((f->name = strdup(name)) == NULL ||
+	    (f->topic = strdup(sc->topic)) == NULL)
+		return -ENOMEM;
+	f->bytes = (uint64_t)sc->bytes;
+	f->rows = (uint64_t)sc->rows;
+	snprintf(f->sha256, sizeof(f->sha256), "%s", sc->sha256);
+	f->partition = (int32_t)sc->partition;
+	f->min_event_us = sc->has_event_range ? sc->min_event_us :
+	    MANIFEST_NO_TIME;
+	f->max_event_us = sc->has_event_range ? sc->max_event_us :
+	    MANIFEST_NO_TIME;
+	f->revision = revision;
+	for (size_t i = 0; i < sc->offsets.n; i++)
+		if (complete_ranges_add(&f->offsets, sc->offsets.v[i].first,
+		    sc->offsets.v[i].last) < 0)
+			return -ENOMEM;
+	m->rows += f->rows;
+	m->bytes += f->bytes;
+	if (revision > 1)
+		m->late_rows += f->rows;
+	if (f->min_event_us != MANIFEST_NO_TIME &&
+	    (m->min_event_us == MANIFEST_NO_TIME || f->min_event_us <
+	    m->min_event_us))
+		m->min_event_us = f->min_event_us;
+	if (f->max_event_us != MANIFEST_NO_TIME &&
+	    (m->max_event_us == MANIFEST_NO_TIME || f->max_event_us >
+	    m->max_event_us))
+		m->max_event_us = f->max_event_us;
+	return complete_add_part(m, sc->topic, (int32_t)sc->partition,
+	    &sc->offsets, f->rows);
+}
+
+struct complete_rejects {
+	struct target *t;
+	const char *dir;
+	const char *table;
+	uint64_t n;
+	char *err;
+	size_t errlen;
+};
+
+static int
+complete_count_rejects(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct complete_rejects *cr = arg;
+	struct sidecar sc;
+	int r;
+
+	(void)len;
+	if (is_dir || name[0] == '.' || name[0] == '_')
+		return 0;
+	if ((r = complete_read_sidecar(cr->t, cr->dir, name, &sc, cr->err,
+	    cr->errlen)) < 0)
+		return r;
+	for (size_t i = 0; i < sc.nrejected; i++)
+		if (strcmp(sc.rejected[i].table, cr->table) == 0)
+			cr->n += sidecar_ranges_count(&sc.rejected[i].ranges);
+	sidecar_clear(&sc);
+	return 0;
+}
+
+/* The revision that first listed name in the old manifest, or 0. */
+static uint64_t
+complete_old_revision(const struct manifest *old, const char *name)
+{
+	for (size_t i = 0; i < old->nfiles; i++)
+		if (strcmp(old->files[i].name, name) == 0)
+			return old->files[i].revision;
+	return 0;
+}
+
+int
+complete_read_manifest(struct target *t, const char *dir, struct manifest *m,
+    char *err, size_t errlen)
+{
+	char rel[2048], why[512], *text;
+	size_t len;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_NAME, dir);
+	if ((r = target_read(t, rel, SIDECAR_MAX, &text, &len, err,
+	    errlen)) <= 0)
+		return r;
+	r = manifest_parse(text, len, m, why, sizeof(why));
+	free(text);
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (r < 0)
+		snprintf(err, errlen, "%s/%s: malformed manifest: %s",
+		    target_where(t), rel, why);
+	return r < 0 ? r : 1;
+}
+
+/* Tells output.on_complete that the manifest m of directory dir, with its
+ * _SUCCESS, is in the target. */
+static void
+complete_announce(struct completer *cp, const char *dir,
+    const struct manifest *m)
+{
+	const struct conf *c = cp->c;
+	char path[2048];
+
+	if (cp->oc == NULL || m->revision == 0)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", strcmp(c->output.target,
+	    "webhdfs") == 0 ? c->output.webhdfs.base_dir : c->output.local_dir,
+	    dir);
+	oncomplete_note(cp->oc, m->table, m->dt, m->hr, m->revision, m->rows,
+	    path);
+}
+
+/* Writes _SUCCESS into dir, beside its manifest m, and announces m.
+ * Returns 1, or a negative errno with the sentence in err. */
+static int
+complete_success(struct completer *cp, struct target *t, const char *dir,
+    const struct manifest *m, char *err, size_t errlen)
+{
+	char rel[1100];
+	int r;
+
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
+	if ((r = target_write(t, rel, "", 0, err, errlen)) < 0)
+		return r;
+	complete_announce(cp, dir, m);
+	return 1;
+}
+
+/* Writes the manifest of hour h and _SUCCESS, unless its manifest lists
+ * what is there already.  Returns 1 when written, 0 when not, or a
+ * negative errno. */
+static int
+complete_hour_write(struct completer *cp, struct target *t,
+    struct complete_hour *h, int64_t wm, char *err, size_t errlen)
+{
+	struct complete_listing l = { 0 };
+	struct manifest m = { 0 }, old = { 0 };
+	struct complete_rejects cr = { 0 };
+	char dir[1024], rdir[1024], rel[1100];
+	struct tm tm;
+	struct buf out = { 0 };
+	uint64_t revision;
+	time_t now = time(NULL);
+	int r, same;
+
+	snprintf(dir, sizeof(dir), "%s/dt=%s/hr=%s", h->table, h->dt, h->hr);
+	if ((r = target_list(t, dir, complete_list_entry, &l, err, errlen)) < 0)
+		goto out;
+	if (l.n > 1) /* qsort() takes no NULL, which an empty listing is */
+		qsort(l.names, l.n, sizeof(*l.names), complete_cmp_names);
+	if (complete_read_manifest(t, dir, &old, err, errlen) < 0)
+		manifest_clear(&old);
+	same = old.nfiles == l.n;
+	for (size_t i = 0; same && i < l.n; i++)
+		same = complete_old_revision(&old, l.names[i]) != 0;
+	/* a revision whose command a crash kept from running, found again */
+	if (l.has_success)
+		complete_announce(cp, dir, &old);
+	if (same && l.has_manifest) {
+		/* without _SUCCESS, a crash came between the manifest and it */
+		r = l.has_success ? 0 : complete_success(cp, t, dir, &old, err,
+		    errlen);
+		goto out;
+	}
+	/* _SUCCESS goes first, so that it never stands beside a manifest
+	 * it does not belong to: a crash before the new one is written leaves
+	 * none, and the next look writes it */
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_SUCCESS, dir);
+	if (l.has_success && (r = target_remove(t, rel, err, errlen)) < 0)
+		goto out;
+	revision = old.revision + 1;
+	if ((m.files = calloc(l.n ? l.n : 1, sizeof(*m.files))) == NULL ||
+	    (m.table = strdup(h->table)) == NULL ||
+	    (m.host = strdup(cp->c->output.host)) == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	snprintf(m.dt, sizeof(m.dt), "%s", h->dt);
+	snprintf(m.hr, sizeof(m.hr), "%s", h->hr);
+	m.revision = revision;
+	strftime(m.written, sizeof(m.written), "%Y-%m-%dT%H:%M:%SZ",
+	    gmtime_r(&now, &tm));
+	m.watermark_us = wm;
+	m.min_event_us = m.max_event_us = MANIFEST_NO_TIME;
+	for (size_t i = 0; i < l.n; i++) {
+		struct sidecar sc;
+		uint64_t first = complete_old_revision(&old, l.names[i]);
+
+		if ((r = complete_read_sidecar(t, dir, l.names[i], &sc, err,
+		    errlen)) < 0)
+			goto out;
+		r = complete_add_file(&m, l.names[i], &sc, first ? first :
+		    revision);
+		sidecar_clear(&sc);
+		if (r < 0)
+			goto out;
+	}
+	snprintf(rdir, sizeof(rdir), REJECTS_TABLE "/dt=%s/hr=%s", h->dt, h->hr);
+	cr = (struct complete_rejects){ t, rdir, h->table, 0, err, errlen };
+	if ((r = target_list(t, rdir, complete_count_rejects, &cr, err,
+	    errlen)) < 0)
+		goto out;
+	m.rejects = cr.n;
+	snprintf(rel, sizeof(rel), "%s/" MANIFEST_NAME, dir);
+	if ((r = manifest_format(&m, &out)) < 0) {
+		if (r != -ENOMEM)
+			snprintf(err, errlen, "%s: %s", rel, r == -EILSEQ ?
+			    "a name is not UTF-8" : "a count out of range");
+		goto out;
+	}
+	if ((r = target_write(t, rel, out.data, out.len, err, errlen)) < 0)
+		goto out;
+	r = complete_success(cp, t, dir, &m, err, errlen);
+out:
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	buf_clear(&out);
+	manifest_clear(&m);
+	manifest_clear(&old);
+	complete_listing_clear(&l);
+	return r;
+}
+
+/* Completes what hours of table i it can; lists the whole table first when
+ * completion.rescan has passed since it last did (or never did). */
+static int
+complete_table(struct completer *cp, struct target *t, size_t i, time_t now,
+    char *err, size_t errlen)
+{
+	const struct conf_table *ct = &cp->c->tables[i];
+	int rescan = cp->scanned[i] == 0 ||
+	    now - cp->scanned[i] >= cp->c->completion.rescan;
+	int64_t wm;
+	int r, n = 0;
+
+	if ((r = complete_watermark(cp, t, ct, now, &wm, err, errlen)) < 0)
+		return r;
+	if (wm == INT64_MIN)
+		return 0;
+	if (rescan) {
+		if ((r = complete_scan(cp, t, ct->name, err, errlen)) < 0)
+			return r;
+		cp->scanned[i] = now;
+	}
+	for (size_t k = 0; k < cp->nhours; k++) {
+		struct complete_hour *h = &cp->hours[k];
+
+		if (strcmp(h->table, ct->name) != 0 || (h->done && !h->dirty &&
+		    !rescan) || complete_hour_end(cp, h->dt, h->hr) > wm)
+			continue;
+		if ((r = complete_hour_write(cp, t, h, wm, err, errlen)) < 0)
+			return r;
+		h->done = 1;
+		h->dirty = 0;
+		n += r;
+	}
+	return n;
+}
+
+int
+completer_run(struct completer *cp, struct target *t, time_t now, char *err,
+    size_t errlen)
+{
+	const struct conf *c = cp->c;
+	int r, n = 0;
+
+	if (!cp->have_view || !c->completion.enabled)
+		return 0;
+	if ((r = progress_write_all(cp, t, err, errlen)) < 0)
+		return r;
+	for (size_t i = 0; i < c->n_tables; i++) {
+		if (!complete_owner(cp, &c->tables[i]))
+			continue;
+		if ((r = complete_table(cp, t, i, now, err, errlen)) < 0)
+			return r;
+		n += r;
+	}
+	return n;
+}

@@ -1,0 +1,1172 @@
+/*
+ * config: kedge.conf, read with libconfig and walked against the key table
+ * of confkeys.c.  Loading goes in three passes and stops at the first
+ * error: the file's settings in file order, then the keys it left out
+ * (defaults, or an error for a required key), then the checks that span
+ * several keys.
+ */
+#include "agent/config/config.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "agent/config/confkeys.h"
+#include "agent/udtf/registry.h"
+#include "lib/err.h"
+
+/* Where an error points: "FILE:LINE: key: ...". */
+struct conf_at {
+	const char *file;
+	int line;
+	const char *key;
+};
+
+struct conf_loader {
+	config_t cfg;
+	struct conf *c;
+	char *err;
+	size_t errlen;
+};
+
+static int conf_fail(struct conf_loader *ld, const struct conf_at *at,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Writes "FILE:LINE: key: " and the rest; returns -EINVAL. */
+static int
+conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
+    ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(ld->err, ld->errlen, "%s:%d: %s: ",
+	    at->file != NULL ? at->file : ld->c->path, at->line, at->key);
+	if (n >= 0 && (size_t)n < ld->errlen) {
+		va_start(ap, fmt);
+		err_vset(ld->err + n, ld->errlen - (size_t)n, 0, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static int
+conf_oom(struct conf_loader *ld)
+{
+	return err_set(ld->err, ld->errlen, -ENOMEM, "%s: out of memory",
+	    ld->c->path);
+}
+
+/* A setting's line; 1 for the root, which has none. */
+static int
+conf_line(const config_setting_t *s)
+{
+	return config_setting_source_line(s) > 0 ?
+	    (int)config_setting_source_line(s) : 1;
+}
+
+static struct conf_at
+conf_at_setting(const config_setting_t *s, const char *key)
+{
+	return (struct conf_at){ config_setting_source_file(s), conf_line(s),
+	    key };
+}
+
+/* The line of rel under g, or of its nearest enclosing group that is
+ * there, or of g itself (1 for the file's root). */
+static int
+conf_line_of(config_setting_t *g, const char *rel)
+{
+	char p[CONF_NAME_MAX];
+	config_setting_t *s;
+	char *dot;
+
+	snprintf(p, sizeof(p), "%s", rel);
+	for (;;) {
+		if ((s = config_setting_lookup(g, p)) != NULL)
+			return conf_line(s);
+		if ((dot = strrchr(p, '.')) == NULL)
+			break;
+		*dot = '\0';
+	}
+	return conf_line(g);
+}
+
+static int
+conf_expect(struct conf_loader *ld, const config_setting_t *s,
+    const struct conf_at *at, int type, const char *what)
+{
+	if (config_setting_type(s) == type)
+		return 0;
+	return conf_fail(ld, at, "expected %s, got %s", what,
+	    conf_type_name(config_setting_type(s)));
+}
+
+/* Returns a scalar's value as text (a string's own, or written to buf), or
+ * NULL when s is not a scalar. */
+static const char *
+conf_scalar_text(const config_setting_t *s, char *buf, size_t len)
+{
+	double d;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_STRING:
+		return config_setting_get_string(s);
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, len, "%lld", config_setting_get_int64(s));
+		return buf;
+	case CONFIG_TYPE_BOOL:
+		return config_setting_get_bool(s) ? "true" : "false";
+	case CONFIG_TYPE_FLOAT:
+		/* The shortest text that reads back as the same double. */
+		d = config_setting_get_float(s);
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, len, "%.*g", prec, d);
+			if (strtod(buf, NULL) == d)
+				break;
+		}
+		return buf;
+	}
+	return NULL;
+}
+
+static int
+conf_strv_has(const struct conf_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+conf_strv_add(struct conf_strv *v, const char *s)
+{
+	char **grown = realloc(v->v, (v->n + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	v->v = grown;
+	if ((v->v[v->n] = strdup(s)) == NULL)
+		return -ENOMEM;
+	v->n++;
+	return 0;
+}
+
+static void
+conf_strv_clear(struct conf_strv *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i]);
+	free(v->v);
+	v->v = NULL;
+	v->n = 0;
+}
+
+static void
+conf_kvs_free(struct conf_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+static int
+conf_get_string(struct conf_loader *ld, const config_setting_t *s,
+    const struct conf_at *at, const char **out)
+{
+	int rc;
+
+	if ((rc = conf_expect(ld, s, at, CONFIG_TYPE_STRING, "a string")) != 0)
+		return rc;
+	*out = config_setting_get_string(s);
+	return 0;
+}
+
+static int
+conf_set_string(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const struct conf_at *at, char **dst)
+{
+	conf_check_fn *check = k->type == CONF_DIR ? conf_check_dir : k->check;
+	char why[CONF_TEXT_MAX];
+	const char *v;
+	int rc;
+
+	if ((rc = conf_get_string(ld, s, at, &v)) != 0)
+		return rc;
+	if (*v == '\0')
+		return conf_fail(ld, at, "must not be empty");
+	if (check != NULL && check(v, why, sizeof(why)) != 0)
+		return conf_fail(ld, at, "%s", why);
+	if ((*dst = strdup(v)) == NULL)
+		return conf_oom(ld);
+	return 0;
+}
+
+static int
+conf_set_int(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const struct conf_at *at, void *dst)
+{
+	long long v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_INT &&
+	    config_setting_type(s) != CONFIG_TYPE_INT64)
+		return conf_fail(ld, at, "expected an integer, got %s",
+		    conf_type_name(config_setting_type(s)));
+	v = config_setting_get_int64(s);
+	if (v < k->min || v > k->max)
+		return conf_fail(ld, at, "%lld is out of range %lld..%lld", v,
+		    k->min, k->max);
+	if (k->type == CONF_INT64)
+		*(int64_t *)dst = v;
+	else
+		*(int *)dst = (int)v;
+	return 0;
+}
+
+static int
+conf_set_bool(struct conf_loader *ld, const config_setting_t *s,
+    const struct conf_at *at, int *dst)
+{
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return conf_fail(ld, at, "expected true or false, got %s",
+		    conf_type_name(config_setting_type(s)));
+	*dst = config_setting_get_bool(s);
+	return 0;
+}
+
+static int
+conf_set_fraction(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const struct conf_at *at, double *dst)
+{
+	double v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_FLOAT)
+		return conf_fail(ld, at, "expected a number like 0.8, got %s",
+		    conf_type_name(config_setting_type(s)));
+	v = config_setting_get_float(s);
+	if (!(v >= (double)k->min / 100 && v <= (double)k->max / 100))
+		return conf_fail(ld, at, "%g is out of range %.2f..%.2f", v,
+		    (double)k->min / 100, (double)k->max / 100);
+	*dst = v;
+	return 0;
+}
+
+/* A string among k->values, kept as a string, or as an enum by k->parse. */
+static int
+conf_set_enum(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const struct conf_at *at, void *dst)
+{
+	char values[CONF_TEXT_MAX];
+	const char *v;
+	int rc;
+
+	if ((rc = conf_get_string(ld, s, at, &v)) != 0)
+		return rc;
+	if (!conf_enum_has(k->values, v) ||
+	    (k->parse != NULL && k->parse(v, dst) != 0)) {
+		conf_list_values(k->values, values, sizeof(values));
+		return conf_fail(ld, at, "\"%s\" is not one of: %s", v, values);
+	}
+	if (k->parse == NULL && (*(char **)dst = strdup(v)) == NULL)
+		return conf_oom(ld);
+	return 0;
+}
+
+static int
+conf_set_byte(struct conf_loader *ld, const config_setting_t *s,
+    const struct conf_at *at, char *dst)
+{
+	const char *v;
+	int rc;
+
+	if ((rc = conf_get_string(ld, s, at, &v)) != 0)
+		return rc;
+	if (strlen(v) != 1)
+		return conf_fail(ld, at, "must be exactly one byte, such as "
+		    "\"\\t\" or \"\\x01\"");
+	/* An escaped n, r or N would read back as newline, CR or NULL. */
+	if (strchr("\n\r\\nrN", *v) != NULL)
+		return conf_fail(ld, at, "cannot be a newline, carriage return, "
+		    "backslash, n, r or N: Hive text escapes with those");
+	*dst = *v;
+	return 0;
+}
+
+static int
+conf_set_list(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const struct conf_at *at,
+    struct conf_strv *dst)
+{
+	char name[CONF_NAME_MAX + 16], why[CONF_TEXT_MAX];
+	int n = config_setting_length(s);
+	struct conf_at eat;
+	const char *v;
+	int rc;
+
+	if (!config_setting_is_array(s) && !config_setting_is_list(s))
+		return conf_fail(ld, at, "expected a list of strings "
+		    "[ \"a\", \"b\" ], got %s",
+		    conf_type_name(config_setting_type(s)));
+	if (n < k->min)
+		return conf_fail(ld, at, "must not be empty");
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s,
+		    (unsigned)i);
+
+		snprintf(name, sizeof(name), "%s[%d]", at->key, i);
+		eat = conf_at_setting(e, name);
+		if ((rc = conf_get_string(ld, e, &eat, &v)) != 0)
+			return rc;
+		if (k->check != NULL && k->check(v, why, sizeof(why)) != 0)
+			return conf_fail(ld, &eat, "%s", why);
+		if (!(k->flags & CONF_REPEATS) && conf_strv_has(dst, v))
+			return conf_fail(ld, &eat, "\"%s\" is listed twice", v);
+		if (conf_strv_add(dst, v) != 0)
+			return conf_oom(ld);
+	}
+	return 0;
+}
+
+static int
+conf_stage_add(struct conf_stage **v, size_t *n, const char *spec,
+    const struct udtf_plugin *udtf, int line)
+{
+	struct conf_stage *grown = realloc(*v, (*n + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	*v = grown;
+	memset(&grown[*n], 0, sizeof(grown[*n]));
+	if ((grown[*n].spec = strdup(spec)) == NULL)
+		return -ENOMEM;
+	grown[*n].udtf = udtf;
+	grown[*n].line = line;
+	(*n)++;
+	return 0;
+}
+
+/* A UDTF, or a list of them: a chain in which each feeds the next. */
+static int
+conf_set_udtf(struct conf_loader *ld, const config_setting_t *s,
+    const struct conf_at *at, struct conf_stage **dst, size_t *n)
+{
+	char name[CONF_NAME_MAX + 16], why[CONF_TEXT_MAX];
+	int list = config_setting_is_array(s) || config_setting_is_list(s);
+	int len = list ? config_setting_length(s) : 1;
+	const struct udtf_plugin *udtf;
+	const char *v;
+	int rc;
+
+	if (len == 0)
+		return conf_fail(ld, at, "must name a UDTF");
+	for (int i = 0; i < len; i++) {
+		const config_setting_t *e = list ?
+		    config_setting_get_elem(s, (unsigned)i) : s;
+		struct conf_at eat = *at;
+
+		if (list) {
+			snprintf(name, sizeof(name), "%s[%d]", at->key, i);
+			eat = conf_at_setting(e, name);
+		}
+		if ((rc = conf_get_string(ld, e, &eat, &v)) != 0)
+			return rc;
+		if ((udtf = udtf_resolve(v, why, sizeof(why))) == NULL)
+			return conf_fail(ld, &eat, "%s", why);
+		if (conf_stage_add(dst, n, v, udtf, eat.line) != 0)
+			return conf_oom(ld);
+	}
+	return 0;
+}
+
+static int
+conf_kv_add(struct conf_kv **kv, size_t *n, const char *key,
+    const char *value, int line)
+{
+	struct conf_kv *grown = realloc(*kv, (*n + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	*kv = grown;
+	grown[*n].key = strdup(key);
+	grown[*n].value = strdup(value);
+	grown[*n].line = line;
+	(*n)++; /* conf_free() frees what was copied */
+	if (grown[*n - 1].key == NULL || grown[*n - 1].value == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Turns an rdkafka member name into librdkafka's ('_' for '.') and
+ * refuses the properties kedge sets itself. */
+static int
+conf_rdkafka_name(struct conf_loader *ld, const struct conf_at *at,
+    char *name)
+{
+	char why[CONF_TEXT_MAX];
+
+	for (char *p = name; *p != '\0'; p++)
+		if (*p == '_')
+			*p = '.';
+	if (conf_check_rdkafka_name(name, why, sizeof(why)) != 0)
+		return conf_fail(ld, at, "%s", why);
+	return 0;
+}
+
+/* A group of key = scalar, kept as strings. */
+static int
+conf_set_kvs(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const struct conf_at *at,
+    struct conf_kv **dst, size_t *n)
+{
+	char name[2 * CONF_NAME_MAX], key[CONF_NAME_MAX], buf[CONF_TEXT_MAX];
+	struct conf_at mat;
+	const char *value;
+	int rc;
+
+	if ((rc = conf_expect(ld, s, at, CONFIG_TYPE_GROUP,
+	    "a group { key = value; }")) != 0)
+		return rc;
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *m = config_setting_get_elem(s,
+		    (unsigned)i);
+		const char *mname = config_setting_name(m);
+
+		snprintf(name, sizeof(name), "%s.%s", at->key, mname);
+		mat = conf_at_setting(m, name);
+		if ((value = conf_scalar_text(m, buf, sizeof(buf))) == NULL)
+			return conf_fail(ld, &mat, "expected a string, number "
+			    "or boolean, got %s",
+			    conf_type_name(config_setting_type(m)));
+		snprintf(key, sizeof(key), "%s", mname);
+		if (k->type == CONF_RDKAFKA &&
+		    (rc = conf_rdkafka_name(ld, &mat, key)) != 0)
+			return rc;
+		if (conf_kv_add(dst, n, key, value, mat.line) != 0)
+			return conf_oom(ld);
+	}
+	return 0;
+}
+
+static int conf_walk(struct conf_loader *ld, config_setting_t *g,
+    const char *prefix, const char *shown, void *base, unsigned char *seen);
+static int conf_fill_defaults(struct conf_loader *ld, config_setting_t *g,
+    const char *prefix, const char *shown, void *base,
+    const unsigned char *seen);
+
+static const struct udtf_key *
+conf_udtf_key(const struct udtf_plugin *p, const char *name)
+{
+	for (const struct udtf_key *k = p->keys; k != NULL && k->name != NULL;
+	    k++)
+		if (strcmp(k->name, name) == 0)
+			return k;
+	return NULL;
+}
+
+/* Checks one stage's group of udtf_config against its UDTF's keys, keeps
+ * the values and fills in the defaults of those left out.  g may be NULL
+ * (all defaults); shown is the group's name in messages. */
+static int
+conf_load_stage(struct conf_loader *ld, config_setting_t *g,
+    struct conf_stage *st, const char *shown, int line)
+{
+	const struct udtf_plugin *p = st->udtf;
+	char name[2 * CONF_NAME_MAX], keys[CONF_TEXT_MAX] = "";
+	char buf[CONF_TEXT_MAX];
+	const struct udtf_key *k;
+	const char *value;
+	size_t used = 0;
+	struct conf_at at;
+
+	for (k = p->keys; k != NULL && k->name != NULL && used < sizeof(keys);
+	    k++)
+		used += (size_t)snprintf(keys + used, sizeof(keys) - used,
+		    "%s%s", used > 0 ? ", " : "", k->name);
+	st->config_line = g != NULL ? conf_line(g) : st->line;
+	for (int j = 0; g != NULL && j < config_setting_length(g); j++) {
+		const config_setting_t *m = config_setting_get_elem(g,
+		    (unsigned)j);
+		const char *mname = config_setting_name(m);
+
+		snprintf(name, sizeof(name), "%s.%s", shown, mname);
+		at = conf_at_setting(m, name);
+		if (conf_udtf_key(p, mname) == NULL) {
+			if (keys[0] == '\0')
+				return conf_fail(ld, &at, "UDTF %s takes no "
+				    "keys", p->name);
+			return conf_fail(ld, &at, "UDTF %s has no such key; "
+			    "its keys: %s", p->name, keys);
+		}
+		if ((value = conf_scalar_text(m, buf, sizeof(buf))) == NULL)
+			return conf_fail(ld, &at, "expected a string, number "
+			    "or boolean, got %s",
+			    conf_type_name(config_setting_type(m)));
+		if (conf_kv_add(&st->params, &st->n_params, mname, value,
+		    at.line) != 0)
+			return conf_oom(ld);
+	}
+	for (k = p->keys; k != NULL && k->name != NULL; k++) {
+		if (g != NULL && config_setting_get_member(g, k->name) != NULL)
+			continue;
+		if (k->default_value == NULL) {
+			snprintf(name, sizeof(name), "%s.%s", shown, k->name);
+			at = (struct conf_at){ ld->c->path, line, name };
+			return conf_fail(ld, &at, "required by the UDTF %s but "
+			    "missing", p->name);
+		}
+		if (conf_kv_add(&st->params, &st->n_params, k->name,
+		    k->default_value, line) != 0)
+			return conf_oom(ld);
+	}
+	return 0;
+}
+
+/* A table's udtf_config: one group for one UDTF; for a chain, a list of
+ * groups, one per UDTF in the chain's order. */
+static int
+conf_check_udtf_config(struct conf_loader *ld, config_setting_t *ts,
+    struct conf_table *t, size_t i)
+{
+	config_setting_t *g = config_setting_get_member(ts, "udtf_config");
+	int line = g != NULL ? conf_line(g) : t->line;
+	char name[64];
+	struct conf_at at;
+	int rc;
+
+	snprintf(name, sizeof(name), "tables[%zu].udtf_config", i);
+	at = (struct conf_at){ ld->c->path, line, name };
+	if (g == NULL || (t->n_udtf == 1 && config_setting_is_group(g))) {
+		for (size_t j = 0; j < t->n_udtf; j++)
+			if ((rc = conf_load_stage(ld, g, &t->udtf[j], name,
+			    line)) != 0)
+				return rc;
+		return 0;
+	}
+	if (!config_setting_is_list(g) ||
+	    config_setting_length(g) != (int)t->n_udtf)
+		return conf_fail(ld, &at, "with a chain of %zu UDTFs, expected "
+		    "a list of %zu groups ( { ... }, ... ), one per UDTF in "
+		    "order", t->n_udtf, t->n_udtf);
+	for (size_t j = 0; j < t->n_udtf; j++) {
+		config_setting_t *e = config_setting_get_elem(g, (unsigned)j);
+		char shown[CONF_NAME_MAX + 16];
+
+		snprintf(shown, sizeof(shown), "%s[%zu]", name, j);
+		if (!config_setting_is_group(e)) {
+			at = conf_at_setting(e, shown);
+			return conf_fail(ld, &at, "expected a group { key = "
+			    "value; } for UDTF %s", t->udtf[j].udtf->name);
+		}
+		if ((rc = conf_load_stage(ld, e, &t->udtf[j], shown,
+		    conf_line(e))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The checks of table i that span its keys, or tables before it. */
+static int
+conf_check_table(struct conf_loader *ld, config_setting_t *ts,
+    struct conf_table *tables, size_t i)
+{
+	struct conf_table *t = &tables[i];
+	int max = t->codec == CODEC_GZIP ? 9 : t->codec == CODEC_ZSTD ? 19 : 0;
+	char name[CONF_NAME_MAX] = "";
+	struct conf_at at = conf_at_setting(ts, name);
+
+	for (size_t j = 0; j < i; j++) {
+		if (strcmp(tables[j].name, t->name) != 0)
+			continue;
+		snprintf(name, sizeof(name), "tables[%zu].name", i);
+		at.line = conf_line_of(ts, "name");
+		return conf_fail(ld, &at, "\"%s\" is already the name of "
+		    "tables[%zu] (line %d)", t->name, j, tables[j].line);
+	}
+	if (t->codec_level > max) {
+		snprintf(name, sizeof(name), "tables[%zu].codec_level", i);
+		at.line = conf_line_of(ts, "codec_level");
+		if (max == 0)
+			return conf_fail(ld, &at, "must be 0 with codec none");
+		return conf_fail(ld, &at, "%d is out of range for %s: 0 (its "
+		    "default) or 1..%d", t->codec_level,
+		    t->codec == CODEC_GZIP ? "gzip" : "zstd", max);
+	}
+	return conf_check_udtf_config(ld, ts, t, i);
+}
+
+static int
+conf_load_table(struct conf_loader *ld, config_setting_t *ts,
+    struct conf_table *tables, size_t i)
+{
+	unsigned char seen[CONF_KEYS_MAX] = { 0 };
+	char name[32], shown[32];
+	struct conf_at at;
+	int rc;
+
+	snprintf(name, sizeof(name), "tables[%zu]", i);
+	snprintf(shown, sizeof(shown), "tables[%zu].", i);
+	at = conf_at_setting(ts, name);
+	if ((rc = conf_expect(ld, ts, &at, CONFIG_TYPE_GROUP,
+	    "a group { name = ...; }")) != 0)
+		return rc;
+	tables[i].line = at.line;
+	if ((rc = conf_walk(ld, ts, CONF_TABLE_PREFIX, shown, &tables[i],
+	    seen)) != 0 ||
+	    (rc = conf_fill_defaults(ld, ts, CONF_TABLE_PREFIX, shown,
+	    &tables[i], seen)) != 0)
+		return rc;
+	return conf_check_table(ld, ts, tables, i);
+}
+
+static int
+conf_set_tables(struct conf_loader *ld, config_setting_t *s,
+    const struct conf_at *at, struct conf_table **dst, size_t *n)
+{
+	int len = config_setting_length(s);
+	int rc;
+
+	if (!config_setting_is_list(s) && !config_setting_is_array(s))
+		return conf_fail(ld, at, "expected a list of groups "
+		    "( { ... }, ... ), got %s",
+		    conf_type_name(config_setting_type(s)));
+	if (len == 0)
+		return conf_fail(ld, at, "must hold at least one table");
+	if ((*dst = calloc((size_t)len, sizeof(**dst))) == NULL)
+		return conf_oom(ld);
+	*n = (size_t)len;
+	for (int i = 0; i < len; i++)
+		if ((rc = conf_load_table(ld, config_setting_get_elem(s,
+		    (unsigned)i), *dst, (size_t)i)) != 0)
+			return rc;
+	return 0;
+}
+
+/* Checks setting s against key k and stores its value in base. */
+static int
+conf_set_value(struct conf_loader *ld, const struct conf_key *k,
+    config_setting_t *s, const struct conf_at *at, void *base)
+{
+	void *dst = (char *)base + k->offset;
+	size_t *count = (size_t *)(void *)((char *)base + k->count_offset);
+
+	switch (k->type) {
+	case CONF_STRING:
+	case CONF_DIR:
+		return conf_set_string(ld, k, s, at, dst);
+	case CONF_INT:
+	case CONF_INT64:
+		return conf_set_int(ld, k, s, at, dst);
+	case CONF_ENUM:
+		return conf_set_enum(ld, k, s, at, dst);
+	case CONF_BYTE:
+		return conf_set_byte(ld, s, at, dst);
+	case CONF_BOOL:
+		return conf_set_bool(ld, s, at, dst);
+	case CONF_FRACTION:
+		return conf_set_fraction(ld, k, s, at, dst);
+	case CONF_STRING_LIST:
+		return conf_set_list(ld, k, s, at, dst);
+	case CONF_UDTF:
+		return conf_set_udtf(ld, s, at, dst, count);
+	case CONF_UDTF_CONFIG:
+		return 0; /* checked once the table's chain is known */
+	case CONF_RDKAFKA:
+		return conf_set_kvs(ld, k, s, at, dst, count);
+	case CONF_TABLES:
+		return conf_set_tables(ld, s, at, dst, count);
+	}
+	return -EINVAL;
+}
+
+/* An unknown key: suggests the nearest known one, or lists them. */
+static int
+conf_unknown(struct conf_loader *ld, const struct conf_at *at,
+    const char *prefix, const char *name)
+{
+	char known[CONF_TEXT_MAX], best[CONF_NAME_MAX];
+
+	conf_key_suggest(prefix, name, best, sizeof(best), known,
+	    sizeof(known));
+	if (best[0] != '\0')
+		return conf_fail(ld, at, "unknown key; did you mean \"%s\"?",
+		    best);
+	return conf_fail(ld, at, "unknown key; the keys here are %s", known);
+}
+
+/* Pass one: every setting of group g, in file order.  prefix is g's path
+ * in the key table ("" at the root, "tables." in a table), shown how its
+ * keys are named in errors ("tables[2]."). */
+static int
+conf_walk(struct conf_loader *ld, config_setting_t *g, const char *prefix,
+    const char *shown, void *base, unsigned char *seen)
+{
+	char path[CONF_NAME_MAX + 1], name[CONF_NAME_MAX + 1];
+	struct conf_at at;
+	size_t ki;
+	int rc;
+
+	for (int i = 0; i < config_setting_length(g); i++) {
+		config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *mname = config_setting_name(m);
+
+		snprintf(path, CONF_NAME_MAX, "%s%s", prefix, mname);
+		snprintf(name, CONF_NAME_MAX, "%s%s", shown, mname);
+		at = conf_at_setting(m, name);
+		if ((ki = conf_key_find(path)) < conf_key_count()) {
+			seen[ki] = 1;
+			rc = conf_set_value(ld, conf_key_at(ki), m, &at, base);
+		} else if (conf_is_group_path(path)) {
+			rc = conf_expect(ld, m, &at, CONFIG_TYPE_GROUP,
+			    "a group { ... }");
+			strcat(path, ".");
+			strcat(name, ".");
+			if (rc == 0)
+				rc = conf_walk(ld, m, path, name, base, seen);
+		} else
+			rc = conf_unknown(ld, &at, prefix, mname);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+conf_set_default(struct conf_loader *ld, const struct conf_key *k,
+    const struct conf_at *at, void *base)
+{
+	char text[CONF_TEXT_MAX];
+	config_setting_t *s;
+	config_t d;
+	int rc;
+
+	config_init(&d);
+	if (k->default_fn != NULL) {
+		if ((rc = k->default_fn(text, sizeof(text))) != 0) {
+			rc = conf_fail(ld, at, "has no default here (%s); set "
+			    "it", strerror(-rc));
+			goto done;
+		}
+		s = config_setting_add(config_root_setting(&d), "v",
+		    CONFIG_TYPE_STRING);
+		if (s == NULL || !config_setting_set_string(s, text)) {
+			rc = conf_oom(ld);
+			goto done;
+		}
+	} else {
+		snprintf(text, sizeof(text), "v = %s;", k->default_text);
+		if (!config_read_string(&d, text) ||
+		    (s = config_lookup(&d, "v")) == NULL) {
+			rc = conf_fail(ld, at, "the default %s does not parse",
+			    k->default_text);
+			goto done;
+		}
+	}
+	rc = conf_set_value(ld, k, s, at, base);
+done:
+	config_destroy(&d);
+	return rc;
+}
+
+/* Pass two: the keys of g's scope the file left out. */
+static int
+conf_fill_defaults(struct conf_loader *ld, config_setting_t *g,
+    const char *prefix, const char *shown, void *base,
+    const unsigned char *seen)
+{
+	unsigned scope = prefix[0] != '\0' ? CONF_IN_TABLE : 0;
+	char name[CONF_NAME_MAX];
+	struct conf_at at;
+	int rc;
+
+	for (size_t i = 0; i < conf_key_count(); i++) {
+		const struct conf_key *k = conf_key_at(i);
+		const char *rel = k->path + strlen(prefix);
+
+		if ((k->flags & CONF_IN_TABLE) != scope || seen[i])
+			continue;
+		snprintf(name, sizeof(name), "%s%s", shown, rel);
+		at = conf_at_setting(g, name);
+		at.line = conf_line_of(g, rel);
+		if (k->flags & CONF_REQUIRED)
+			return conf_fail(ld, &at, "required key is missing");
+		if ((k->default_text != NULL || k->default_fn != NULL) &&
+		    (rc = conf_set_default(ld, k, &at, base)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+conf_table_reads(const struct conf *c, const char *topic)
+{
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (conf_strv_has(&c->tables[i].topics, topic))
+			return 1;
+	return 0;
+}
+
+/* kafka.topics, when given, is exactly what the tables read; when left
+ * out, it is the union of their topics. */
+static int
+conf_check_topics(struct conf_loader *ld)
+{
+	config_setting_t *list = config_lookup(&ld->cfg, "kafka.topics");
+	struct conf *c = ld->c;
+	char name[CONF_NAME_MAX];
+	struct conf_at at;
+
+	for (size_t i = 0; i < c->n_tables; i++) {
+		const struct conf_strv *topics = &c->tables[i].topics;
+
+		for (size_t j = 0; j < topics->n; j++) {
+			if (conf_strv_has(&c->kafka.topics, topics->v[j]))
+				continue;
+			if (list == NULL) {
+				if (conf_strv_add(&c->kafka.topics,
+				    topics->v[j]) != 0)
+					return conf_oom(ld);
+				continue;
+			}
+			at = conf_at_setting(list, "kafka.topics");
+			return conf_fail(ld, &at, "does not list \"%s\", a "
+			    "topic of table \"%s\"; add it, or leave "
+			    "kafka.topics out to read the tables' topics",
+			    topics->v[j], c->tables[i].name);
+		}
+	}
+	for (size_t j = 0; list != NULL && j < c->kafka.topics.n; j++) {
+		if (conf_table_reads(c, c->kafka.topics.v[j]))
+			continue;
+		snprintf(name, sizeof(name), "kafka.topics[%zu]", j);
+		at = conf_at_setting(config_setting_get_elem(list, (unsigned)j),
+		    name);
+		return conf_fail(ld, &at, "\"%s\" feeds no table: its records "
+		    "would be consumed and dropped", c->kafka.topics.v[j]);
+	}
+	return 0;
+}
+
+/* Compares two absolute paths, ignoring repeated and trailing '/'. */
+static int
+conf_path_eq(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		while (a[0] == '/' && (a[1] == '/' || a[1] == '\0'))
+			a++;
+		while (b[0] == '/' && (b[1] == '/' || b[1] == '\0'))
+			b++;
+		if (*a != *b)
+			return 0;
+		if (*a == '\0')
+			return 1;
+	}
+}
+
+static int
+conf_check_dirs(struct conf_loader *ld)
+{
+	const char *spool = ld->c->output.spool_dir;
+	const char *local = ld->c->output.local_dir;
+	config_setting_t *root = config_root_setting(&ld->cfg);
+	struct conf_at at = conf_at_setting(root, "output.local_dir");
+	struct stat a, b;
+
+	at.line = conf_line_of(root, "output.local_dir");
+
+	if (stat(spool, &a) == 0 && stat(local, &b) == 0 ?
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino :
+	    conf_path_eq(spool, local))
+		return conf_fail(ld, &at, "%s is output.spool_dir too; use "
+		    "two directories", local);
+	return 0;
+}
+
+/* What output.target needs of other keys. */
+static int
+conf_check_target(struct conf_loader *ld)
+{
+	const struct conf *c = ld->c;
+	config_setting_t *root = config_root_setting(&ld->cfg);
+	struct conf_at at = conf_at_setting(root, "output.target");
+
+	if (strcmp(c->output.target, "webhdfs") != 0)
+		return conf_check_dirs(ld);
+	at.line = conf_line_of(root, "output.target");
+	if (c->output.webhdfs.url == NULL)
+		return conf_fail(ld, &at, "\"webhdfs\" needs output.webhdfs.url");
+	if (strcmp(c->output.webhdfs.auth, "kerberos") == 0 &&
+	    c->kerberos.principal == NULL) {
+		at = conf_at_setting(root, "output.webhdfs.auth");
+		at.line = conf_line_of(root, "output.webhdfs.auth");
+		return conf_fail(ld, &at, "\"kerberos\" (the default) needs "
+		    "kerberos.principal and its keytab; for a cluster without "
+		    "security set output.webhdfs.auth = \"simple\"");
+	}
+	return 0;
+}
+
+static int
+conf_read(struct conf_loader *ld)
+{
+	const char *path = ld->c->path;
+	struct stat st;
+	int e = 0;
+	FILE *f;
+
+	/* libconfig only says "file I/O error"; find the cause first. */
+	if ((f = fopen(path, "r")) == NULL)
+		e = errno;
+	else {
+		if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+			e = EISDIR;
+		fclose(f);
+	}
+	errno = 0;
+	if (e == 0 && config_read_file(&ld->cfg, path))
+		return 0;
+	if (e != 0 || config_error_type(&ld->cfg) == CONFIG_ERR_FILE_IO) {
+		e = e != 0 ? e : errno != 0 ? errno : EIO;
+		return err_set(ld->err, ld->errlen, -e, "%s: cannot read: %s",
+		    path, strerror(e));
+	}
+	return err_set(ld->err, ld->errlen, -EINVAL, "%s:%d: syntax error: %s",
+	    config_error_file(&ld->cfg) != NULL ?
+	    config_error_file(&ld->cfg) : path,
+	    config_error_line(&ld->cfg), config_error_text(&ld->cfg));
+}
+
+struct conf *
+conf_load(const char *path, char *err, size_t errlen)
+{
+	unsigned char seen[CONF_KEYS_MAX] = { 0 };
+	struct conf_loader ld = { .err = err, .errlen = errlen };
+	config_setting_t *root;
+	int rc = -ENOMEM;
+
+	config_init(&ld.cfg);
+	if ((ld.c = calloc(1, sizeof(*ld.c))) == NULL ||
+	    (ld.c->path = strdup(path)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto done;
+	}
+	if ((rc = conf_read(&ld)) != 0)
+		goto done;
+	root = config_root_setting(&ld.cfg);
+	if ((rc = conf_walk(&ld, root, "", "", ld.c, seen)) != 0 ||
+	    (rc = conf_fill_defaults(&ld, root, "", "", ld.c, seen)) != 0 ||
+	    (rc = conf_check_topics(&ld)) != 0)
+		goto done;
+	rc = conf_check_target(&ld);
+done:
+	config_destroy(&ld.cfg);
+	if (rc != 0) {
+		conf_free(ld.c);
+		return NULL;
+	}
+	return ld.c;
+}
+
+/* Frees what key k holds at base (a struct conf, or a struct conf_table
+ * for the keys of a table), the value conf_value_eq() compares. */
+static void
+conf_value_free(const struct conf_key *k, char *base)
+{
+	struct conf_table *t = (void *)base;
+	struct conf *c = (void *)base;
+	char *at = base + k->offset;
+
+	switch (k->type) {
+	case CONF_STRING:
+	case CONF_DIR:
+		free(*(char **)(void *)at);
+		break;
+	case CONF_ENUM: /* parsed: an int; else the name as written */
+		if (k->parse == NULL)
+			free(*(char **)(void *)at);
+		break;
+	case CONF_STRING_LIST:
+		conf_strv_clear((void *)at);
+		break;
+	case CONF_RDKAFKA:
+		conf_kvs_free(*(struct conf_kv **)(void *)at,
+		    *(size_t *)(void *)(base + k->count_offset));
+		break;
+	case CONF_UDTF:
+		for (size_t j = 0; j < t->n_udtf; j++) {
+			free(t->udtf[j].spec);
+			conf_kvs_free(t->udtf[j].params, t->udtf[j].n_params);
+		}
+		free(t->udtf);
+		break;
+	case CONF_TABLES:
+		for (size_t i = 0; i < c->n_tables; i++)
+			for (size_t j = 0; j < conf_key_count(); j++)
+				if (conf_key_at(j)->flags & CONF_IN_TABLE)
+					conf_value_free(conf_key_at(j),
+					    (char *)&c->tables[i]);
+		free(c->tables);
+		break;
+	case CONF_UDTF_CONFIG: /* in the array CONF_UDTF frees */
+	case CONF_INT:
+	case CONF_INT64:
+	case CONF_BYTE:
+	case CONF_BOOL:
+	case CONF_FRACTION:
+		break;
+	}
+}
+
+/* Walks the key table as conf_diff() does, so that a new key needs only
+ * its entry in the table and its field in struct conf. */
+void
+conf_free(struct conf *c)
+{
+	if (c == NULL)
+		return;
+	free(c->path);
+	for (size_t i = 0; i < conf_key_count(); i++)
+		if (!(conf_key_at(i)->flags & CONF_IN_TABLE))
+			conf_value_free(conf_key_at(i), (char *)c);
+	free(c);
+}
+
+/* --- comparing two configurations, for a reload --- */
+
+const struct conf_kv *
+conf_rdkafka_find(const struct conf *c, const char *key)
+{
+	for (size_t i = c->kafka.n_rdkafka; i > 0; i--)
+		if (strcmp(c->kafka.rdkafka[i - 1].key, key) == 0)
+			return &c->kafka.rdkafka[i - 1];
+	return NULL;
+}
+
+static int
+conf_str_eq(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static int
+conf_kvs_eq(const struct conf_kv *a, size_t na, const struct conf_kv *b,
+    size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (!conf_str_eq(a[i].key, b[i].key) ||
+		    !conf_str_eq(a[i].value, b[i].value))
+			return 0;
+	return 1;
+}
+
+static int
+conf_strv_eq(const struct conf_strv *a, const struct conf_strv *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (!conf_str_eq(a->v[i], b->v[i]))
+			return 0;
+	return 1;
+}
+
+/* Whether key k holds the same value at base a and base b (a struct conf,
+ * or a struct conf_table for the keys of a table). */
+static int
+conf_value_eq(const struct conf_key *k, const char *a, const char *b)
+{
+	const struct conf_table *ta = (const void *)a, *tb = (const void *)b;
+
+	a += k->offset;
+	b += k->offset;
+	switch (k->type) {
+	case CONF_STRING:
+	case CONF_DIR:
+		return conf_str_eq(*(char *const *)(const void *)a,
+		    *(char *const *)(const void *)b);
+	case CONF_ENUM:
+		if (k->parse == NULL)
+			return conf_str_eq(*(char *const *)(const void *)a,
+			    *(char *const *)(const void *)b);
+		return *(const int *)(const void *)a == *(const int *)(const void *)b;
+	case CONF_INT:
+	case CONF_BOOL:
+		return *(const int *)(const void *)a == *(const int *)(const void *)b;
+	case CONF_INT64:
+		return *(const int64_t *)(const void *)a ==
+		    *(const int64_t *)(const void *)b;
+	case CONF_BYTE:
+		return *a == *b;
+	case CONF_FRACTION:
+		return *(const double *)(const void *)a ==
+		    *(const double *)(const void *)b;
+	case CONF_STRING_LIST:
+		return conf_strv_eq((const void *)a, (const void *)b);
+	case CONF_RDKAFKA:
+		return conf_kvs_eq(*(struct conf_kv *const *)(const void *)a,
+		    *(const size_t *)(const void *)(a - k->offset + k->count_offset),
+		    *(struct conf_kv *const *)(const void *)b,
+		    *(const size_t *)(const void *)(b - k->offset + k->count_offset));
+	case CONF_UDTF:
+		if (ta->n_udtf != tb->n_udtf)
+			return 0;
+		for (size_t i = 0; i < ta->n_udtf; i++)
+			if (!conf_str_eq(ta->udtf[i].spec, tb->udtf[i].spec))
+				return 0;
+		return 1;
+	case CONF_UDTF_CONFIG:
+		if (ta->n_udtf != tb->n_udtf)
+			return 0;
+		for (size_t i = 0; i < ta->n_udtf; i++)
+			if (!conf_kvs_eq(ta->udtf[i].params, ta->udtf[i].n_params,
+			    tb->udtf[i].params, tb->udtf[i].n_params))
+				return 0;
+		return 1;
+	case CONF_TABLES:
+		break;
+	}
+	return 1;
+}
+
+void
+conf_diff(const struct conf *a, const struct conf *b, conf_diff_fn *fn,
+    void *arg)
+{
+	char path[CONF_NAME_MAX];
+
+	for (size_t i = 0; i < conf_key_count(); i++) {
+		const struct conf_key *k = conf_key_at(i);
+
+		if (k->flags & CONF_IN_TABLE)
+			continue;
+		if (k->type != CONF_TABLES) {
+			if (!conf_value_eq(k, (const char *)a, (const char *)b))
+				fn(k->path, -1, arg);
+			continue;
+		}
+		if (a->n_tables != b->n_tables) {
+			fn(k->path, -1, arg);
+			continue;
+		}
+		for (size_t t = 0; t < a->n_tables; t++) {
+			for (size_t j = 0; j < conf_key_count(); j++) {
+				const struct conf_key *tk = conf_key_at(j);
+
+				if (!(tk->flags & CONF_IN_TABLE) ||
+				    conf_value_eq(tk, (const char *)&a->tables[t],
+				    (const char *)&b->tables[t]))
+					continue;
+				snprintf(path, sizeof(path), "%s", tk->path);
+				fn(path, (long)t, arg);
+			}
+		}
+	}
+}

@@ -1,0 +1,284 @@
+#include "agent/ops/metrics_http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/thread.h"
+
+/*
+ * Bounds on what clients may hold.  A scrape takes one connection for a
+ * few milliseconds; the limits are far above what Prometheus (or two)
+ * and a person with curl need, and keep a flood of idle connections from
+ * costing more than a few descriptors and their buffers.
+ */
+#define METRICS_CONNECTIONS 64     /* at a time, in all */
+#define METRICS_PER_ADDRESS 16     /* at a time, from one client address */
+#define METRICS_IDLE_S 5           /* an idle connection is closed */
+#define METRICS_MEMORY (16 * 1024) /* a request's head and buffers */
+
+struct metrics_server {
+	struct MHD_Daemon *d;
+	int fd;                    /* listening; the daemon's once it runs */
+	int port;
+	pthread_mutex_t lock;
+	char *text;                /* the latest rendering, under lock */
+	size_t len;
+};
+
+static int
+metrics_why(char *why, size_t whylen, const char *spec)
+{
+	snprintf(why, whylen, "\"%s\" is not ADDRESS:PORT with an IPv4 "
+	    "address or an IPv6 one in brackets, such as \"127.0.0.1:9466\" "
+	    "or \"[::1]:9466\"", spec);
+	return -EINVAL;
+}
+
+int
+metrics_parse_listen(const char *spec, struct sockaddr_storage *addr,
+    socklen_t *addrlen, char *why, size_t whylen)
+{
+	const char *colon = strrchr(spec, ':'), *host = spec;
+	char buf[INET6_ADDRSTRLEN];
+	size_t hostlen;
+	char *end;
+	long port;
+
+	if (colon == NULL)
+		return metrics_why(why, whylen, spec);
+	hostlen = (size_t)(colon - spec);
+	if (spec[0] == '[') {
+		if (hostlen < 2 || colon[-1] != ']')
+			return metrics_why(why, whylen, spec);
+		host++;
+		hostlen -= 2;
+	}
+	if (hostlen == 0 || hostlen >= sizeof(buf))
+		return metrics_why(why, whylen, spec);
+	memcpy(buf, host, hostlen);
+	buf[hostlen] = '\0';
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
+	    port > 65535) {
+		snprintf(why, whylen, "\"%s\": the port must be a number "
+		    "1..65535", spec);
+		return -EINVAL;
+	}
+	memset(addr, 0, sizeof(*addr));
+	if (host != spec) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
+
+		if (inet_pton(AF_INET6, buf, &in6->sin6_addr) != 1)
+			return metrics_why(why, whylen, spec);
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*addrlen = sizeof(*in6);
+	} else {
+		struct sockaddr_in *in = (struct sockaddr_in *)addr;
+
+		if (inet_pton(AF_INET, buf, &in->sin_addr) != 1)
+			return metrics_why(why, whylen, spec);
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		*addrlen = sizeof(*in);
+	}
+	return (int)port;
+}
+
+/* Opens, binds and listens.  Returns the socket, or -errno with the
+ * sentence in err. */
+static int
+metrics_listen(const char *spec, int *port, char *err, size_t errlen)
+{
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char why[256];
+	int fd, r, one = 1;
+
+	if ((r = metrics_parse_listen(spec, &addr, &addrlen, why,
+	    sizeof(why))) < 0) {
+		snprintf(err, errlen, "%s", why);
+		return r;
+	}
+	if ((fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot open a socket for %s: %s", spec,
+		    strerror(errno));
+		return r;
+	}
+	/* a restart must not wait for the old connections' TIME_WAIT */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&addr, addrlen) < 0 ||
+	    listen(fd, 16) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot listen on %s: %s%s", spec,
+		    strerror(errno), r == -EADDRINUSE ? " (another process, "
+		    "perhaps another kedge, listens there)" : r ==
+		    -EADDRNOTAVAIL ? " (no interface of this host has that "
+		    "address)" : r == -EACCES ? " (ports below 1024 need "
+		    "privileges)" : "");
+		close(fd);
+		return r;
+	}
+	addrlen = sizeof(addr);
+	getsockname(fd, (struct sockaddr *)&addr, &addrlen);
+	*port = ntohs(addr.ss_family == AF_INET6 ?
+	    ((struct sockaddr_in6 *)&addr)->sin6_port :
+	    ((struct sockaddr_in *)&addr)->sin_port);
+	return fd;
+}
+
+/* Queues a text/plain answer; body is static. */
+static enum MHD_Result
+metrics_answer(struct MHD_Connection *c, unsigned status, const char *body)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if ((r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+	    MHD_RESPMEM_PERSISTENT)) == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* The metrics: a copy of the latest text, so that the loop's next
+ * metrics_set() never waits on a slow client. */
+static enum MHD_Result
+metrics_answer_text(struct metrics_server *s, struct MHD_Connection *c)
+{
+	struct MHD_Response *r = NULL;
+	enum MHD_Result ret;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->text != NULL)
+		r = MHD_create_response_from_buffer(s->len, s->text,
+		    MHD_RESPMEM_MUST_COPY);
+	pthread_mutex_unlock(&s->lock);
+	if (r == NULL)
+		return metrics_answer(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "no metrics yet; kedge is starting\n");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    "text/plain; version=0.0.4; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* libmicrohttpd has parsed the request's head (and answers what it
+ * cannot parse with 400, a head too long with 431): GET and HEAD
+ * /metrics are answered, a query string ignored, anything else refused.
+ * The answer is queued at the first call, before any body is read. */
+static enum MHD_Result
+metrics_request(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **req_cls)
+{
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)req_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return metrics_answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		    "use GET\n");
+	if (strcmp(url, "/metrics") != 0)
+		return metrics_answer(c, MHD_HTTP_NOT_FOUND,
+		    "not found; the metrics are at /metrics\n");
+	return metrics_answer_text(cls, c);
+}
+
+struct metrics_server *
+metrics_start(const char *spec, char *err, size_t errlen)
+{
+	struct metrics_server *s;
+	sigset_t old;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	if ((s->fd = metrics_listen(spec, &s->port, err, errlen)) < 0)
+		goto fail;
+	/* the daemon's thread inherits this thread's mask (thread.h) */
+	thread_block_signals(&old);
+	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
+	    0, NULL, NULL, metrics_request, s,
+	    MHD_OPTION_LISTEN_SOCKET, s->fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CONNECTIONS,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_PER_ADDRESS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_IDLE_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_MEMORY,
+	    MHD_OPTION_END);
+	thread_unblock_signals(&old);
+	if (s->d == NULL) {
+		/* whether it closed the socket is not said: left open */
+		snprintf(err, errlen, "metrics: libmicrohttpd cannot serve %s",
+		    spec);
+		goto fail;
+	}
+	return s;
+fail:
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+	return NULL;
+}
+
+int
+metrics_port(const struct metrics_server *s)
+{
+	return s->port;
+}
+
+int
+metrics_set(struct metrics_server *s, const struct metrics_snapshot *m)
+{
+	char *text = NULL, *old;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return -ENOMEM;
+	r = metrics_render(f, m);
+	if (fclose(f) != 0 || r < 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&s->lock);
+	old = s->text;
+	s->text = text;
+	s->len = len;
+	pthread_mutex_unlock(&s->lock);
+	free(old);
+	return 0;
+}
+
+void
+metrics_stop(struct metrics_server *s)
+{
+	if (s == NULL)
+		return;
+	/* closes every connection and the listening socket, and joins
+	 * the thread */
+	MHD_stop_daemon(s->d);
+	pthread_mutex_destroy(&s->lock);
+	free(s->text);
+	free(s);
+}

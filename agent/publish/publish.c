@@ -1,0 +1,384 @@
+#include "agent/publish/publish.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/complete/complete.h"
+#include "agent/complete/oncomplete.h"
+#include "agent/target/target.h"
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+#include "lib/buf.h"
+#include "lib/crash.h"
+#include "lib/fsutil.h"
+#include "lib/log.h"
+#include "lib/thread.h"
+
+#define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
+
+struct publisher {
+	char *ready_dir;
+	struct target *target;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
+	uint64_t kicks;       /* requests so far */
+	uint64_t served;      /* requests seen by a finished pass */
+	size_t left;          /* files the last pass could not publish */
+	struct publish_stats stats;
+	struct completer *cp; /* only this thread uses it */
+	struct oncomplete *oc; /* NULL: no output.on_complete */
+	struct complete_view view;  /* handed over, not taken yet */
+	int has_view;
+	uint64_t view_kick;   /* the request that came with it */
+	unsigned seed;        /* of the retries' jitter */
+};
+
+/* Puts one spool file into the target at rel, then removes it from the
+ * spool.  Returns 0 or -errno (logged). */
+static int
+publish_one(struct publisher *p, const char *src, const char *rel,
+    off_t *size)
+{
+	char err[1024];
+	struct stat st;
+	int r;
+
+	if (stat(src, &st) < 0)
+		return -errno;
+	*size = st.st_size;
+	if ((r = target_put(p->target, src, rel, err, sizeof(err))) < 0) {
+		/* every failure but a final name taken is retried: say so
+		 * where the target's sentence does not */
+		if (r != -EEXIST && strstr(err, "kedge retries") == NULL) {
+			size_t n = strlen(err);
+			snprintf(err + n, sizeof(err) - n, "; kedge retries");
+		}
+		pthread_mutex_lock(&p->lock);
+		snprintf(p->stats.last_error, sizeof(p->stats.last_error), "%s",
+		    err);
+		memcpy(p->stats.last_failure, p->stats.last_error,
+		    sizeof(p->stats.last_failure));
+		p->stats.last_failure_at = time(NULL);
+		pthread_mutex_unlock(&p->lock);
+		if (r == -EEXIST)
+			log_errx("publish: %s", err);
+		else
+			log_warnx("publish: %s", err);
+		return r;
+	}
+	return unlink(src) < 0 ? -errno : 0;
+}
+
+/* Reads the sidecar at path into sc; one that cannot be read leaves sc
+ * empty: it only costs the completion the file's event times. */
+static void
+publish_read_sidecar(const char *path, struct sidecar *sc)
+{
+	struct buf b = { 0 };
+	char why[256];
+
+	if (fs_read_all(path, &b) < 0 ||
+	    sidecar_parse(b.data, b.len, sc, why, sizeof(why)) < 0)
+		sidecar_clear(sc);
+	buf_clear(&b);
+}
+
+/* Moves one ready part file into the target, its sidecar first, so that a
+ * part file in the target always has its sidecar.  Returns 0 or -errno. */
+static int
+publish_file(struct publisher *p, const char *src, const char *rel)
+{
+	char side_src[PATH_MAX], side_rel[PATH_MAX];
+	const char *name = strrchr(rel, '/');
+	int dirlen = name ? (int)(name - rel) + 1 : 0;
+	struct sidecar sc = { 0 };
+	off_t size;
+	int r;
+
+	name = name ? name + 1 : rel;
+	if ((size_t)snprintf(side_rel, sizeof(side_rel), "%.*s.%s.json", dirlen,
+	    rel, name) >= sizeof(side_rel) ||
+	    (size_t)snprintf(side_src, sizeof(side_src), "%s/%s", p->ready_dir,
+	    side_rel) >= sizeof(side_src))
+		return -ENAMETOOLONG;
+	/* gone when a run before this one moved it and then stopped */
+	if (access(side_src, F_OK) == 0) {
+		publish_read_sidecar(side_src, &sc);
+		if ((r = publish_one(p, side_src, side_rel, &size)) < 0)
+			goto out;
+	}
+	crash_point("publish-mid");
+	if ((r = publish_one(p, src, rel, &size)) < 0)
+		goto out;
+	completer_published(p->cp, rel, &sc);
+	pthread_mutex_lock(&p->lock);
+	p->stats.files++;
+	p->stats.bytes += (uint64_t)size;
+	pthread_mutex_unlock(&p->lock);
+	log_debug("publish: %s", rel);
+out:
+	sidecar_clear(&sc);
+	return r;
+}
+
+/* Publishes every file under ready_dir/rel; returns the number that failed.
+ * Directories emptied on the way are removed. */
+static size_t
+publish_walk(struct publisher *p, const char *rel)
+{
+	char dir[PATH_MAX], path[PATH_MAX], sub[PATH_MAX];
+	struct dirent *de;
+	size_t failed = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s%s%s", p->ready_dir, rel[0] ? "/" : "", rel);
+	if ((d = opendir(dir)) == NULL)
+		return errno == ENOENT ? 0 : 1;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel,
+		    rel[0] ? "/" : "", de->d_name) >= sizeof(sub) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", p->ready_dir,
+		    sub) >= sizeof(path) || lstat(path, &st) < 0) {
+			failed++;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			failed += publish_walk(p, sub);
+			continue;
+		}
+		if (publish_file(p, path, sub) < 0) { /* it said why */
+			pthread_mutex_lock(&p->lock);
+			p->stats.errors++;
+			pthread_mutex_unlock(&p->lock);
+			failed++;
+		}
+	}
+	closedir(d);
+	if (rel[0] != '\0') {
+		spool_ready_lock();
+		rmdir(dir); /* fails harmlessly while not empty */
+		spool_ready_unlock();
+	}
+	return failed;
+}
+
+/* Writes the progress files and completes the hours it can. */
+static void
+publish_complete(struct publisher *p)
+{
+	char err[1024];
+	int n;
+
+	if ((n = completer_run(p->cp, p->target, time(NULL), err,
+	    sizeof(err))) < 0)
+		log_warnx("complete: %s; trying again after the next checkpoint",
+		    err);
+	else if (n > 0)
+		log_info("complete: %d hour(s) got a new manifest", n);
+}
+
+static void *
+publish_main(void *arg)
+{
+	struct publisher *p = arg;
+	int backoff = 1, waited = 1;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		uint64_t kicks = p->kicks;
+		struct timespec until;
+		int complete = 0;
+		size_t left;
+
+		pthread_mutex_unlock(&p->lock);
+		left = publish_walk(p, "");
+		pthread_mutex_lock(&p->lock);
+		p->left = left;
+		if (left == 0)
+			p->stats.last_error[0] = '\0';
+		p->served = kicks;
+		pthread_cond_broadcast(&p->cond);
+		/* everything the view's checkpoint released is in the target */
+		if (left == 0 && p->has_view && kicks >= p->view_kick) {
+			completer_set_view(p->cp, &p->view);
+			p->has_view = 0;
+			complete = 1;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (complete)
+			publish_complete(p);
+		pthread_mutex_lock(&p->lock);
+		/* a pass a new request started early does not count: only one
+		 * that waited the whole backoff and failed again doubles it */
+		if (!left)
+			backoff = 1;
+		else if (waited)
+			backoff = backoff * 2 > PUBLISH_BACKOFF_MAX ?
+			    PUBLISH_BACKOFF_MAX : backoff * 2;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += backoff;
+		if (left) /* up to a quarter more, so hosts do not retry in step */
+			until.tv_nsec += (long)(rand_r(&p->seed) % 250) * backoff *
+			    1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		waited = 0;
+		while (!p->stop && p->kicks == kicks && !waited)
+			waited = pthread_cond_timedwait(&p->cond, &p->lock,
+			    &until) == ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static void
+publisher_free(struct publisher *p)
+{
+	oncomplete_stop(p->oc);
+	target_close(p->target);
+	completer_free(p->cp);
+	complete_view_clear(&p->view);
+	free(p->ready_dir);
+	free(p);
+}
+
+struct publisher *
+publisher_start(const struct conf *c, char *err, size_t errlen)
+{
+	struct publisher *p;
+	char warning[1024];
+	int r;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL ||
+	    asprintf(&p->ready_dir, "%s/ready", c->output.spool_dir) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if ((r = fs_mkdirs(p->ready_dir, 0755)) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", p->ready_dir,
+		    strerror(-r));
+		goto fail;
+	}
+	if ((p->target = target_open(c, err, errlen)) == NULL ||
+	    (p->cp = completer_new(c, err, errlen)) == NULL)
+		goto fail;
+	if (c->output.on_complete.n > 0) {
+		if ((p->oc = oncomplete_start(c, err, errlen)) == NULL)
+			goto fail;
+		completer_set_oncomplete(p->cp, p->oc);
+	}
+	if (target_warning(c, warning, sizeof(warning)))
+		log_warnx("%s", warning);
+	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	if ((r = thread_start(&p->thread, publish_main, p)) != 0) {
+		snprintf(err, errlen, "cannot start the publisher: %s", strerror(r));
+		pthread_mutex_destroy(&p->lock);
+		pthread_cond_destroy(&p->cond);
+		goto fail;
+	}
+	return p;
+fail:
+	if (p != NULL)
+		publisher_free(p);
+	return NULL;
+}
+
+void
+publisher_set_view(struct publisher *p, struct complete_view *v)
+{
+	pthread_mutex_lock(&p->lock);
+	complete_view_clear(&p->view);
+	p->view = *v;
+	memset(v, 0, sizeof(*v));
+	p->has_view = 1;
+	p->view_kick = ++p->kicks;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void
+publisher_kick(struct publisher *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->kicks++;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+size_t
+publisher_drain(struct publisher *p, int timeout_s)
+{
+	struct timespec until;
+	uint64_t want;
+	size_t left;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_s;
+	pthread_mutex_lock(&p->lock);
+	want = ++p->kicks;
+	pthread_cond_broadcast(&p->cond);
+	/* Failed files are retried by the thread on its backoff schedule. */
+	while (p->served < want || p->left > 0)
+		if (pthread_cond_timedwait(&p->cond, &p->lock, &until) == ETIMEDOUT)
+			break;
+	left = p->served < want && p->left == 0 ? 1 : p->left;
+	pthread_mutex_unlock(&p->lock);
+	return left;
+}
+
+void
+publisher_stop(struct publisher *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	publisher_free(p);
+}
+
+void
+publisher_get_stats(struct publisher *p, struct publish_stats *out)
+{
+	pthread_mutex_lock(&p->lock);
+	*out = p->stats;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void
+publisher_settle(struct publisher *p)
+{
+	if (p->oc != NULL)
+		oncomplete_settle(p->oc);
+}
+
+int
+publisher_get_oncomplete(struct publisher *p, size_t i,
+    struct oncomplete_stats *out)
+{
+	if (p->oc == NULL)
+		return 0;
+	oncomplete_get_stats(p->oc, i, out);
+	return 1;
+}

@@ -1,0 +1,158 @@
+/* kedge's configuration as librdkafka's properties: see source.h. */
+#include "agent/source/source_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * The defaults keep memory small for edge hosts: about 30,000 queued
+ * records and at most 2 MiB (compressed) per fetch.  Users can override
+ * each through kafka.rdkafka.  queued.min.messages is also the mark
+ * source.c's prefetching watches.
+ */
+static const struct {
+	const char *key;
+	const char *value;
+} source_defaults[] = {
+	{ "queued.min.messages", "30000" },
+	{ "queued.max.messages.kbytes", "65536" },
+	{ "fetch.max.bytes", "2097152" },
+	{ "fetch.wait.max.ms", "100" },
+};
+
+static int
+source_set(rd_kafka_conf_t *kc, const char *key, const char *value, char *err,
+    size_t errlen)
+{
+	char why[512];
+
+	if (rd_kafka_conf_set(kc, key, value, why, sizeof(why)) ==
+	    RD_KAFKA_CONF_OK)
+		return 0;
+	snprintf(err, errlen, "librdkafka refuses %s: %s", key, why);
+	return -EINVAL;
+}
+
+/* SASL is GSSAPI with the tickets kedge's own login keeps in KRB5CCNAME:
+ * librdkafka's kinit shell-out is off.  TLS takes the checked files. */
+static int
+source_security(rd_kafka_conf_t *kc, const struct conf *c, char *err,
+    size_t errlen)
+{
+	const char *p = c->kafka.protocol;
+	const struct { const char *key, *value; } tls[] = {
+		{ "ssl.ca.location", c->kafka.ca_file },
+		{ "ssl.certificate.location", c->kafka.cert_file },
+		{ "ssl.key.location", c->kafka.key_file },
+		{ "ssl.crl.location", c->kafka.crl_file },
+		{ "ssl.endpoint.identification.algorithm", "https" },
+	};
+
+	if (strncmp(p, "SASL_", 5) == 0 &&
+	    (source_set(kc, "sasl.mechanisms", "GSSAPI", err, errlen) < 0 ||
+	    source_set(kc, "sasl.kerberos.service.name", c->kafka.service_name,
+	    err, errlen) < 0 ||
+	    (c->kerberos.principal != NULL && source_set(kc,
+	    "sasl.kerberos.principal", c->kerberos.principal, err, errlen) < 0) ||
+	    source_set(kc, "sasl.kerberos.min.time.before.relogin", "0", err,
+	    errlen) < 0))
+		return -EINVAL;
+	if (strcmp(p, "SSL") != 0 && strcmp(p, "SASL_SSL") != 0)
+		return 0;
+	if (rd_kafka_conf_set_ssl_cert_verify_cb(kc, source_cert_verify) !=
+	    RD_KAFKA_CONF_OK) {
+		snprintf(err, errlen, "kafka.security.protocol %s: this librdkafka "
+		    "is built without TLS", p);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
+		if (tls[i].value != NULL && source_set(kc, tls[i].key,
+		    tls[i].value, err, errlen) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+rd_kafka_conf_t *
+source_properties(const struct conf *c, char *err, size_t errlen)
+{
+	rd_kafka_conf_t *kc = rd_kafka_conf_new();
+	size_t i;
+
+	for (i = 0; i < sizeof(source_defaults) / sizeof(source_defaults[0]); i++)
+		if (source_set(kc, source_defaults[i].key, source_defaults[i].value,
+		    err, errlen) < 0)
+			goto fail;
+	if (source_set(kc, "bootstrap.servers", c->kafka.brokers, err, errlen) < 0 ||
+	    source_set(kc, "security.protocol", c->kafka.protocol, err, errlen) < 0 ||
+	    source_set(kc, "enable.auto.commit", "false", err, errlen) < 0 ||
+	    source_set(kc, "enable.auto.offset.store", "false", err, errlen) < 0 ||
+	    source_set(kc, "enable.partition.eof", "true", err, errlen) < 0 ||
+	    source_set(kc, "auto.offset.reset", c->kafka.start, err, errlen) < 0)
+		goto fail;
+	if (source_security(kc, c, err, errlen) < 0)
+		goto fail;
+	/* librdkafka's consumer refuses assign() without a group.id.  In
+	 * static mode the group is never joined and nothing is committed to
+	 * it: the name only satisfies that check. */
+	if (source_set(kc, "group.id", c->kafka.group_id ? c->kafka.group_id :
+	    SOURCE_STATIC_GROUP, err, errlen) < 0)
+		goto fail;
+	for (i = 0; i < c->kafka.n_rdkafka; i++) {
+		const struct conf_kv *kv = &c->kafka.rdkafka[i];
+		char why[256];
+		if (rd_kafka_conf_set(kc, kv->key, kv->value, why, sizeof(why)) !=
+		    RD_KAFKA_CONF_OK) {
+			snprintf(err, errlen, "%s:%d: kafka.rdkafka: librdkafka "
+			    "property %s: %s", c->path, kv->line, kv->key, why);
+			goto fail;
+		}
+	}
+	return kc;
+fail:
+	rd_kafka_conf_destroy(kc);
+	return NULL;
+}
+
+int
+source_insecure(const struct conf *c, char *why, size_t whylen)
+{
+	static const struct {
+		const char *key, *off, *means;
+	} checks[] = {
+		{ "enable.ssl.certificate.verification", "false", "kedge "
+		  "does not check the brokers' certificates at all, so anyone "
+		  "on the way can pose as a broker and read or forge records" },
+		{ "ssl.endpoint.identification.algorithm", "none", "kedge "
+		  "does not check that a broker's certificate names that "
+		  "broker, so any certificate the CA signed passes for any "
+		  "broker" },
+	};
+	const char *p = c->kafka.protocol;
+	rd_kafka_conf_t *kc;
+	char err[512], v[64];
+	int found = 0;
+
+	if (strcmp(p, "SSL") != 0 && strcmp(p, "SASL_SSL") != 0)
+		return 0;
+	/* what librdkafka will use, whatever spelling the value had */
+	if ((kc = source_properties(c, err, sizeof(err))) == NULL)
+		return 0;
+	for (size_t i = 0; !found && i < sizeof(checks) / sizeof(checks[0]);
+	    i++) {
+		size_t len = sizeof(v);
+		const struct conf_kv *kv;
+
+		if (rd_kafka_conf_get(kc, checks[i].key, v, &len) !=
+		    RD_KAFKA_CONF_OK || strcmp(v, checks[i].off) != 0)
+			continue;
+		kv = conf_rdkafka_find(c, checks[i].key);
+		snprintf(why, whylen, "%s:%d: kafka.rdkafka sets %s = %s: %s; "
+		    "remove it, and name the brokers' CA in "
+		    "kafka.security.ca_file", c->path, kv != NULL ? kv->line : 0,
+		    checks[i].key, v, checks[i].means);
+		found = 1;
+	}
+	rd_kafka_conf_destroy(kc);
+	return found;
+}

@@ -1,0 +1,421 @@
+#include "agent/write/spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "agent/write/journal.h"
+#include "lib/fsutil.h"
+
+/* Removes suffix from the end of s when it is there; returns 1 if it was. */
+static int
+spool_strip(char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	if (n <= m || strcmp(s + n - m, suffix) != 0)
+		return 0;
+	s[n - m] = '\0';
+	return 1;
+}
+
+/* Reads the whole of s as journal_decimal() does, a number of at most
+ * max: the one spelling the writer gives it, so that the name is the one
+ * `kedge verify` expects of the sidecar.  Returns 0 or -EINVAL. */
+static int
+spool_number(const char *s, int64_t max, int64_t *out)
+{
+	uint64_t v;
+
+	if (journal_decimal(&s, s + strlen(s), (uint64_t)max, &v) < 0 ||
+	    *s != '\0')
+		return -EINVAL;
+	*out = (int64_t)v;
+	return 0;
+}
+
+int
+spool_name_parse(const char *name, struct spool_name *out)
+{
+	char buf[NAME_MAX + 1], *p, *q, *end;
+	int64_t partition;
+
+	if (strlen(name) >= sizeof(buf) || name[0] == '.')
+		return -EINVAL;
+	strcpy(buf, name);
+	out->codec = spool_strip(buf, ".gz") ? "gzip" :
+	    spool_strip(buf, ".zst") ? "zstd" : "none";
+	if (spool_strip(buf, ".txt"))
+		out->format = "hive-text";
+	else if (spool_strip(buf, ".jsonl"))
+		out->format = "jsonl";
+	else
+		return -EINVAL;
+	/* topic+partition+first+host: no '+' in topics or hosts */
+	if ((p = strchr(buf, '+')) == NULL || (q = strchr(p + 1, '+')) == NULL ||
+	    (end = strchr(q + 1, '+')) == NULL || strchr(end + 1, '+') != NULL)
+		return -EINVAL;
+	*p = *q = *end = '\0';
+	if ((size_t)(p - buf) >= sizeof(out->topic) || buf[0] == '\0' ||
+	    end[1] == '\0' || strlen(end + 1) >= sizeof(out->host))
+		return -EINVAL;
+	strcpy(out->topic, buf);
+	strcpy(out->host, end + 1);
+	if (spool_number(p + 1, INT32_MAX, &partition) < 0 ||
+	    spool_number(q + 1, INT64_MAX, &out->first_offset) < 0)
+		return -EINVAL;
+	out->partition = (int32_t)partition;
+	return 0;
+}
+
+/* Cuts the file at path to len bytes and makes that durable. */
+static int
+spool_cut(const char *path, uint64_t len, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if ((uint64_t)st.st_size < len) {
+		snprintf(err, errlen, "%s holds %lld bytes, fewer than the %" PRIu64
+		    " its checkpoint recorded", path, (long long)st.st_size, len);
+		r = -EIO;
+		goto close;
+	}
+	if (((uint64_t)st.st_size > len && ftruncate(fd, (off_t)len) < 0) ||
+	    fsync(fd) < 0)
+		r = -errno;
+close:
+	close(fd);
+out:
+	if (r < 0 && r != -EIO)
+		snprintf(err, errlen, "cannot cut %s back: %s", path,
+		    fs_strerror(-r));
+	return r;
+}
+
+struct spool_hash {
+	EVP_MD_CTX *ctx;
+	uint64_t len;
+	int failed;
+};
+
+struct spool_hash *
+spool_hash_new(void)
+{
+	struct spool_hash *h;
+
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return NULL;
+	if ((h->ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+		spool_hash_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void
+spool_hash_update(struct spool_hash *h, const void *data, size_t len)
+{
+	if (EVP_DigestUpdate(h->ctx, data, len) != 1)
+		h->failed = 1;
+	h->len += len;
+}
+
+int
+spool_hash_done(struct spool_hash *h, struct spool_digest *out)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (h->failed || EVP_DigestFinal_ex(h->ctx, md, &mdlen) != 1)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < mdlen; i++)
+		snprintf(out->hex + 2 * i, 3, "%02x", md[i]);
+	out->len = h->len;
+	return 0;
+}
+
+void
+spool_hash_free(struct spool_hash *h)
+{
+	if (h == NULL)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}
+
+/* The SHA-256 of the file at path, read whole. */
+static int
+spool_sha256(const char *path, struct spool_digest *out, char *err,
+    size_t errlen)
+{
+	unsigned char chunk[65536];
+	struct spool_hash *h;
+	ssize_t n = 0;
+	int fd, r = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot read %s: %s", path,
+		    fs_strerror(errno));
+		return r;
+	}
+	if ((h = spool_hash_new()) == NULL)
+		r = -ENOMEM;
+	while (r == 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
+		spool_hash_update(h, chunk, (size_t)n);
+	if (r == 0 && n < 0)
+		r = -errno;
+	if (r == 0)
+		r = spool_hash_done(h, out);
+	spool_hash_free(h);
+	close(fd);
+	if (r < 0)
+		snprintf(err, errlen, "cannot hash %s: %s", path,
+		    fs_strerror(-r));
+	return r;
+}
+
+static pthread_mutex_t spool_ready_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void
+spool_ready_lock(void)
+{
+	pthread_mutex_lock(&spool_ready_mutex);
+}
+
+void
+spool_ready_unlock(void)
+{
+	pthread_mutex_unlock(&spool_ready_mutex);
+}
+
+int
+spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
+    const struct spool_digest *known, char *err, size_t errlen)
+{
+	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX];
+	char ready[PATH_MAX], ready_sidecar[PATH_MAX], *table = NULL;
+	struct spool_digest digest;
+	const char *name = strrchr(rel, '/'), *slash = strchr(rel, '/');
+	int dirlen = name ? (int)(name - rel) : 0;
+	struct journal_file_info info;
+	struct journal_state st;
+	struct spool_name sn;
+	int r;
+
+	name = name ? name + 1 : rel;
+	if (spool_name_parse(name, &sn) < 0 || slash == NULL) {
+		snprintf(err, errlen, "%s/open/%s is not a part file", spool_dir, rel);
+		return -EINVAL;
+	}
+	if ((size_t)snprintf(data, sizeof(data), "%s/open/%s", spool_dir, rel) >=
+	    sizeof(data) ||
+	    (size_t)snprintf(journal, sizeof(journal), "%s/open/%.*s/.%s.journal",
+	    spool_dir, dirlen, rel, name) >= sizeof(journal) ||
+	    (size_t)snprintf(sidecar, sizeof(sidecar), "%s/open/%.*s/.%s.json",
+	    spool_dir, dirlen, rel, name) >= sizeof(sidecar) ||
+	    (size_t)snprintf(ready, sizeof(ready), "%s/ready/%s", spool_dir, rel) >=
+	    sizeof(ready) ||
+	    (size_t)snprintf(ready_sidecar, sizeof(ready_sidecar),
+	    "%s/ready/%.*s/.%s.json", spool_dir, dirlen, rel, name) >=
+	    sizeof(ready_sidecar)) {
+		snprintf(err, errlen, "%s/open/%s: path too long", spool_dir, rel);
+		return -ENAMETOOLONG;
+	}
+	memset(&st, 0, sizeof(st));
+	if ((table = strndup(rel, (size_t)(slash - rel))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (access(journal, F_OK) == 0 &&
+	    (r = journal_read(journal, upto, &st, err, errlen)) < 0)
+		goto out;
+	if (!st.found) {
+		/* nothing in it was ever decided: its records are read again */
+		unlink(data);
+		unlink(journal);
+		r = 0;
+		goto out;
+	}
+	info = (struct journal_file_info){ table, sn.topic, sn.partition,
+	    sn.host, sn.first_offset, sn.format, sn.codec, digest.hex };
+	if ((r = spool_cut(data, st.len, err, errlen)) < 0)
+		goto out;
+	/* the writer's digest holds when the file is kept whole; a file cut
+	 * back is read again */
+	if (known != NULL && known->len == st.len)
+		digest = *known;
+	else if ((r = spool_sha256(data, &digest, err, errlen)) < 0)
+		goto out;
+	if ((r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
+		goto out;
+	spool_ready_lock();
+	if ((r = fs_rename_durable(sidecar, ready_sidecar)) == 0)
+		r = fs_rename_durable(data, ready);
+	spool_ready_unlock();
+	if (r < 0) {
+		/* which one is missing says where to look */
+		snprintf(err, errlen, "cannot move %s to %s/ready: %s (%s)", data,
+		    spool_dir, fs_strerror(-r), access(sidecar, F_OK) == 0 ?
+		    "its sidecar is still in open/" : access(data, F_OK) != 0 ?
+		    "the part file is gone" : "ready/ kept vanishing");
+		goto out;
+	}
+	unlink(journal);
+	r = 1;
+out:
+	journal_state_clear(&st);
+	free(table);
+	return r;
+}
+
+struct spool_walk {
+	const char *spool_dir;
+	spool_decide_fn *decide;
+	void *arg;
+	struct spool_recovery *out;
+	int hidden;            /* second pass: remove what is left */
+	void (*list)(const char *topic, int32_t partition, void *arg);
+	char *err;
+	size_t errlen;
+};
+
+static int
+spool_walk_dir(struct spool_walk *sw, const char *rel)
+{
+	char dir[PATH_MAX], sub[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	snprintf(dir, sizeof(dir), "%s/open%s%s", sw->spool_dir, rel[0] ? "/" : "",
+	    rel);
+	if ((d = opendir(dir)) == NULL)
+		return errno == ENOENT ? 0 : -errno;
+	while (r >= 0 && (de = readdir(d)) != NULL) {
+		struct spool_name sn;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel,
+		    rel[0] ? "/" : "", de->d_name) >= sizeof(sub))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			r = spool_walk_dir(sw, sub);
+		} else if (sw->hidden) {
+			unlinkat(dirfd(d), de->d_name, 0);
+		} else if (sw->list != NULL) {
+			if (spool_name_parse(de->d_name, &sn) == 0)
+				sw->list(sn.topic, sn.partition, sw->arg);
+		} else if (spool_name_parse(de->d_name, &sn) == 0) {
+			r = spool_finalize(sw->spool_dir, sub,
+			    sw->decide(sn.topic, sn.partition, sw->arg), NULL,
+			    sw->err, sw->errlen);
+			if (r == 1)
+				sw->out->kept++;
+			else if (r == 0)
+				sw->out->deleted++;
+		}
+	}
+	closedir(d);
+	if (r == 0 && sw->hidden && rel[0] != '\0')
+		rmdir(dir);
+	return r < 0 ? r : 0;
+}
+
+int
+spool_list(const char *spool_dir,
+    void (*fn)(const char *topic, int32_t partition, void *arg), void *arg)
+{
+	struct spool_walk sw = { spool_dir, NULL, arg, NULL, 0, fn, NULL, 0 };
+
+	return spool_walk_dir(&sw, "");
+}
+
+int
+spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
+    struct spool_recovery *out, char *err, size_t errlen)
+{
+	struct spool_walk sw = { spool_dir, decide, arg, out, 0, NULL, err,
+	    errlen };
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = spool_walk_dir(&sw, "")) < 0) {
+		if (err[0] == '\0')
+			snprintf(err, errlen, "cannot read %s/open: %s", spool_dir,
+			    fs_strerror(-r));
+		return r;
+	}
+	sw.hidden = 1;
+	return spool_walk_dir(&sw, "");
+}
+
+/* Adds what is under dir to u; ready says whether it is under ready/. */
+static void
+spool_usage_dir(const char *dir, int ready, struct spool_usage *u)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir,
+			    de->d_name) < sizeof(sub))
+				spool_usage_dir(sub, ready, u);
+			continue;
+		}
+		u->bytes += (uint64_t)st.st_size;
+		if (!ready || de->d_name[0] == '.')
+			continue;
+		u->ready_files++;
+		if (u->oldest_ready == 0 || st.st_mtime < u->oldest_ready)
+			u->oldest_ready = st.st_mtime;
+	}
+	closedir(d);
+}
+
+int
+spool_usage(const char *spool_dir, struct spool_usage *out)
+{
+	char dir[PATH_MAX];
+	struct statvfs vfs;
+
+	memset(out, 0, sizeof(*out));
+	if (statvfs(spool_dir, &vfs) < 0)
+		return -errno;
+	out->free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	snprintf(dir, sizeof(dir), "%s/open", spool_dir);
+	spool_usage_dir(dir, 0, out);
+	snprintf(dir, sizeof(dir), "%s/ready", spool_dir);
+	spool_usage_dir(dir, 1, out);
+	return 0;
+}

@@ -1,0 +1,657 @@
+#include "agent/write/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/write/journal.h"
+#include "agent/write/spool.h"
+#include "lib/fsutil.h"
+
+/* Formatted rows are written, each chunk compressed as one gzip member or
+ * zstd frame, once a file has this many bytes of them: large enough for few
+ * syscalls and a good ratio, small enough that dozens of open files cost
+ * little memory.  Because every chunk ends its member, one compressor per
+ * writer serves all its files, and every length a file has between writes
+ * is a valid compressed file. */
+#define WRITER_CHUNK (64 * 1024)
+
+struct part {
+	struct part *next;
+	int64_t hour_key;
+	char *topic;
+	int32_t partition;
+	int64_t first_offset;
+	int64_t last_first;     /* the last record whose first row is here */
+	uint64_t rows;
+	int fd;
+	struct journal *journal;
+	struct buf rows_buf;    /* formatted rows not yet written */
+	uint64_t file_bytes;    /* bytes written to fd */
+	struct spool_hash *hash; /* of those bytes; NULL: short of memory */
+	int dirty;              /* rows since the last flush */
+	int sealed;             /* rolled, and sealed since: ready to release */
+	time_t opened;
+	time_t last_write;
+	uint64_t used;          /* the writer's use count at its last row */
+	int64_t min_event_us;   /* of its rows; INT64_MAX: none yet */
+	char *open_path;        /* <spool>/open/<rel> */
+	char *rel;              /* <table>/dt=../hr=../<name> */
+};
+
+struct writer {
+	char *table;
+	char *spool_dir;
+	char *host;
+	struct format format;
+	enum codec_kind codec_kind;
+	struct codec *codec;    /* NULL for CODEC_NONE */
+	struct buf out;         /* compressed bytes on their way to a file */
+	struct roll_policy roll;
+	const struct udtf_column *cols;
+	size_t ncols;
+	struct part *open;      /* files being written */
+	struct part *rolled;    /* closed, waiting for writer_release() */
+	struct part *last;      /* the file the previous row went to */
+	uint64_t uses;          /* rows written and files opened, in order */
+	struct writer_stats stats;
+};
+
+enum roll_reason
+writer_roll_check(const struct roll_policy *p, uint64_t bytes,
+    time_t opened, time_t last_write, time_t now)
+{
+	if (bytes >= p->max_bytes)
+		return ROLL_SIZE;
+	if (now - opened >= p->max_age)
+		return ROLL_AGE;
+	if (now - last_write >= p->inactive)
+		return ROLL_INACTIVE;
+	return ROLL_NONE;
+}
+
+static void
+part_free(struct part *p)
+{
+	if (p == NULL)
+		return;
+	if (p->fd >= 0)
+		close(p->fd);
+	journal_close(p->journal);
+	spool_hash_free(p->hash);
+	buf_clear(&p->rows_buf);
+	free(p->topic);
+	free(p->open_path);
+	free(p->rel);
+	free(p);
+}
+
+struct writer *
+writer_new(const struct writer_opts *o, const struct udtf_column *cols,
+    size_t ncols, char *err, size_t errlen)
+{
+	struct writer *w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		goto nomem;
+	w->table = strdup(o->table);
+	w->spool_dir = strdup(o->spool_dir);
+	w->host = strdup(o->host);
+	if (w->table == NULL || w->spool_dir == NULL || w->host == NULL)
+		goto nomem;
+	w->format = o->format;
+	w->codec_kind = o->codec;
+	if (o->codec != CODEC_NONE &&
+	    (w->codec = codec_new(o->codec, o->codec_level)) == NULL)
+		goto nomem;
+	w->roll = o->roll;
+	w->cols = cols;
+	w->ncols = ncols;
+	return w;
+nomem:
+	snprintf(err, errlen, "table %s: out of memory", o->table);
+	writer_free(w);
+	return NULL;
+}
+
+void
+writer_free(struct writer *w)
+{
+	struct part *p, *next;
+
+	if (w == NULL)
+		return;
+	for (p = w->open; p != NULL; p = next) {
+		next = p->next;
+		part_free(p);
+	}
+	for (p = w->rolled; p != NULL; p = next) {
+		next = p->next;
+		part_free(p);
+	}
+	codec_free(w->codec);
+	buf_clear(&w->out);
+	free(w->table);
+	free(w->spool_dir);
+	free(w->host);
+	free(w);
+}
+
+static int part_roll(struct writer *w, struct part **link, char *err,
+    size_t errlen);
+
+/* Rolls the least recently written open files until one more is within
+ * roll.max_open.  A file the record at offset of the partition opened
+ * stays: a new file of its hour would take its name.  When every open file
+ * is such (a record with rows in more hours than the bound, which
+ * max_rows_per_record bounds), one more opens all the same. */
+static int
+writer_make_room(struct writer *w, const char *topic, int32_t partition,
+    int64_t offset, char *err, size_t errlen)
+{
+	int r;
+
+	while (w->roll.max_open > 0 && w->stats.files_open >= w->roll.max_open) {
+		struct part **lru = NULL;
+
+		for (struct part **l = &w->open; *l != NULL; l = &(*l)->next) {
+			const struct part *p = *l;
+			if (p->first_offset == offset &&
+			    p->partition == partition &&
+			    strcmp(p->topic, topic) == 0)
+				continue;
+			if (lru == NULL || p->used < (*lru)->used)
+				lru = l;
+		}
+		if (lru == NULL)
+			return 0;
+		if ((r = part_roll(w, lru, err, errlen)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static struct part *
+part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
+    int32_t partition, int64_t offset, time_t now, char *err, size_t errlen)
+{
+	char rel[PATH_MAX], path[PATH_MAX], jpath[PATH_MAX];
+	struct part *p;
+	int r;
+
+	r = snprintf(rel, sizeof(rel), "%s/dt=%s/hr=%s/%s+%" PRId32 "+%" PRId64
+	    "+%s.%s%s", w->table, hour->dt, hour->hr, topic, partition, offset,
+	    w->host, format_kind_ext(w->format.kind), codec_kind_ext(w->codec_kind));
+	if (r < 0 || (size_t)r >= sizeof(rel) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/open/%s", w->spool_dir, rel) >=
+	    sizeof(path)) {
+		snprintf(err, errlen, "table %s: part file name too long", w->table);
+		return NULL;
+	}
+	if (writer_make_room(w, topic, partition, offset, err, errlen) < 0)
+		return NULL;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		goto nomem;
+	p->fd = -1;
+	p->hour_key = hour->key;
+	p->partition = partition;
+	p->first_offset = offset;
+	p->last_first = -1;
+	p->min_event_us = INT64_MAX;
+	p->hash = spool_hash_new(); /* NULL: the release reads the file */
+	p->opened = p->last_write = now;
+	p->used = ++w->uses;
+	p->topic = strdup(topic);
+	p->rel = strdup(rel);
+	p->open_path = strdup(path);
+	if (p->topic == NULL || p->rel == NULL || p->open_path == NULL)
+		goto nomem;
+	*strrchr(path, '/') = '\0';
+	if ((r = fs_mkdirs(path, 0755)) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", path,
+		    fs_strerror(-r));
+		goto fail;
+	}
+	/* O_TRUNC: a name comes back only for a file that recovery deleted
+	 * because nothing in it was decided. */
+	p->fd = open(p->open_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (p->fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", p->open_path,
+		    fs_strerror(errno));
+		goto fail;
+	}
+	if ((size_t)snprintf(jpath, sizeof(jpath), "%.2000s/.%.1000s.journal",
+	    path, strrchr(p->open_path, '/') + 1) >= sizeof(jpath)) {
+		snprintf(err, errlen, "table %s: part file name too long", w->table);
+		goto fail;
+	}
+	if ((p->journal = journal_create(jpath, err, errlen)) == NULL)
+		goto fail;
+	p->next = w->open;
+	w->open = p;
+	w->stats.files_open++;
+	return p;
+nomem:
+	snprintf(err, errlen, "table %s: out of memory", w->table);
+fail:
+	part_free(p);
+	return NULL;
+}
+
+/* Writes the formatted rows out, compressed as one member or frame. */
+static int
+part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
+{
+	struct buf *src = &p->rows_buf;
+	int r;
+
+	if (p->rows_buf.len == 0 && (w->codec == NULL || p->file_bytes > 0))
+		return 0;
+	if (w->codec != NULL) {
+		buf_reset(&w->out);
+		/* a compressed file of no row is one empty member: it must
+		 * still decode */
+		if ((r = p->rows_buf.len == 0 ? codec_empty(w->codec, &w->out) :
+		    codec_write(w->codec, p->rows_buf.data, p->rows_buf.len,
+		    &w->out)) < 0 || (r = codec_finish(w->codec, &w->out)) < 0) {
+			snprintf(err, errlen, "table %s: compression failed: %s",
+			    w->table, strerror(-r));
+			return r;
+		}
+		src = &w->out;
+	}
+	if ((r = fs_write_all(p->fd, src->data, src->len)) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", p->open_path,
+		    fs_strerror(-r));
+		return r;
+	}
+	if (p->hash != NULL)
+		spool_hash_update(p->hash, src->data, src->len);
+	p->file_bytes += src->len;
+	w->stats.bytes_flushed += src->len;
+	buf_reset(&p->rows_buf);
+	return 0;
+}
+
+/* Makes the file's rows durable: for rolling, and for every seal. */
+static int
+part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
+{
+	int r;
+
+	if ((r = part_drain(w, p, err, errlen)) < 0)
+		return r;
+	if (fsync(p->fd) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot fsync %s: %s", p->open_path,
+		    fs_strerror(errno));
+		return r;
+	}
+	return 0;
+}
+
+/* Makes the file's rows durable (unless it is closed already) and marks
+ * the journal with checkpoint id. */
+static int
+part_seal(struct writer *w, struct part *p, uint64_t id, char *err,
+    size_t errlen)
+{
+	int r;
+
+	if (!p->dirty)
+		return 0;
+	if (p->fd >= 0 && (r = part_sync(w, p, err, errlen)) < 0)
+		return r;
+	if ((r = journal_seal(p->journal, id, p->file_bytes, p->rows, err,
+	    errlen)) < 0)
+		return r;
+	p->dirty = 0;
+	return 0;
+}
+
+static struct part *
+part_find(struct writer *w, int64_t hour_key, const char *topic,
+    int32_t partition)
+{
+	struct part *p = w->last;
+
+	if (p != NULL && p->hour_key == hour_key && p->partition == partition &&
+	    strcmp(p->topic, topic) == 0)
+		return p;
+	for (p = w->open; p != NULL; p = p->next)
+		if (p->hour_key == hour_key && p->partition == partition &&
+		    strcmp(p->topic, topic) == 0)
+			return p;
+	return NULL;
+}
+
+/* Notes in the file's journal which record the row belongs to, and its
+ * event time. */
+static int
+part_note(struct part *p, const struct writer_origin *o)
+{
+	journal_add_event(p->journal, o->event_us);
+	if (o->event_us < p->min_event_us)
+		p->min_event_us = o->event_us;
+	if (o->rejected_for != NULL)
+		return journal_add(p->journal, JOURNAL_REJECTED, o->rejected_for,
+		    o->offset);
+	if (o->first) {
+		p->last_first = o->offset;
+		return journal_add(p->journal, JOURNAL_OFFSETS, NULL, o->offset);
+	}
+	if (o->offset == p->last_first)
+		return 0;
+	return journal_add(p->journal, JOURNAL_SPILL, NULL, o->offset);
+}
+
+int
+writer_write(struct writer *w, const struct tz_hour *hour,
+    const struct writer_origin *o, const struct udtf_value *vals, char *err,
+    size_t errlen)
+{
+	struct part *p;
+	time_t now = time(NULL);
+	int r;
+
+	if ((p = part_find(w, hour->key, o->topic, o->partition)) == NULL &&
+	    (p = part_open(w, hour, o->topic, o->partition, o->offset, now, err,
+	    errlen)) == NULL)
+		return -EIO;
+	w->last = p;
+	if ((r = format_row(&w->format, w->cols, vals, w->ncols,
+	    &p->rows_buf)) < 0 || (r = part_note(p, o)) < 0) {
+		snprintf(err, errlen, "table %s: out of memory", w->table);
+		return r;
+	}
+	p->rows++;
+	p->last_write = now;
+	p->used = ++w->uses;
+	p->dirty = 1;
+	w->stats.rows++;
+	if (p->rows_buf.len >= WRITER_CHUNK)
+		return part_drain(w, p, err, errlen);
+	return 0;
+}
+
+/* The most recently written file of a partition, open or rolled and not
+ * yet released, or NULL. */
+static struct part *
+part_latest(struct part *list, struct part *best, const char *topic,
+    int32_t partition)
+{
+	for (struct part *p = list; p != NULL; p = p->next)
+		if (p->partition == partition && strcmp(p->topic, topic) == 0 &&
+		    (best == NULL || p->last_write >= best->last_write))
+			best = p;
+	return best;
+}
+
+int
+writer_note_empty(struct writer *w, const struct tz_hour *hour,
+    const char *topic, int32_t partition, int64_t offset, char *err,
+    size_t errlen)
+{
+	return writer_note_skipped(w, hour, topic, partition, offset, offset,
+	    0, err, errlen);
+}
+
+int
+writer_note_skipped(struct writer *w, const struct tz_hour *hour,
+    const char *topic, int32_t partition, int64_t offset, int64_t last,
+    int unread, char *err, size_t errlen)
+{
+	struct part *p = part_latest(w->rolled, part_latest(w->open, NULL, topic,
+	    partition), topic, partition);
+
+	/* no file of the partition to take the note: one of its own, with no
+	 * row, so that the target still accounts for the offset */
+	if (p == NULL && (p = part_open(w, hour, topic, partition, offset,
+	    time(NULL), err, errlen)) == NULL)
+		return -EIO;
+	/* a sealed file takes the note at the next seal */
+	p->dirty = 1;
+	p->sealed = 0;
+	if (journal_add_range(p->journal, unread ? JOURNAL_UNREAD :
+	    JOURNAL_EMPTY, NULL, offset, last) < 0) {
+		snprintf(err, errlen, "table %s: out of memory", w->table);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Closes the file and moves it from the open list to the rolled list. */
+static int
+part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
+{
+	struct part *p = *link;
+	int r;
+
+	if ((r = part_sync(w, p, err, errlen)) < 0)
+		return r;
+	close(p->fd);
+	p->fd = -1;
+	journal_park(p->journal);
+	buf_clear(&p->rows_buf);
+	p->dirty = 1;           /* its last mark comes with the next seal */
+	*link = p->next;
+	p->next = w->rolled;
+	w->rolled = p;
+	if (w->last == p)
+		w->last = NULL;
+	w->stats.files_open--;
+	w->stats.files_rolled++;
+	return 0;
+}
+
+/* The file's size, counting rows not yet written as they are: an estimate
+ * above the truth for compressed files by at most one chunk. */
+static uint64_t
+part_bytes(const struct part *p)
+{
+	return p->file_bytes + p->rows_buf.len;
+}
+
+/* Rolls every open file that want() picks; returns the number rolled or a
+ * negative errno. */
+static int
+writer_roll_where(struct writer *w, int (*want)(const struct writer *,
+    const struct part *, const void *), const void *arg, char *err,
+    size_t errlen)
+{
+	struct part **link = &w->open;
+	int n = 0, r;
+
+	while (*link != NULL) {
+		if (!want(w, *link, arg)) {
+			link = &(*link)->next;
+			continue;
+		}
+		if ((r = part_roll(w, link, err, errlen)) < 0)
+			return r;
+		n++;
+	}
+	return n;
+}
+
+static int
+part_is_done(const struct writer *w, const struct part *p, const void *now)
+{
+	return writer_roll_check(&w->roll, part_bytes(p), p->opened,
+	    p->last_write, *(const time_t *)now) != ROLL_NONE;
+}
+
+int
+writer_tick(struct writer *w, time_t now, char *err, size_t errlen)
+{
+	return writer_roll_where(w, part_is_done, &now, err, errlen);
+}
+
+struct part_key {
+	const char *topic;     /* NULL: every partition */
+	int32_t partition;
+};
+
+static int
+part_is_of(const struct writer *w, const struct part *p, const void *arg)
+{
+	const struct part_key *k = arg;
+
+	(void)w;
+	return k->topic == NULL || (p->partition == k->partition &&
+	    strcmp(p->topic, k->topic) == 0);
+}
+
+int
+writer_roll(struct writer *w, const char *topic, int32_t partition, char *err,
+    size_t errlen)
+{
+	struct part_key k = { topic, partition };
+
+	return writer_roll_where(w, part_is_of, &k, err, errlen);
+}
+
+int
+writer_seal(struct writer *w, uint64_t id, char *err, size_t errlen)
+{
+	int r;
+
+	for (struct part *p = w->open; p != NULL; p = p->next)
+		if ((r = part_seal(w, p, id, err, errlen)) < 0)
+			return r;
+	for (struct part *p = w->rolled; p != NULL; p = p->next) {
+		if ((r = part_seal(w, p, id, err, errlen)) < 0)
+			return r;
+		p->sealed = 1;
+	}
+	return 0;
+}
+
+int
+writer_release(struct writer *w, char *err, size_t errlen)
+{
+	struct part **link = &w->rolled;
+	int n = 0, r;
+
+	while (*link != NULL) {
+		struct part *p = *link;
+		struct spool_digest d;
+		int known;
+
+		if (!p->sealed) {
+			link = &p->next;
+			continue;
+		}
+		journal_close(p->journal);
+		p->journal = NULL;
+		known = p->hash != NULL && spool_hash_done(p->hash, &d) == 0;
+		if ((r = spool_finalize(w->spool_dir, p->rel, UINT64_MAX,
+		    known ? &d : NULL, err, errlen)) < 0)
+			return r;
+		*link = p->next;
+		part_free(p);
+		n++;
+	}
+	return n;
+}
+
+/* Closes every file of the partition and cuts it back to checkpoint upto. */
+static int
+writer_cut_list(struct writer *w, struct part **link, const char *topic,
+    int32_t partition, uint64_t upto, char *err, size_t errlen)
+{
+	int r;
+
+	while (*link != NULL) {
+		struct part *p = *link;
+		if (p->partition != partition || strcmp(p->topic, topic) != 0) {
+			link = &p->next;
+			continue;
+		}
+		*link = p->next;
+		if (w->last == p)
+			w->last = NULL;
+		if (p->fd >= 0)
+			w->stats.files_open--;
+		close(p->fd);
+		p->fd = -1;
+		journal_close(p->journal);
+		p->journal = NULL;
+		r = spool_finalize(w->spool_dir, p->rel, upto, NULL, err, errlen);
+		part_free(p);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+writer_discard(struct writer *w, const char *topic, int32_t partition,
+    uint64_t upto, char *err, size_t errlen)
+{
+	int r;
+
+	if ((r = writer_cut_list(w, &w->open, topic, partition, upto, err,
+	    errlen)) < 0)
+		return r;
+	return writer_cut_list(w, &w->rolled, topic, partition, upto, err,
+	    errlen);
+}
+
+int
+writer_changed(const struct writer *w)
+{
+	for (const struct part *p = w->open; p != NULL; p = p->next)
+		if (p->dirty)
+			return 1;
+	for (const struct part *p = w->rolled; p != NULL; p = p->next)
+		if (p->dirty || p->sealed)
+			return 1;
+	return 0;
+}
+
+/* The least of the rows' event times in the files of the list at p. */
+static int64_t
+writer_list_min(const struct part *p, const char *topic, int32_t partition)
+{
+	int64_t min = INT64_MAX;
+
+	for (; p != NULL; p = p->next)
+		if (p->partition == partition && p->min_event_us < min &&
+		    strcmp(p->topic, topic) == 0)
+			min = p->min_event_us;
+	return min;
+}
+
+int64_t
+writer_pending_min(const struct writer *w, const char *topic,
+    int32_t partition)
+{
+	int64_t a = writer_list_min(w->open, topic, partition);
+	int64_t b = writer_list_min(w->rolled, topic, partition);
+
+	return a < b ? a : b;
+}
+
+void
+writer_set_roll(struct writer *w, const struct roll_policy *p)
+{
+	w->roll = *p;
+}
+
+void
+writer_set_columns(struct writer *w, const struct udtf_column *cols)
+{
+	w->cols = cols;
+}
+
+void
+writer_get_stats(const struct writer *w, struct writer_stats *out)
+{
+	*out = w->stats;
+}

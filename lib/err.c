@@ -1,0 +1,22 @@
+#include "lib/err.h"
+
+#include <stdio.h>
+
+int
+err_vset(char *err, size_t len, int code, const char *fmt, va_list ap)
+{
+	if (err != NULL && len > 0)
+		vsnprintf(err, len, fmt, ap);
+	return code;
+}
+
+int
+err_set(char *err, size_t len, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_vset(err, len, code, fmt, ap);
+	va_end(ap);
+	return code;
+}

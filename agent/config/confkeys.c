@@ -965,7 +965,7 @@ conf_write_reference(FILE *out)
 	    "(`key = value;`, groups `{ }`, lists `( )`, arrays `[ ]`, "
 	    "`#` comments); unknown keys are errors.\n"
 	    "This page is generated from the key table in "
-	    "`agent/confkeys.c`.\n"
+	    "`agent/config/confkeys.c`.\n"
 	    "The column on SIGHUP says whether `systemctl reload kedge` "
 	    "applies a change of the key at once, or whether the change "
 	    "waits for a restart (docs/running.md).\n", out);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/config/confdiff.h"
 #include "agent/ops/notify.h"
 #include "agent/parse/table.h"
 #include "agent/publish/publish.h"

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
 #include <zstd.h>
 
+#include "agent/cli/verify_int.h"
 #include "agent/complete/manifest.h"
 #include "agent/complete/mfcheck.h"
 #include "agent/parse/rejects.h"
@@ -24,8 +24,6 @@
 #include "lib/err.h"
 #include "lib/grow.h"
 
-/* Part files can be 128 MiB: they are read and decoded in chunks. */
-#define CHUNK (128 * 1024)
 /* Far above what the ranges of a 128 MiB file take; keeps a stray hidden
  * file from being read into memory whole.  Also the bound of a manifest,
  * which holds the ranges of an hour's files. */
@@ -34,64 +32,9 @@
 /* What a directory holds, from DIR down: tables, days, hours. */
 enum level { L_ROOT, L_TABLE, L_DAY, L_HOUR };
 
-/* A part file, its sidecar, or (once merged) both. */
-struct vfile {
-	char *path;       /* the part file's, relative to DIR */
-	size_t dir_len;   /* path[0..dir_len) is <table>/dt=../hr=.. */
-	size_t table_len; /* path[0..table_len) is <table> */
-	int has_part, has_sidecar;
-	struct sidecar sc;
-};
-
-enum claim_kind { CLAIM_OWN, CLAIM_SPILL };
-
-/* Records one file accounts for: as their first row, an empty record or a
- * reject (own), or as further rows (spill).  The strings belong to the
- * file's sidecar. */
-struct claim {
-	const char *table, *topic;
-	int64_t partition;
-	enum claim_kind kind;
-	int64_t first, last;
-	size_t file;
-};
-
-/* An hour directory with a manifest or a _SUCCESS. */
-struct vhour {
-	char *dir;        /* <table>/dt=../hr=.., relative to DIR */
-	int has_manifest, has_success;
-};
-
-struct lines {
-	uint64_t n;
-	int open; /* the last byte seen was not a line end */
-};
-
-struct verify {
-	const char *dir;
-	int rootfd;
-	char *msg;
-	size_t msglen;
-	struct vfile *files;
-	size_t nfiles, capfiles;
-	char **tables; /* the table directories but _rejects */
-	size_t ntables, captables;
-	struct claim *claims;
-	size_t nclaims, capclaims;
-	unsigned char *in, *out;
-	ZSTD_DStream *zds; /* made at the first zstd file, kept for the rest */
-	struct spool_hash *hash; /* of the file being read, when its sidecar
-	                          * has a sha256; else NULL */
-	uint64_t rows;
-	uint64_t unread;   /* offsets the broker deleted before they were read */
-	struct vhour *hours;
-	size_t nhours, caphours;
-	size_t manifests;  /* checked */
-	size_t awaiting;   /* part files newer than their hour's manifest */
-};
-
+/* Writes "verify: <what>" and returns 1 (verify_int.h). */
 __attribute__((format(printf, 2, 3)))
-static int
+int
 violation(struct verify *v, const char *fmt, ...)
 {
 	va_list ap;
@@ -110,7 +53,7 @@ violation(struct verify *v, const char *fmt, ...)
 
 /* Writes "verify: <what>: <strerror>" and returns r, a negative errno. */
 __attribute__((format(printf, 3, 4)))
-static int
+int
 failure(struct verify *v, int r, const char *fmt, ...)
 {
 	char what[PATH_MAX + 64];
@@ -123,7 +66,8 @@ failure(struct verify *v, int r, const char *fmt, ...)
 	    strerror(-r));
 }
 
-static int
+/* Writes "verify: out of memory" and returns -ENOMEM. */
+int
 nomem(struct verify *v)
 {
 	return err_set(v->msg, v->msglen, -ENOMEM, "verify: out of memory");
@@ -131,7 +75,7 @@ nomem(struct verify *v)
 
 /* Reads up to len bytes, fewer only at the end of the file.  Returns the
  * count or -errno. */
-static ssize_t
+ssize_t
 read_some(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
@@ -413,142 +357,6 @@ check_names(struct verify *v, const struct vfile *f)
 		return violation(v, "%s: its sidecar names it %s", f->path,
 		    want);
 	return 0;
-}
-
-static void
-lines_count(struct lines *l, const unsigned char *p, size_t len)
-{
-	const unsigned char *end = p + len, *nl;
-
-	if (len == 0)
-		return;
-	l->open = end[-1] != '\n';
-	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		l->n++;
-		p = nl + 1;
-	}
-}
-
-/* Reads the next chunk of the part file fd into v->in, adding it to the
- * file's SHA-256 when that is being taken.  Returns the count or -errno. */
-static ssize_t
-read_part(struct verify *v, int fd)
-{
-	ssize_t n = read_some(fd, v->in, CHUNK);
-
-	if (n > 0 && v->hash != NULL)
-		spool_hash_update(v->hash, v->in, (size_t)n);
-	return n;
-}
-
-/* The decoders count the lines and the bytes of the open file fd and
- * return 0, 1 after writing a violation, or a negative errno. */
-static int
-decode_none(struct verify *v, int fd, const char *path, struct lines *l,
-    uint64_t *bytes)
-{
-	ssize_t n;
-
-	while ((n = read_part(v, fd)) > 0) {
-		*bytes += (uint64_t)n;
-		lines_count(l, v->in, (size_t)n);
-	}
-	return n < 0 ? failure(v, (int)n, "%s: cannot read", path) : 0;
-}
-
-static int
-decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
-    uint64_t *bytes)
-{
-	z_stream zs;
-	ssize_t n = 0;
-	int zr, in_member = 0, r = 0;
-
-	memset(&zs, 0, sizeof(zs));
-	/* 15 + 32: a 32 KiB window, gzip header detected */
-	if (inflateInit2(&zs, 15 + 32) != Z_OK)
-		return nomem(v);
-	while (r == 0 && (n = read_part(v, fd)) > 0) {
-		*bytes += (uint64_t)n;
-		zs.next_in = v->in;
-		zs.avail_in = (uInt)n;
-		/* until the input is used and inflate holds no more output */
-		do {
-			uInt before = zs.avail_in;
-			zs.next_out = v->out;
-			zs.avail_out = CHUNK;
-			zr = inflate(&zs, Z_NO_FLUSH);
-			if (zr == Z_MEM_ERROR) {
-				r = nomem(v);
-				break;
-			}
-			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-				r = violation(v, "%s: corrupt gzip stream (%s)",
-				    path, zs.msg ? zs.msg : zError(zr));
-				break;
-			}
-			lines_count(l, v->out, CHUNK - zs.avail_out);
-			if (zr == Z_STREAM_END) {
-				/* members are concatenated: the next starts here */
-				in_member = 0;
-				inflateReset(&zs);
-			} else if (zs.avail_in < before) {
-				in_member = 1;
-			}
-		} while (zs.avail_in > 0 || zs.avail_out == 0);
-	}
-	if (r == 0 && n < 0)
-		r = failure(v, (int)n, "%s: cannot read", path);
-	else if (r == 0 && in_member)
-		r = violation(v, "%s: truncated gzip stream", path);
-	inflateEnd(&zs);
-	return r;
-}
-
-static int
-decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
-    uint64_t *bytes)
-{
-	ZSTD_inBuffer ib;
-	ZSTD_outBuffer ob;
-	ssize_t n = 0;
-	size_t zr;
-	int in_frame = 0, r = 0;
-
-	if (v->zds == NULL && (v->zds = ZSTD_createDStream()) == NULL)
-		return nomem(v);
-	if (ZSTD_isError(ZSTD_initDStream(v->zds)))
-		return nomem(v);
-	while (r == 0 && (n = read_part(v, fd)) > 0) {
-		*bytes += (uint64_t)n;
-		ib.src = v->in;
-		ib.size = (size_t)n;
-		ib.pos = 0;
-		/* until the input is used and the frame holds no more output;
-		 * a call after the end of a frame starts the next one */
-		do {
-			size_t before = ib.pos;
-			ob.dst = v->out;
-			ob.size = CHUNK;
-			ob.pos = 0;
-			zr = ZSTD_decompressStream(v->zds, &ob, &ib);
-			if (ZSTD_isError(zr)) {
-				r = violation(v, "%s: corrupt zstd stream (%s)",
-				    path, ZSTD_getErrorName(zr));
-				break;
-			}
-			lines_count(l, v->out, ob.pos);
-			if (zr == 0)
-				in_frame = 0;
-			else if (ib.pos > before)
-				in_frame = 1;
-		} while (ib.pos < ib.size || ob.pos == ob.size);
-	}
-	if (r == 0 && n < 0)
-		r = failure(v, (int)n, "%s: cannot read", path);
-	else if (r == 0 && in_frame)
-		r = violation(v, "%s: truncated zstd stream", path);
-	return r;
 }
 
 static uint64_t

@@ -158,14 +158,6 @@ void conf_free(struct conf *c); /* accepts NULL */
 const struct conf_kv *conf_rdkafka_find(const struct conf *c,
     const char *key);
 
-/* Calls fn for every key whose value differs between a and b: its path
- * ("output.roll.max_age"; "tables.udtf_config" with the table's index in
- * table, -1 for other keys; "tables" alone when the number of tables
- * differs). */
-typedef void (conf_diff_fn)(const char *path, long table, void *arg);
-void conf_diff(const struct conf *a, const struct conf *b, conf_diff_fn *fn,
-    void *arg);
-
 /* Writes the key reference (docs/config.md) as Markdown. */
 void conf_write_reference(FILE *out);
 

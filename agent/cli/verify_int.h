@@ -1,0 +1,104 @@
+/*
+ * verify_int: what verify.c, the checks of `kedge verify`, shares with
+ * verify_decode.c, which reads its part files back: the checker's state
+ * and the helpers that write its message.  Private to agent/cli/verify*.c.
+ */
+#ifndef KEDGE_VERIFY_INT_H
+#define KEDGE_VERIFY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <zstd.h>
+
+#include "agent/write/sidecar.h"
+#include "agent/write/spool.h"
+
+/* Part files can be 128 MiB: they are read and decoded in chunks. */
+#define CHUNK (128 * 1024)
+
+/* A part file, its sidecar, or (once merged) both. */
+struct vfile {
+	char *path;       /* the part file's, relative to DIR */
+	size_t dir_len;   /* path[0..dir_len) is <table>/dt=../hr=.. */
+	size_t table_len; /* path[0..table_len) is <table> */
+	int has_part, has_sidecar;
+	struct sidecar sc;
+};
+
+enum claim_kind { CLAIM_OWN, CLAIM_SPILL };
+
+/* Records one file accounts for: as their first row, an empty record or a
+ * reject (own), or as further rows (spill).  The strings belong to the
+ * file's sidecar. */
+struct claim {
+	const char *table, *topic;
+	int64_t partition;
+	enum claim_kind kind;
+	int64_t first, last;
+	size_t file;
+};
+
+/* An hour directory with a manifest or a _SUCCESS. */
+struct vhour {
+	char *dir;        /* <table>/dt=../hr=.., relative to DIR */
+	int has_manifest, has_success;
+};
+
+struct lines {
+	uint64_t n;
+	int open; /* the last byte seen was not a line end */
+};
+
+struct verify {
+	const char *dir;
+	int rootfd;
+	char *msg;
+	size_t msglen;
+	struct vfile *files;
+	size_t nfiles, capfiles;
+	char **tables; /* the table directories but _rejects */
+	size_t ntables, captables;
+	struct claim *claims;
+	size_t nclaims, capclaims;
+	unsigned char *in, *out;
+	ZSTD_DStream *zds; /* made at the first zstd file, kept for the rest */
+	struct spool_hash *hash; /* of the file being read, when its sidecar
+	                          * has a sha256; else NULL */
+	uint64_t rows;
+	uint64_t unread;   /* offsets the broker deleted before they were read */
+	struct vhour *hours;
+	size_t nhours, caphours;
+	size_t manifests;  /* checked */
+	size_t awaiting;   /* part files newer than their hour's manifest */
+};
+
+/* Writes "verify: <what>" to v->msg and returns 1 (a violation). */
+__attribute__((format(printf, 2, 3)))
+int violation(struct verify *v, const char *fmt, ...);
+
+/* Writes "verify: <what>: <strerror>" and returns r, a negative errno. */
+__attribute__((format(printf, 3, 4)))
+int failure(struct verify *v, int r, const char *fmt, ...);
+
+/* Writes "verify: out of memory" and returns -ENOMEM. */
+int nomem(struct verify *v);
+
+/* Reads up to len bytes, fewer only at the end of the file.  Returns the
+ * count or -errno. */
+ssize_t read_some(int fd, void *buf, size_t len);
+
+/* The decoders (verify_decode.c) read the open part file fd (path, for
+ * the messages) through v->in and v->out, adding its bytes to v->hash when
+ * that is set, count its lines into l and its bytes into *bytes, and
+ * return 0, 1 after writing a violation, or a negative errno.  By codec:
+ * none, gzip (members concatenated), zstd (frames concatenated). */
+int decode_none(struct verify *v, int fd, const char *path, struct lines *l,
+    uint64_t *bytes);
+int decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
+    uint64_t *bytes);
+int decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
+    uint64_t *bytes);
+
+#endif /* KEDGE_VERIFY_INT_H */

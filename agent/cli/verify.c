@@ -35,7 +35,7 @@ enum level { L_ROOT, L_TABLE, L_DAY, L_HOUR };
 /* Writes "verify: <what>" and returns 1 (verify_int.h). */
 __attribute__((format(printf, 2, 3)))
 int
-violation(struct verify *v, const char *fmt, ...)
+verify_violation(struct verify *v, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -54,7 +54,7 @@ violation(struct verify *v, const char *fmt, ...)
 /* Writes "verify: <what>: <strerror>" and returns r, a negative errno. */
 __attribute__((format(printf, 3, 4)))
 int
-failure(struct verify *v, int r, const char *fmt, ...)
+verify_failure(struct verify *v, int r, const char *fmt, ...)
 {
 	char what[PATH_MAX + 64];
 	va_list ap;
@@ -68,7 +68,7 @@ failure(struct verify *v, int r, const char *fmt, ...)
 
 /* Writes "verify: out of memory" and returns -ENOMEM. */
 int
-nomem(struct verify *v)
+verify_nomem(struct verify *v)
 {
 	return err_set(v->msg, v->msglen, -ENOMEM, "verify: out of memory");
 }
@@ -76,7 +76,7 @@ nomem(struct verify *v)
 /* Reads up to len bytes, fewer only at the end of the file.  Returns the
  * count or -errno. */
 ssize_t
-read_some(int fd, void *buf, size_t len)
+verify_read_some(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
 
@@ -99,9 +99,9 @@ table_add(struct verify *v, const char *name)
 {
 	if (grow_array((void **)&v->tables, &v->captables, v->ntables + 1,
 	    sizeof(*v->tables)) < 0)
-		return nomem(v);
+		return verify_nomem(v);
 	if ((v->tables[v->ntables] = strdup(name)) == NULL)
-		return nomem(v);
+		return verify_nomem(v);
 	v->ntables++;
 	return 0;
 }
@@ -118,9 +118,9 @@ file_add(struct verify *v, const char *rel, const char *name, size_t len,
 
 	if (grow_array((void **)&v->files, &v->capfiles, v->nfiles + 1,
 	    sizeof(*v->files)) < 0)
-		return nomem(v);
+		return verify_nomem(v);
 	if ((path = malloc(rl + len + 2)) == NULL)
-		return nomem(v);
+		return verify_nomem(v);
 	memcpy(path, rel, rl);
 	path[rl] = '/';
 	memcpy(path + rl + 1, name, len);
@@ -148,11 +148,11 @@ hour_mark(struct verify *v, const char *rel, const char *name)
 	if (v->nhours == 0 || strcmp(v->hours[v->nhours - 1].dir, rel) != 0) {
 		if (grow_array((void **)&v->hours, &v->caphours, v->nhours + 1,
 		    sizeof(*v->hours)) < 0)
-			return nomem(v);
+			return verify_nomem(v);
 		h = &v->hours[v->nhours];
 		memset(h, 0, sizeof(*h));
 		if ((h->dir = strdup(rel)) == NULL)
-			return nomem(v);
+			return verify_nomem(v);
 		v->nhours++;
 	}
 	h = &v->hours[v->nhours - 1];
@@ -180,7 +180,8 @@ hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
 		return 0;
 	}
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return failure(v, -errno, "%s/%s: cannot stat", rel, name);
+		return verify_failure(v, -errno, "%s/%s: cannot stat", rel,
+		    name);
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	return file_add(v, rel, name, len, 1);
@@ -218,17 +219,18 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 
 	if ((fd = openat(v->rootfd, rel, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0)
-		return failure(v, -errno, "%s: cannot open", shown);
+		return verify_failure(v, -errno, "%s: cannot open", shown);
 	if ((d = fdopendir(fd)) == NULL) {
 		r = -errno;
 		close(fd);
-		return failure(v, r, "%s: cannot open", shown);
+		return verify_failure(v, r, "%s: cannot open", shown);
 	}
 	while (r == 0) {
 		errno = 0;
 		if ((de = readdir(d)) == NULL) {
 			if (errno != 0)
-				r = failure(v, -errno, "%s: cannot read", shown);
+				r = verify_failure(v, -errno, "%s: cannot read",
+				    shown);
 			break;
 		}
 		if (level == L_HOUR) {
@@ -238,8 +240,8 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 		if (!level_wants(level, de->d_name))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = failure(v, -errno, "%s/%s: cannot stat", shown,
-			    de->d_name);
+			r = verify_failure(v, -errno, "%s/%s: cannot stat",
+			    shown, de->d_name);
 			break;
 		}
 		if (!S_ISDIR(st.st_mode))
@@ -247,7 +249,8 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 		if ((size_t)snprintf(child, sizeof(child), "%s%s%s",
 		    level == L_ROOT ? "" : rel, level == L_ROOT ? "" : "/",
 		    de->d_name) >= sizeof(child)) {
-			r = failure(v, -ENAMETOOLONG, "%s/%s", shown, de->d_name);
+			r = verify_failure(v, -ENAMETOOLONG, "%s/%s", shown,
+			    de->d_name);
 			break;
 		}
 		if (level == L_ROOT && strcmp(de->d_name, REJECTS_TABLE) != 0)
@@ -300,16 +303,17 @@ text_load(struct verify *v, const char *path, const char *what, char **text,
 
 	*text = NULL;
 	if ((fd = openat(v->rootfd, path, O_RDONLY | O_CLOEXEC)) < 0)
-		return failure(v, -errno, "%s: cannot open", path);
+		return verify_failure(v, -errno, "%s: cannot open", path);
 	if (fstat(fd, &st) < 0)
-		r = failure(v, -errno, "%s: cannot stat", path);
+		r = verify_failure(v, -errno, "%s: cannot stat", path);
 	else if (!S_ISREG(st.st_mode) || st.st_size > SIDECAR_MAX)
-		r = violation(v, "%s: not a %s (a regular file up to %d MiB)",
+		r = verify_violation(v,
+		    "%s: not a %s (a regular file up to %d MiB)",
 		    path, what, SIDECAR_MAX >> 20);
 	else if ((*text = malloc((size_t)st.st_size + 1)) == NULL)
-		r = nomem(v);
-	else if ((n = read_some(fd, *text, (size_t)st.st_size)) < 0)
-		r = failure(v, (int)n, "%s: cannot read", path);
+		r = verify_nomem(v);
+	else if ((n = verify_read_some(fd, *text, (size_t)st.st_size)) < 0)
+		r = verify_failure(v, (int)n, "%s: cannot read", path);
 	else
 		*len = (size_t)n;
 	close(fd);
@@ -331,9 +335,10 @@ sidecar_load(struct verify *v, struct vfile *f, const char *scpath)
 		return r;
 	r = sidecar_parse(text, len, &f->sc, err, sizeof(err));
 	if (r == -ENOMEM)
-		r = nomem(v);
+		r = verify_nomem(v);
 	else if (r != 0)
-		r = violation(v, "%s: malformed sidecar: %s", scpath, err);
+		r = verify_violation(v, "%s: malformed sidecar: %s", scpath,
+		    err);
 	free(text);
 	return r;
 }
@@ -348,14 +353,14 @@ check_names(struct verify *v, const struct vfile *f)
 
 	if (strlen(sc->table) != f->table_len ||
 	    memcmp(sc->table, f->path, f->table_len) != 0)
-		return violation(v, "%s: its sidecar says table %s", f->path,
-		    sc->table);
+		return verify_violation(v, "%s: its sidecar says table %s",
+		    f->path, sc->table);
 	n = snprintf(want, sizeof(want), "%s+%" PRId64 "+%" PRId64 "+%s.%s%s",
 	    sc->topic, sc->partition, sc->first_offset, sc->host,
 	    format_kind_ext(sc->format), codec_kind_ext(sc->codec));
 	if (n < 0 || (size_t)n >= sizeof(want) || strcmp(want, name) != 0)
-		return violation(v, "%s: its sidecar names it %s", f->path,
-		    want);
+		return verify_violation(v, "%s: its sidecar names it %s",
+		    f->path, want);
 	return 0;
 }
 
@@ -388,7 +393,7 @@ sha256_begin(struct verify *v, const struct vfile *f)
 	spool_hash_free(v->hash); /* a file before that ended in a violation */
 	v->hash = NULL;
 	if (f->sc.sha256[0] != '\0' && (v->hash = spool_hash_new()) == NULL)
-		return nomem(v);
+		return verify_nomem(v);
 	return 0;
 }
 
@@ -405,9 +410,10 @@ check_sha256(struct verify *v, const struct vfile *f)
 	spool_hash_free(v->hash);
 	v->hash = NULL;
 	if (r < 0)
-		return nomem(v);
+		return verify_nomem(v);
 	if (strcmp(d.hex, f->sc.sha256) != 0)
-		return violation(v, "sha256 of %s is %s, its sidecar says %s",
+		return verify_violation(v,
+		    "sha256 of %s is %s, its sidecar says %s",
 		    f->path, d.hex, f->sc.sha256);
 	return 0;
 }
@@ -423,7 +429,7 @@ check_content(struct verify *v, struct vfile *f)
 	if ((r = sha256_begin(v, f)) != 0)
 		return r;
 	if ((fd = openat(v->rootfd, f->path, O_RDONLY | O_CLOEXEC)) < 0)
-		return failure(v, -errno, "%s: cannot open", f->path);
+		return verify_failure(v, -errno, "%s: cannot open", f->path);
 	switch (sc->codec) {
 	case CODEC_NONE:
 		r = decode_none(v, fd, f->path, &l, &bytes);
@@ -439,23 +445,26 @@ check_content(struct verify *v, struct vfile *f)
 	if (r != 0)
 		return r;
 	if (l.open)
-		return violation(v, "%s: the last row has no line end",
+		return verify_violation(v, "%s: the last row has no line end",
 		    f->path);
 	if (l.n != (uint64_t)sc->rows)
-		return violation(v, "%s: %" PRIu64 " rows, its sidecar says %"
+		return verify_violation(v,
+		    "%s: %" PRIu64 " rows, its sidecar says %"
 		    PRId64, f->path, l.n, sc->rows);
 	if (bytes != (uint64_t)sc->bytes)
-		return violation(v, "%s: %" PRIu64 " bytes, its sidecar says %"
+		return verify_violation(v,
+		    "%s: %" PRIu64 " bytes, its sidecar says %"
 		    PRId64, f->path, bytes, sc->bytes);
 	/* after the checks that say what is wrong: it catches the rest */
 	if ((r = check_sha256(v, f)) != 0)
 		return r;
 	need = rows_needed(sc, &exact);
 	if (exact && l.n != need)
-		return violation(v, "%s: %" PRIu64 " rows for %" PRIu64
+		return verify_violation(v, "%s: %" PRIu64 " rows for %" PRIu64
 		    " rejected records", f->path, l.n, need);
 	if (l.n < need)
-		return violation(v, "%s: %" PRIu64 " rows cannot hold the %"
+		return verify_violation(v,
+		    "%s: %" PRIu64 " rows cannot hold the %"
 		    PRIu64 " records its sidecar claims or spills", f->path,
 		    l.n, need);
 	v->rows += l.n;
@@ -471,7 +480,7 @@ claims_push(struct verify *v, size_t file, const char *table,
 	for (size_t i = 0; i < r->n; i++) {
 		if (grow_array((void **)&v->claims, &v->capclaims,
 		    v->nclaims + 1, sizeof(*v->claims)) < 0)
-			return nomem(v);
+			return verify_nomem(v);
 		v->claims[v->nclaims++] = (struct claim){ table, sc->topic,
 		    sc->partition, kind, r->v[i].first, r->v[i].last, file };
 	}
@@ -506,12 +515,13 @@ check_file(struct verify *v, size_t i)
 
 	if ((size_t)snprintf(scpath, sizeof(scpath), "%.*s/.%s.json",
 	    (int)f->dir_len, f->path, name) >= sizeof(scpath))
-		return failure(v, -ENAMETOOLONG, "%s", f->path);
+		return verify_failure(v, -ENAMETOOLONG, "%s", f->path);
 	if (!f->has_sidecar)
-		return violation(v, "%s: no sidecar .%s.json", f->path, name);
-	if (!f->has_part)
-		return violation(v, "%s: its part file %s is missing", scpath,
+		return verify_violation(v, "%s: no sidecar .%s.json", f->path,
 		    name);
+	if (!f->has_part)
+		return verify_violation(v, "%s: its part file %s is missing",
+		    scpath, name);
 	if ((r = sidecar_load(v, f, scpath)) != 0 ||
 	    (r = check_names(v, f)) != 0 ||
 	    (r = check_content(v, f)) != 0)
@@ -558,13 +568,15 @@ verify_partition(struct verify *v, const struct claim *c, size_t n)
 	/* sorted and so far disjoint, so prev ends the highest */
 	for (i = 0; i < n && c[i].kind == CLAIM_OWN; i++) {
 		if (prev != NULL && c[i].first <= prev->last)
-			return violation(v, "%s: offsets %" PRId64 "..%" PRId64
+			return verify_violation(v,
+			    "%s: offsets %" PRId64 "..%" PRId64
 			    " already in %s (a duplicate)",
 			    v->files[c[i].file].path, c[i].first,
 			    c[i].last < prev->last ? c[i].last : prev->last,
 			    v->files[prev->file].path);
 		if (prev != NULL && c[i].first - 1 > prev->last)
-			return violation(v, "%s %s[%" PRId64 "]: offsets %" PRId64
+			return verify_violation(v,
+			    "%s %s[%" PRId64 "]: offsets %" PRId64
 			    "..%" PRId64 " are missing (a gap)", c->table,
 			    c->topic, c->partition, prev->last + 1,
 			    c[i].first - 1);
@@ -573,7 +585,8 @@ verify_partition(struct verify *v, const struct claim *c, size_t n)
 	for (; i < n; i++) {
 		if (prev == NULL || c[i].first < c[0].first ||
 		    c[i].last > prev->last)
-			return violation(v, "%s: spilled offsets %" PRId64 "..%"
+			return verify_violation(v,
+			    "%s: spilled offsets %" PRId64 "..%"
 			    PRId64 " have their first row in no file of %s "
 			    "and are not rejected", v->files[c[i].file].path,
 			    c[i].first, c[i].last, c[i].table);
@@ -643,7 +656,7 @@ check_manifest_files(struct verify *v, const char *path,
 	    strncmp(v->files[lo + n].path, key, kl) == 0; n++)
 		;
 	if ((hf = calloc(n + 1, sizeof(*hf))) == NULL)
-		return nomem(v);
+		return verify_nomem(v);
 	/* a file that landed after the manifest (late rows, or another host's
 	 * file) waits for the next revision: counted, not a violation */
 	for (size_t i = 0, k = 0; i < n; i++) {
@@ -660,8 +673,8 @@ check_manifest_files(struct verify *v, const char *path,
 	r = mfcheck_hour(m, hf, hn, why, sizeof(why));
 	free(hf);
 	if (r < 0)
-		return nomem(v);
-	return r == 0 ? 0 : violation(v, "%s: %s", path, why);
+		return verify_nomem(v);
+	return r == 0 ? 0 : verify_violation(v, "%s: %s", path, why);
 }
 
 /* Hour h's manifest: it parses, belongs there, has its _SUCCESS beside it
@@ -675,25 +688,27 @@ check_manifest(struct verify *v, const struct vhour *h)
 	int r;
 
 	if (!h->has_manifest)
-		return violation(v, "%s: " MANIFEST_SUCCESS " without "
+		return verify_violation(v, "%s: " MANIFEST_SUCCESS " without "
 		    MANIFEST_NAME, h->dir);
 	if ((size_t)snprintf(path, sizeof(path), "%s/" MANIFEST_NAME,
 	    h->dir) >= sizeof(path))
-		return failure(v, -ENAMETOOLONG, "%s", h->dir);
+		return verify_failure(v, -ENAMETOOLONG, "%s", h->dir);
 	if ((r = text_load(v, path, "manifest", &text, &len)) != 0)
 		return r;
 	r = manifest_parse(text, len, &m, err, sizeof(err));
 	free(text);
 	if (r == -ENOMEM)
-		r = nomem(v);
+		r = verify_nomem(v);
 	else if (r != 0)
-		r = violation(v, "%s: malformed manifest: %s", path, err);
+		r = verify_violation(v, "%s: malformed manifest: %s", path,
+		    err);
 	else if (snprintf(want, sizeof(want), "%s/dt=%s/hr=%s", m.table, m.dt,
 	    m.hr) < 0 || strcmp(want, h->dir) != 0)
-		r = violation(v, "%s: says it is the manifest of %s", path,
-		    want);
+		r = verify_violation(v, "%s: says it is the manifest of %s",
+		    path, want);
 	else if (!h->has_success)
-		r = violation(v, "%s: no " MANIFEST_SUCCESS " beside it", path);
+		r = verify_violation(v, "%s: no " MANIFEST_SUCCESS " beside it",
+		    path);
 	else
 		r = check_manifest_files(v, path, &m, h->dir);
 	manifest_clear(&m);
@@ -758,11 +773,11 @@ verify_check(const char *dir, char *msg, size_t msglen)
 	v.msg = msg;
 	v.msglen = msglen;
 	if ((v.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		r = failure(&v, -errno, "%s", dir);
+		r = verify_failure(&v, -errno, "%s", dir);
 		goto out;
 	}
 	if ((v.in = malloc(CHUNK)) == NULL || (v.out = malloc(CHUNK)) == NULL) {
-		r = nomem(&v);
+		r = verify_nomem(&v);
 		goto out;
 	}
 	if ((r = verify_walk(&v, ".", L_ROOT)) != 0)

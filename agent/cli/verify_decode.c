@@ -31,7 +31,7 @@ lines_count(struct lines *l, const unsigned char *p, size_t len)
 static ssize_t
 read_part(struct verify *v, int fd)
 {
-	ssize_t n = read_some(fd, v->in, CHUNK);
+	ssize_t n = verify_read_some(fd, v->in, CHUNK);
 
 	if (n > 0 && v->hash != NULL)
 		spool_hash_update(v->hash, v->in, (size_t)n);
@@ -50,7 +50,7 @@ decode_none(struct verify *v, int fd, const char *path, struct lines *l,
 		*bytes += (uint64_t)n;
 		lines_count(l, v->in, (size_t)n);
 	}
-	return n < 0 ? failure(v, (int)n, "%s: cannot read", path) : 0;
+	return n < 0 ? verify_failure(v, (int)n, "%s: cannot read", path) : 0;
 }
 
 /* decode_none() for a gzip file (verify_int.h). */
@@ -65,7 +65,7 @@ decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
 	memset(&zs, 0, sizeof(zs));
 	/* 15 + 32: a 32 KiB window, gzip header detected */
 	if (inflateInit2(&zs, 15 + 32) != Z_OK)
-		return nomem(v);
+		return verify_nomem(v);
 	while (r == 0 && (n = read_part(v, fd)) > 0) {
 		*bytes += (uint64_t)n;
 		zs.next_in = v->in;
@@ -77,11 +77,12 @@ decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
 			zs.avail_out = CHUNK;
 			zr = inflate(&zs, Z_NO_FLUSH);
 			if (zr == Z_MEM_ERROR) {
-				r = nomem(v);
+				r = verify_nomem(v);
 				break;
 			}
 			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-				r = violation(v, "%s: corrupt gzip stream (%s)",
+				r = verify_violation(v,
+				    "%s: corrupt gzip stream (%s)",
 				    path, zs.msg ? zs.msg : zError(zr));
 				break;
 			}
@@ -96,9 +97,9 @@ decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
 		} while (zs.avail_in > 0 || zs.avail_out == 0);
 	}
 	if (r == 0 && n < 0)
-		r = failure(v, (int)n, "%s: cannot read", path);
+		r = verify_failure(v, (int)n, "%s: cannot read", path);
 	else if (r == 0 && in_member)
-		r = violation(v, "%s: truncated gzip stream", path);
+		r = verify_violation(v, "%s: truncated gzip stream", path);
 	inflateEnd(&zs);
 	return r;
 }
@@ -115,9 +116,9 @@ decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
 	int in_frame = 0, r = 0;
 
 	if (v->zds == NULL && (v->zds = ZSTD_createDStream()) == NULL)
-		return nomem(v);
+		return verify_nomem(v);
 	if (ZSTD_isError(ZSTD_initDStream(v->zds)))
-		return nomem(v);
+		return verify_nomem(v);
 	while (r == 0 && (n = read_part(v, fd)) > 0) {
 		*bytes += (uint64_t)n;
 		ib.src = v->in;
@@ -132,7 +133,8 @@ decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
 			ob.pos = 0;
 			zr = ZSTD_decompressStream(v->zds, &ob, &ib);
 			if (ZSTD_isError(zr)) {
-				r = violation(v, "%s: corrupt zstd stream (%s)",
+				r = verify_violation(v,
+				    "%s: corrupt zstd stream (%s)",
 				    path, ZSTD_getErrorName(zr));
 				break;
 			}
@@ -144,8 +146,8 @@ decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
 		} while (ib.pos < ib.size || ob.pos == ob.size);
 	}
 	if (r == 0 && n < 0)
-		r = failure(v, (int)n, "%s: cannot read", path);
+		r = verify_failure(v, (int)n, "%s: cannot read", path);
 	else if (r == 0 && in_frame)
-		r = violation(v, "%s: truncated zstd stream", path);
+		r = verify_violation(v, "%s: truncated zstd stream", path);
 	return r;
 }

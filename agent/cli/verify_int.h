@@ -76,18 +76,18 @@ struct verify {
 
 /* Writes "verify: <what>" to v->msg and returns 1 (a violation). */
 __attribute__((format(printf, 2, 3)))
-int violation(struct verify *v, const char *fmt, ...);
+int verify_violation(struct verify *v, const char *fmt, ...);
 
 /* Writes "verify: <what>: <strerror>" and returns r, a negative errno. */
 __attribute__((format(printf, 3, 4)))
-int failure(struct verify *v, int r, const char *fmt, ...);
+int verify_failure(struct verify *v, int r, const char *fmt, ...);
 
 /* Writes "verify: out of memory" and returns -ENOMEM. */
-int nomem(struct verify *v);
+int verify_nomem(struct verify *v);
 
 /* Reads up to len bytes, fewer only at the end of the file.  Returns the
  * count or -errno. */
-ssize_t read_some(int fd, void *buf, size_t len);
+ssize_t verify_read_some(int fd, void *buf, size_t len);
 
 /* The decoders (verify_decode.c) read the open part file fd (path, for
  * the messages) through v->in and v->out, adding its bytes to v->hash when

@@ -65,9 +65,10 @@ fuzz_name(const char *data, size_t size)
 		fuzzkit_die("spool_name_parse", "took %s: format %s, codec %s",
 		    name, sn.format ? sn.format : "(null)",
 		    sn.codec ? sn.codec : "(null)");
-	len = snprintf(back, sizeof(back), "%s+%" PRId32 "+%" PRId64 "+%s.%s%s",
+	len = snprintf(back, sizeof(back), "%s+%" PRId32 "+%" PRId64 "+%s.%s%s%s",
 	    sn.topic, sn.partition, sn.first_offset, sn.host,
-	    format_kind_ext(fk), codec_kind_ext(ck));
+	    format_kind_ext(fk), codec_kind_ext(ck),
+	    sn.rows ? SPOOL_ROWS_EXT : "");
 	if (len < 0 || (size_t)len >= sizeof(back) || strcmp(back, name) != 0)
 		fuzzkit_die("spool_name_parse", "took %s, whose parts name "
 		    "another file: %s", name, back);

@@ -64,7 +64,7 @@ sidecar_of(const struct fixture *f, const char *table, const char *text,
     char *err, size_t errlen)
 {
 	struct journal_file_info info = { table, "top", 0, "h", 0,
-	    "hive-text", "none", sha };
+	    "hive-text", "none", sha, 0 };
 	struct journal_state st;
 	int r;
 

@@ -105,7 +105,7 @@ write_sidecar(const struct fixture *f, const char *table, int rejects,
 {
 	char jpath[128], spath[128], err[512];
 	struct journal_file_info info = { table, NASTY, 7, NASTY, 100,
-	    "jsonl", "none", SHA };
+	    "jsonl", "none", SHA, 0 };
 	struct journal_state st;
 	struct journal *j;
 

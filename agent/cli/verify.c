@@ -357,7 +357,8 @@ check_names(struct verify *v, const struct vfile *f)
 		    f->path, sc->table);
 	n = snprintf(want, sizeof(want), "%s+%" PRId64 "+%" PRId64 "+%s.%s%s",
 	    sc->topic, sc->partition, sc->first_offset, sc->host,
-	    format_kind_ext(sc->format), codec_kind_ext(sc->codec));
+	    format_kind_ext(sc->format), sc->format == FORMAT_PARQUET ? "" :
+	    codec_kind_ext(sc->codec));
 	if (n < 0 || (size_t)n >= sizeof(want) || strcmp(want, name) != 0)
 		return verify_violation(v, "%s: its sidecar names it %s",
 		    f->path, want);
@@ -418,6 +419,25 @@ check_sha256(struct verify *v, const struct vfile *f)
 	return 0;
 }
 
+/* Reads the text part file fd of f with its codec's decoder. */
+static int
+decode_text(struct verify *v, const struct vfile *f, int fd, struct lines *l,
+    uint64_t *bytes)
+{
+	switch (f->sc.codec) {
+	case CODEC_NONE:
+		return decode_none(v, fd, f->path, l, bytes);
+	case CODEC_GZIP:
+		return decode_gzip(v, fd, f->path, l, bytes);
+	case CODEC_ZSTD:
+		return decode_zstd(v, fd, f->path, l, bytes);
+	case CODEC_SNAPPY:
+		break;
+	}
+	return verify_violation(v, "%s: codec %s in a %s file", f->path,
+	    codec_kind_name(f->sc.codec), format_kind_name(f->sc.format));
+}
+
 static int
 check_content(struct verify *v, struct vfile *f)
 {
@@ -430,17 +450,12 @@ check_content(struct verify *v, struct vfile *f)
 		return r;
 	if ((fd = openat(v->rootfd, f->path, O_RDONLY | O_CLOEXEC)) < 0)
 		return verify_failure(v, -errno, "%s: cannot open", f->path);
-	switch (sc->codec) {
-	case CODEC_NONE:
-		r = decode_none(v, fd, f->path, &l, &bytes);
-		break;
-	case CODEC_GZIP:
-		r = decode_gzip(v, fd, f->path, &l, &bytes);
-		break;
-	case CODEC_ZSTD:
-		r = decode_zstd(v, fd, f->path, &l, &bytes);
-		break;
-	}
+	/* a Parquet file's rows are its footer's, checked against the rest
+	 * of its sidecar there */
+	if (sc->format == FORMAT_PARQUET)
+		r = verify_parquet(v, f, fd, &l.n, &bytes);
+	else
+		r = decode_text(v, f, fd, &l, &bytes);
 	close(fd);
 	if (r != 0)
 		return r;

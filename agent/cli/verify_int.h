@@ -101,4 +101,11 @@ int decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,
 int decode_zstd(struct verify *v, int fd, const char *path, struct lines *l,
     uint64_t *bytes);
 
+/* Reads the Parquet part file fd of f (verify_parquet.c) as decode_none()
+ * does, and checks its framing and footer against f's sidecar and the
+ * table's other Parquet files; *rows gets the footer's row count.  Returns
+ * 0, 1 after writing a violation, or a negative errno. */
+int verify_parquet(struct verify *v, const struct vfile *f, int fd,
+    uint64_t *rows, uint64_t *bytes);
+
 #endif /* KEDGE_VERIFY_INT_H */

@@ -577,9 +577,22 @@ conf_check_table(struct conf_loader *ld, config_setting_t *ts,
     struct conf_table *tables, size_t i)
 {
 	struct conf_table *t = &tables[i];
-	int max = t->codec == CODEC_GZIP ? 9 : t->codec == CODEC_ZSTD ? 19 : 0;
 	char name[CONF_NAME_MAX] = "";
 	struct conf_at at = conf_at_setting(ts, name);
+	int max;
+
+	/* Parquet's codec is the ecosystem's default unless one is given */
+	if (t->format == FORMAT_PARQUET &&
+	    config_setting_lookup(ts, "codec") == NULL)
+		t->codec = CODEC_SNAPPY;
+	if (t->codec == CODEC_SNAPPY && t->format != FORMAT_PARQUET) {
+		snprintf(name, sizeof(name), "tables[%zu].codec", i);
+		at.line = conf_line_of(ts, "codec");
+		return conf_fail(ld, &at, "snappy is for format parquet only; "
+		    "format %s takes none, gzip or zstd",
+		    format_kind_name(t->format));
+	}
+	max = t->codec == CODEC_GZIP ? 9 : t->codec == CODEC_ZSTD ? 19 : 0;
 
 	for (size_t j = 0; j < i; j++) {
 		if (strcmp(tables[j].name, t->name) != 0)
@@ -593,7 +606,8 @@ conf_check_table(struct conf_loader *ld, config_setting_t *ts,
 		snprintf(name, sizeof(name), "tables[%zu].codec_level", i);
 		at.line = conf_line_of(ts, "codec_level");
 		if (max == 0)
-			return conf_fail(ld, &at, "must be 0 with codec none");
+			return conf_fail(ld, &at, "must be 0 with codec %s",
+			    codec_kind_name(t->codec));
 		return conf_fail(ld, &at, "%d is out of range for %s: 0 (its "
 		    "default) or 1..%d", t->codec_level,
 		    t->codec == CODEC_GZIP ? "gzip" : "zstd", max);

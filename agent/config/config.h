@@ -107,6 +107,11 @@ struct conf {
 			int future;       /* seconds after now */
 		} event_window;
 		struct {
+			int64_t row_group_bytes;
+			int64_t page_bytes;
+			int64_t dict_bytes;
+		} parquet;
+		struct {
 			enum format_kind format;
 			enum codec_kind codec;
 			int64_t max_raw_bytes; /* of a record, per row */

@@ -310,10 +310,30 @@ conf_parse_codec(const char *name, void *out)
 	return codec_kind_parse(name, out);
 }
 
+/* The _rejects table is text: it holds records no UDTF could type. */
+static int
+conf_parse_text_format(const char *name, void *out)
+{
+	int r = format_kind_parse(name, out);
+
+	return r == 0 && *(enum format_kind *)out == FORMAT_PARQUET ? -EINVAL :
+	    r;
+}
+
+static int
+conf_parse_text_codec(const char *name, void *out)
+{
+	int r = codec_kind_parse(name, out);
+
+	return r == 0 && *(enum codec_kind *)out == CODEC_SNAPPY ? -EINVAL : r;
+}
+
 #define AT(m) offsetof(struct conf, m)
 #define TAT(m) offsetof(struct conf_table, m)
-#define FORMATS "hive-text|jsonl"
-#define CODECS "none|gzip|zstd"
+#define TEXT_FORMATS "hive-text|jsonl"
+#define FORMATS TEXT_FORMATS "|parquet"
+#define TEXT_CODECS "none|gzip|zstd"
+#define CODECS TEXT_CODECS "|snappy"
 
 static const struct conf_key conf_keys[] = {
 	{ .path = "kafka.brokers", .type = CONF_STRING,
@@ -405,7 +425,8 @@ static const struct conf_key conf_keys[] = {
 	{ .path = "tables.format", .type = CONF_ENUM, .flags = CONF_IN_TABLE,
 	  .default_text = "\"hive-text\"", .offset = TAT(format),
 	  .values = FORMATS, .parse = conf_parse_format,
-	  .description = "Part file format." },
+	  .description = "Part file format: Hive's text, JSON lines, or "
+	  "Parquet (docs/output.md)." },
 	{ .path = "tables.field_delimiter", .type = CONF_BYTE,
 	  .flags = CONF_IN_TABLE, .default_text = "\"\\x01\"",
 	  .offset = TAT(field_delimiter),
@@ -413,7 +434,9 @@ static const struct conf_key conf_keys[] = {
 	  "carriage return, backslash, n, r or N." },
 	{ .path = "tables.codec", .type = CONF_ENUM, .flags = CONF_IN_TABLE,
 	  .default_text = "\"gzip\"", .offset = TAT(codec), .values = CODECS,
-	  .parse = conf_parse_codec, .description = "Part file compression." },
+	  .parse = conf_parse_codec, .description = "Part file compression; "
+	  "for parquet, its pages' codec, snappy when not given (snappy is "
+	  "for parquet only)." },
 	{ .path = "tables.codec_level", .type = CONF_INT,
 	  .flags = CONF_IN_TABLE, .default_text = "0",
 	  .offset = TAT(codec_level), .min = 0, .max = 19,
@@ -504,11 +527,11 @@ static const struct conf_key conf_keys[] = {
 	  "recently written is closed." },
 	{ .path = "output.rejects.format", .type = CONF_ENUM,
 	  .default_text = "\"hive-text\"", .offset = AT(output.rejects.format),
-	  .values = FORMATS, .parse = conf_parse_format,
+	  .values = TEXT_FORMATS, .parse = conf_parse_text_format,
 	  .description = "Format of the _rejects table." },
 	{ .path = "output.rejects.codec", .type = CONF_ENUM,
 	  .default_text = "\"none\"", .offset = AT(output.rejects.codec),
-	  .values = CODECS, .parse = conf_parse_codec,
+	  .values = TEXT_CODECS, .parse = conf_parse_text_codec,
 	  .description = "Compression of the _rejects table." },
 	{ .path = "output.rejects.max_raw_bytes", .type = CONF_INT64,
 	  .default_text = "65536", .offset = AT(output.rejects.max_raw_bytes),
@@ -516,6 +539,23 @@ static const struct conf_key conf_keys[] = {
 	  .description = "A rejects row keeps this many bytes of its record at "
 	  "most; raw_bytes gives the record's length, raw_truncated says it "
 	  "was cut." },
+	{ .path = "output.parquet.row_group_bytes", .type = CONF_INT64,
+	  .default_text = "67108864",
+	  .offset = AT(output.parquet.row_group_bytes),
+	  .min = 65536, .max = 1073741824,
+	  .description = "parquet: a row group is cut when its values reach "
+	  "this many bytes, uncompressed; one row group is in memory while a "
+	  "file is converted." },
+	{ .path = "output.parquet.page_bytes", .type = CONF_INT64,
+	  .default_text = "1048576", .offset = AT(output.parquet.page_bytes),
+	  .min = 4096, .max = 67108864,
+	  .description = "parquet: a data page is cut at this many bytes of "
+	  "values." },
+	{ .path = "output.parquet.dict_bytes", .type = CONF_INT64,
+	  .default_text = "1048576", .offset = AT(output.parquet.dict_bytes),
+	  .min = 1024, .max = 67108864,
+	  .description = "parquet: a column chunk's dictionary grows to this "
+	  "many bytes; past it the chunk's values are written PLAIN." },
 	{ .path = "output.event_window.past", .type = CONF_INT,
 	  .default_text = "691200", .offset = AT(output.event_window.past),
 	  .min = 3600, .max = 315360000,

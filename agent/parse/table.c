@@ -68,6 +68,11 @@ table_new(const struct conf *c, size_t index, struct tz *tz, char *err,
 		.roll = { (uint64_t)c->output.roll.max_bytes,
 		    c->output.roll.max_age, c->output.roll.inactive,
 		    (unsigned)c->output.roll.max_open_files },
+		.parquet = {
+			.row_group_bytes = (size_t)c->output.parquet.row_group_bytes,
+			.page_bytes = (size_t)c->output.parquet.page_bytes,
+			.dict_bytes = (size_t)c->output.parquet.dict_bytes,
+		},
 	};
 	struct table *t;
 

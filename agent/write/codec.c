@@ -43,6 +43,7 @@ static const struct {
 	{ "none", "", CODEC_NONE },
 	{ "gzip", ".gz", CODEC_GZIP },
 	{ "zstd", ".zst", CODEC_ZSTD },
+	{ "snappy", "", CODEC_SNAPPY },
 };
 
 #define CODEC_NKINDS (sizeof(codec_kinds) / sizeof(codec_kinds[0]))
@@ -101,7 +102,7 @@ codec_new(enum codec_kind kind, int level)
 	struct codec *c;
 	int r = 0;
 
-	if ((c = calloc(1, sizeof(*c))) == NULL)
+	if (kind == CODEC_SNAPPY || (c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->kind = kind;
 	if (kind == CODEC_GZIP)

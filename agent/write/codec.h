@@ -13,12 +13,14 @@
 
 #include "lib/buf.h"
 
-enum codec_kind { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD };
+/* CODEC_SNAPPY is Parquet's only: its pages are compressed one by one
+ * (parquet.h), and a text file is never snappy. */
+enum codec_kind { CODEC_NONE, CODEC_GZIP, CODEC_ZSTD, CODEC_SNAPPY };
 
 struct codec;
 
 /* Returns a codec at compression level `level` (0: the codec's default),
- * or NULL when out of memory. */
+ * or NULL when out of memory or for CODEC_SNAPPY. */
 struct codec *codec_new(enum codec_kind kind, int level);
 void codec_free(struct codec *c); /* accepts NULL */
 
@@ -35,11 +37,11 @@ int codec_finish(struct codec *c, struct buf *out);
  * or a negative errno. */
 int codec_empty(struct codec *c, struct buf *out);
 
-/* Parses "none", "gzip", "zstd"; returns 0 or -EINVAL. */
+/* Parses "none", "gzip", "zstd", "snappy"; returns 0 or -EINVAL. */
 int codec_kind_parse(const char *name, enum codec_kind *out);
-/* "", ".gz" or ".zst". */
+/* "", ".gz" or ".zst" ("" for snappy: a Parquet file's name is .parquet). */
 const char *codec_kind_ext(enum codec_kind kind);
-/* The name codec_kind_parse() reads: "none", "gzip" or "zstd". */
+/* The name codec_kind_parse() reads. */
 const char *codec_kind_name(enum codec_kind kind);
 
 #endif /* KEDGE_CODEC_H */

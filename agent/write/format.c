@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/write/rowlog.h"
+#include "lib/utf8.h"
+
 /* Room for any "%.17g" double and any int64 in decimal. */
 #define FORMAT_NUM_MAX 32
 
@@ -16,6 +19,7 @@ static const struct {
 } format_kinds[] = {
 	{ "hive-text", "txt", FORMAT_HIVE_TEXT },
 	{ "jsonl", "jsonl", FORMAT_JSONL },
+	{ "parquet", "parquet", FORMAT_PARQUET },
 };
 
 #define FORMAT_NKINDS (sizeof(format_kinds) / sizeof(format_kinds[0]))
@@ -214,34 +218,6 @@ format_hive_row(const struct format *f, const struct udtf_value *vals,
 	return format_put(out, "\n", 1);
 }
 
-/* Returns the length of the valid UTF-8 sequence (RFC 3629: no overlong
- * forms, no surrogates, nothing past U+10FFFF) that starts at p[0] >= 0x80,
- * or 0 when there is none. */
-static size_t
-format_utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t need;
-
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	need = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (n < need || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < need; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return need;
-}
-
 /* Writes the JSON escape of byte c to e; returns its length. */
 static size_t
 format_json_escape_byte(unsigned char c, char *e)
@@ -296,7 +272,7 @@ format_json_string(const char *s, size_t len, struct buf *out)
 		return r;
 	while (i < len && (i += format_json_span(p + i, len - i)) < len) {
 		if (p[i] >= 0x80 &&
-		    (seq = format_utf8_len(p + i, len - i)) > 0) {
+		    (seq = utf8_seq_len(p + i, len - i)) > 0) {
 			i += seq;
 			continue;
 		}
@@ -365,6 +341,8 @@ format_row(const struct format *f, const struct udtf_column *cols,
 
 	if (f->kind == FORMAT_JSONL)
 		r = format_json_row(f, cols, vals, n, out);
+	else if (f->kind == FORMAT_PARQUET)
+		r = rowlog_row(cols, vals, n, out);
 	else
 		r = format_hive_row(f, vals, n, out);
 	/* Leave no half row behind. */

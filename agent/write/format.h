@@ -12,6 +12,10 @@
  * strings escaped per RFC 8259 (bytes that are not valid UTF-8 as \u00XX of
  * the byte, so the line stays valid JSON), timestamps as ISO 8601 strings
  * with the zone offset.
+ *
+ * parquet: while a file is open, its rows go to a log that can be cut back
+ * (rowlog.h), which becomes the Parquet file (parquet.h) when the file is
+ * finalized.
  */
 #ifndef KEDGE_FORMAT_H
 #define KEDGE_FORMAT_H
@@ -20,7 +24,7 @@
 #include "agent/write/tz.h"
 #include "lib/buf.h"
 
-enum format_kind { FORMAT_HIVE_TEXT, FORMAT_JSONL };
+enum format_kind { FORMAT_HIVE_TEXT, FORMAT_JSONL, FORMAT_PARQUET };
 
 struct format {
 	enum format_kind kind;
@@ -42,11 +46,12 @@ int format_hive_escape(const char *s, size_t len, char delim, struct buf *out);
  * values are.  Returns 0 or -ENOMEM. */
 int format_json_string(const char *s, size_t len, struct buf *out);
 
-/* Parses a format name ("hive-text", "jsonl"); returns 0 or -EINVAL. */
+/* Parses a format name ("hive-text", "jsonl", "parquet"); returns 0 or
+ * -EINVAL. */
 int format_kind_parse(const char *name, enum format_kind *out);
-/* The file name extension of a format: "txt" or "jsonl". */
+/* The file name extension of a format: "txt", "jsonl" or "parquet". */
 const char *format_kind_ext(enum format_kind kind);
-/* The name format_kind_parse() reads: "hive-text" or "jsonl". */
+/* The name format_kind_parse() reads. */
 const char *format_kind_name(enum format_kind kind);
 
 #endif /* KEDGE_FORMAT_H */

@@ -525,6 +525,27 @@ journal_collect(const struct journal_line *jl, size_t lineno, size_t end,
 	return 0;
 }
 
+static int
+journal_last(const struct journal_line *jl, size_t lineno, size_t end,
+    void *arg)
+{
+	int64_t *last = arg;
+
+	(void)lineno;
+	(void)end;
+	if (jl == NULL)
+		return -EINVAL;
+	if (jl->kind != 't' && jl->kind != 'm' && jl->b > *last)
+		*last = jl->b;
+	return 0;
+}
+
+int
+journal_span(const struct journal_state *st, int64_t *last)
+{
+	return journal_lines(&st->text, st->journal_len, journal_last, last);
+}
+
 /* A rejects file lists rejected records only (r lines), a table's file
  * none (o, e, s, u lines).  Returns 0 or -EINVAL. */
 static int
@@ -553,13 +574,14 @@ journal_to_sidecar(const struct journal_state *st,
 	struct sidecar_ranges *kinds[JOURNAL_KINDS] = { &out->offsets,
 	    &out->empty, &out->spill, &out->unread };
 
-	if (st->rows > INT64_MAX || st->len > INT64_MAX)
+	if (st->rows > INT64_MAX || st->len > INT64_MAX ||
+	    info->bytes > INT64_MAX)
 		return -ERANGE;
 	out->version = SIDECAR_VERSION;
 	out->partition = info->partition;
 	out->first_offset = info->first_offset;
 	out->rows = (int64_t)st->rows;
-	out->bytes = (int64_t)st->len;
+	out->bytes = (int64_t)(info->bytes ? info->bytes : st->len);
 	snprintf(out->sha256, sizeof(out->sha256), "%s", info->sha256);
 	/* a file of no row has its event range null; one whose journal has
 	 * no t line (an earlier kedge's) none */

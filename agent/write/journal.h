@@ -98,6 +98,11 @@ int journal_read(const char *path, uint64_t upto, struct journal_state *st,
     char *err, size_t errlen);
 void journal_state_clear(struct journal_state *st);
 
+/* The last offset st's records name (o, e, s, u and r lines up to its
+ * mark) into *last, which is left alone when they name none.  Returns 0 or
+ * -EINVAL for a damaged line. */
+int journal_span(const struct journal_state *st, int64_t *last);
+
 /* Writes the sidecar of a part file from its journal as journal_read() left
  * it in st: sidecar_path gets the JSON, written atomically.  The descriptive
  * fields, and the digest of the file as it is kept, are given by the caller.
@@ -113,6 +118,8 @@ struct journal_file_info {
 	const char *format;
 	const char *codec;
 	const char *sha256;     /* lowercase hex */
+	uint64_t bytes;         /* of the file described when it is not
+	                         * the journal's (Parquet); 0: the journal's */
 };
 int journal_write_sidecar(const struct journal_state *st,
     const struct journal_file_info *info, const char *sidecar_path,

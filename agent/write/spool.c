@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 
 #include "agent/write/journal.h"
+#include "agent/write/rowlog.h"
 #include "lib/fsutil.h"
 
 /* Removes suffix from the end of s when it is there; returns 1 if it was. */
@@ -54,9 +55,13 @@ spool_name_parse(const char *name, struct spool_name *out)
 	if (strlen(name) >= sizeof(buf) || name[0] == '.')
 		return -EINVAL;
 	strcpy(buf, name);
-	out->codec = spool_strip(buf, ".gz") ? "gzip" :
+	out->rows = spool_strip(buf, ".parquet" SPOOL_ROWS_EXT);
+	out->codec = out->rows ? "none" : spool_strip(buf, ".gz") ? "gzip" :
 	    spool_strip(buf, ".zst") ? "zstd" : "none";
-	if (spool_strip(buf, ".txt"))
+	if (out->rows || (strcmp(out->codec, "none") == 0 &&
+	    spool_strip(buf, ".parquet")))
+		out->format = "parquet";
+	else if (spool_strip(buf, ".txt"))
 		out->format = "hive-text";
 	else if (spool_strip(buf, ".jsonl"))
 		out->format = "jsonl";
@@ -206,12 +211,102 @@ spool_ready_unlock(void)
 	pthread_mutex_unlock(&spool_ready_mutex);
 }
 
+/* Where a Parquet file goes while it is written, and its SHA-256. */
+struct spool_sink {
+	int fd;
+	struct spool_hash *hash;
+};
+
+static int
+spool_sink_write(void *arg, const void *p, size_t len)
+{
+	struct spool_sink *s = arg;
+	int r;
+
+	if ((r = fs_write_all(s->fd, p, len)) == 0)
+		spool_hash_update(s->hash, p, len);
+	return r;
+}
+
+/* The name Parquet gives a codec, as sidecars spell it. */
+static const char *
+spool_pq_codec_name(enum pq_codec c)
+{
+	return c == PQ_SNAPPY ? "snappy" : c == PQ_GZIP ? "gzip" :
+	    c == PQ_ZSTD ? "zstd" : "none";
+}
+
+/* Converts the log at path, cut back to st->len bytes, into the Parquet
+ * file tmp, durably: *digest gets its length and SHA-256 and *codec the
+ * name of its pages' codec. */
+static int
+spool_convert(const char *path, const char *tmp, const struct journal_state *st,
+    const struct journal_file_info *info, struct spool_digest *digest,
+    const char **codec, char *err, size_t errlen)
+{
+	char partition[16], first[24], last[24];
+	struct spool_sink sink = { -1, NULL };
+	enum pq_codec pc = PQ_UNCOMPRESSED;
+	int64_t last_offset = info->first_offset;
+	uint64_t rows;
+	int r;
+
+	if ((r = journal_span(st, &last_offset)) < 0) {
+		snprintf(err, errlen, "%s: its journal is damaged", path);
+		return r;
+	}
+	snprintf(partition, sizeof(partition), "%" PRId32, info->partition);
+	snprintf(first, sizeof(first), "%" PRId64, info->first_offset);
+	snprintf(last, sizeof(last), "%" PRId64, last_offset);
+	const char *kv[] = { "kedge.version", KEDGE_VERSION, "kedge.table",
+	    info->table, "kedge.topic", info->topic, "kedge.partition",
+	    partition, "kedge.first_offset", first, "kedge.last_offset", last };
+
+	if ((sink.hash = spool_hash_new()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if ((sink.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", tmp,
+		    fs_strerror(errno));
+		goto out;
+	}
+	if ((r = rowlog_convert(path, st->len, kv, sizeof(kv) / sizeof(kv[0]) /
+	    2, spool_sink_write, &sink, &rows, &pc, err, errlen)) < 0)
+		goto out;
+	if (rows != st->rows) {
+		snprintf(err, errlen, "%s holds %" PRIu64 " rows, not the %"
+		    PRIu64 " its checkpoint recorded", path, rows, st->rows);
+		r = -EIO;
+		goto out;
+	}
+	if (fsync(sink.fd) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot fsync %s: %s", tmp,
+		    fs_strerror(errno));
+		goto out;
+	}
+	if ((r = spool_hash_done(sink.hash, digest)) < 0)
+		snprintf(err, errlen, "cannot hash %s: out of memory", tmp);
+	*codec = spool_pq_codec_name(pc);
+out:
+	if (sink.fd >= 0)
+		close(sink.fd);
+	spool_hash_free(sink.hash);
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
 int
 spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
     const struct spool_digest *known, char *err, size_t errlen)
 {
-	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX];
+	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX], tmp[PATH_MAX];
 	char ready[PATH_MAX], ready_sidecar[PATH_MAX], *table = NULL;
+	char final[NAME_MAX + 1];
 	struct spool_digest digest;
 	const char *name = strrchr(rel, '/'), *slash = strchr(rel, '/');
 	int dirlen = name ? (int)(name - rel) : 0;
@@ -225,16 +320,21 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		snprintf(err, errlen, "%s/open/%s is not a part file", spool_dir, rel);
 		return -EINVAL;
 	}
+	/* the name in ready/: a log's is its Parquet file's */
+	snprintf(final, sizeof(final), "%.*s", (int)(strlen(name) -
+	    (sn.rows ? strlen(SPOOL_ROWS_EXT) : 0)), name);
 	if ((size_t)snprintf(data, sizeof(data), "%s/open/%s", spool_dir, rel) >=
 	    sizeof(data) ||
 	    (size_t)snprintf(journal, sizeof(journal), "%s/open/%.*s/.%s.journal",
 	    spool_dir, dirlen, rel, name) >= sizeof(journal) ||
 	    (size_t)snprintf(sidecar, sizeof(sidecar), "%s/open/%.*s/.%s.json",
-	    spool_dir, dirlen, rel, name) >= sizeof(sidecar) ||
-	    (size_t)snprintf(ready, sizeof(ready), "%s/ready/%s", spool_dir, rel) >=
-	    sizeof(ready) ||
+	    spool_dir, dirlen, rel, final) >= sizeof(sidecar) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/open/%.*s/.%s.tmp",
+	    spool_dir, dirlen, rel, final) >= sizeof(tmp) ||
+	    (size_t)snprintf(ready, sizeof(ready), "%s/ready/%.*s/%s", spool_dir,
+	    dirlen, rel, final) >= sizeof(ready) ||
 	    (size_t)snprintf(ready_sidecar, sizeof(ready_sidecar),
-	    "%s/ready/%.*s/.%s.json", spool_dir, dirlen, rel, name) >=
+	    "%s/ready/%.*s/.%s.json", spool_dir, dirlen, rel, final) >=
 	    sizeof(ready_sidecar)) {
 		snprintf(err, errlen, "%s/open/%s: path too long", spool_dir, rel);
 		return -ENAMETOOLONG;
@@ -255,20 +355,26 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		goto out;
 	}
 	info = (struct journal_file_info){ table, sn.topic, sn.partition,
-	    sn.host, sn.first_offset, sn.format, sn.codec, digest.hex };
+	    sn.host, sn.first_offset, sn.format, sn.codec, digest.hex, 0 };
 	if ((r = spool_cut(data, st.len, err, errlen)) < 0)
 		goto out;
 	/* the writer's digest holds when the file is kept whole; a file cut
 	 * back is read again */
-	if (known != NULL && known->len == st.len)
+	if (sn.rows) {
+		if ((r = spool_convert(data, tmp, &st, &info, &digest,
+		    &info.codec, err, errlen)) < 0)
+			goto out;
+		info.bytes = digest.len;
+	} else if (known != NULL && known->len == st.len) {
 		digest = *known;
-	else if ((r = spool_sha256(data, &digest, err, errlen)) < 0)
+	} else if ((r = spool_sha256(data, &digest, err, errlen)) < 0) {
 		goto out;
+	}
 	if ((r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
 		goto out;
 	spool_ready_lock();
 	if ((r = fs_rename_durable(sidecar, ready_sidecar)) == 0)
-		r = fs_rename_durable(data, ready);
+		r = fs_rename_durable(sn.rows ? tmp : data, ready);
 	spool_ready_unlock();
 	if (r < 0) {
 		/* which one is missing says where to look */
@@ -278,6 +384,8 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		    "the part file is gone" : "ready/ kept vanishing");
 		goto out;
 	}
+	if (sn.rows)
+		unlink(data);
 	unlink(journal);
 	r = 1;
 out:

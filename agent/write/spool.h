@@ -7,11 +7,15 @@
  *   <spool>/ready/<table>/dt=../hr=../.<name>.json     its sidecar, and
  *   <spool>/ready/<table>/dt=../hr=../<name>           the file, decided
  *
- * <name> is <topic>+<partition>+<first offset>+<host>.<txt|jsonl>[.gz|.zst].
- * Finalizing a file cuts it back to a checkpoint, writes its sidecar from
- * its journal and the SHA-256 of what is left, and moves both to ready/
- * (sidecar first, so the file never goes without it); a file holding
- * nothing decided is deleted.
+ * <name> is <topic>+<partition>+<first offset>+<host>.<txt|jsonl>[.gz|.zst]
+ * or ...<host>.parquet; an open Parquet file is the log of its rows,
+ * <name>.rows (rowlog.h).  Finalizing a file cuts it back to a checkpoint
+ * (a log is then converted to <name>, as .<name>.tmp until it is whole),
+ * writes its sidecar from its journal and the SHA-256 of what is left, and
+ * moves both to ready/ (sidecar first, so the file never goes without it);
+ * a file holding nothing decided is deleted.  A crash after a Parquet file
+ * reached ready/ and before its log was removed converts the log again, to
+ * the same bytes.
  */
 #ifndef KEDGE_SPOOL_H
 #define KEDGE_SPOOL_H
@@ -26,9 +30,14 @@ struct spool_name {
 	int32_t partition;
 	int64_t first_offset;
 	char host[256];
-	const char *format;   /* "hive-text" or "jsonl" */
-	const char *codec;    /* "none", "gzip" or "zstd" */
+	const char *format;   /* "hive-text", "jsonl" or "parquet" */
+	const char *codec;    /* "none", "gzip" or "zstd"; "none" for a
+	                       * Parquet file, whose pages say theirs */
+	int rows;             /* the log of an open Parquet file */
 };
+
+/* What an open Parquet file's name has after <name>. */
+#define SPOOL_ROWS_EXT ".rows"
 
 /* Parses a part file name.  Returns 0, or -EINVAL when it is not one. */
 int spool_name_parse(const char *name, struct spool_name *out);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agent/write/journal.h"
+#include "agent/write/rowlog.h"
 #include "agent/write/spool.h"
 #include "lib/fsutil.h"
 
@@ -53,6 +54,7 @@ struct writer {
 	struct codec *codec;    /* NULL for CODEC_NONE */
 	struct buf out;         /* compressed bytes on their way to a file */
 	struct roll_policy roll;
+	struct pq_opts parquet;  /* format parquet: a log's options */
 	const struct udtf_column *cols;
 	size_t ncols;
 	struct part *open;      /* files being written */
@@ -106,9 +108,17 @@ writer_new(const struct writer_opts *o, const struct udtf_column *cols,
 		goto nomem;
 	w->format = o->format;
 	w->codec_kind = o->codec;
-	if (o->codec != CODEC_NONE &&
-	    (w->codec = codec_new(o->codec, o->codec_level)) == NULL)
+	if (o->format.kind == FORMAT_PARQUET) {
+		/* the log is not compressed: its Parquet file is, page by page */
+		w->parquet = o->parquet;
+		w->parquet.codec = o->codec == CODEC_SNAPPY ? PQ_SNAPPY :
+		    o->codec == CODEC_GZIP ? PQ_GZIP : o->codec == CODEC_ZSTD ?
+		    PQ_ZSTD : PQ_UNCOMPRESSED;
+		w->parquet.level = o->codec_level;
+	} else if (o->codec != CODEC_NONE &&
+	    (w->codec = codec_new(o->codec, o->codec_level)) == NULL) {
 		goto nomem;
+	}
 	w->roll = o->roll;
 	w->cols = cols;
 	w->ncols = ncols;
@@ -186,7 +196,9 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 
 	r = snprintf(rel, sizeof(rel), "%s/dt=%s/hr=%s/%s+%" PRId32 "+%" PRId64
 	    "+%s.%s%s", w->table, hour->dt, hour->hr, topic, partition, offset,
-	    w->host, format_kind_ext(w->format.kind), codec_kind_ext(w->codec_kind));
+	    w->host, format_kind_ext(w->format.kind),
+	    w->format.kind == FORMAT_PARQUET ? SPOOL_ROWS_EXT :
+	    codec_kind_ext(w->codec_kind));
 	if (r < 0 || (size_t)r >= sizeof(rel) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/open/%s", w->spool_dir, rel) >=
 	    sizeof(path)) {
@@ -203,7 +215,8 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	p->first_offset = offset;
 	p->last_first = -1;
 	p->min_event_us = INT64_MAX;
-	p->hash = spool_hash_new(); /* NULL: the release reads the file */
+	/* NULL: the release reads the file; a log is converted, not hashed */
+	p->hash = w->format.kind == FORMAT_PARQUET ? NULL : spool_hash_new();
 	p->opened = p->last_write = now;
 	p->used = ++w->uses;
 	p->topic = strdup(topic);
@@ -232,6 +245,9 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	}
 	if ((p->journal = journal_create(jpath, err, errlen)) == NULL)
 		goto fail;
+	if (w->format.kind == FORMAT_PARQUET &&
+	    rowlog_header(&w->parquet, w->cols, w->ncols, &p->rows_buf) < 0)
+		goto nomem;
 	p->next = w->open;
 	w->open = p;
 	w->stats.files_open++;

@@ -11,7 +11,8 @@
  * its rows' event times.  A file grows across checkpoints; writer_seal()
  * ends the current compression member or frame, fsyncs, and marks the
  * journal with the checkpoint, so the file can be cut back to any
- * checkpoint.  A file rolls when it reaches roll.max_bytes, roll.max_age
+ * checkpoint.  A Parquet file is written as a log of its rows,
+ * <name>.parquet.rows (rowlog.h), converted when it is finalized.  A file rolls when it reaches roll.max_bytes, roll.max_age
  * seconds or roll.inactive seconds without a row, and when a file of
  * another hour or partition must open while roll.max_open_files are open,
  * the least recently written rolls (a later row of its hour opens a new
@@ -30,6 +31,7 @@
 #include "agent/udtf/udtf.h"
 #include "agent/write/codec.h"
 #include "agent/write/format.h"
+#include "agent/write/parquet.h"
 #include "agent/write/tz.h"
 
 struct writer;
@@ -51,6 +53,7 @@ struct writer_opts {
 	enum codec_kind codec;
 	int codec_level;
 	struct roll_policy roll;
+	struct pq_opts parquet;   /* format parquet: all but codec and level */
 };
 
 struct writer_stats {

@@ -623,6 +623,44 @@ test_on_complete(void **state)
 	    "output.on_complete_timeout: 0 is out of range 1..86400");
 }
 
+/* Parquet's codec is snappy unless one is given; snappy is Parquet's
+ * only; the _rejects table stays text. */
+static void
+test_parquet_codec(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA "tables = (\n"
+	    "  { name = \"a\"; topics = [ \"a\" ]; udtf = \"raw\";\n"
+	    "    format = \"parquet\"; },\n"
+	    "  { name = \"b\"; topics = [ \"a\" ]; udtf = \"raw\";\n"
+	    "    format = \"parquet\"; codec = \"zstd\"; codec_level = 9; },\n"
+	    "  { name = \"c\"; topics = [ \"a\" ]; udtf = \"raw\"; } );\n"
+	    "output = { parquet = { row_group_bytes = 65536; }; };\n");
+	assert_int_equal(c->tables[0].format, FORMAT_PARQUET);
+	assert_int_equal(c->tables[0].codec, CODEC_SNAPPY);
+	assert_int_equal(c->tables[1].codec, CODEC_ZSTD);
+	assert_int_equal(c->tables[2].codec, CODEC_GZIP);
+	assert_int_equal(c->output.parquet.row_group_bytes, 65536);
+	assert_int_equal(c->output.parquet.page_bytes, 1048576);
+	assert_int_equal(c->output.parquet.dict_bytes, 1048576);
+	conf_free(c);
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\";\n  codec = \"snappy\"; } );\n", 4,
+	    "tables[0].codec: snappy is for format parquet only; format "
+	    "hive-text takes none, gzip or zstd");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; format = \"parquet\";\n  codec_level = 3; } );\n",
+	    4, "tables[0].codec_level: must be 0 with codec snappy");
+	expect_err(KAFKA TABLE "output = { rejects = { format = \"parquet\"; }; };\n",
+	    3, "output.rejects.format: \"parquet\" is not one of: hive-text, "
+	    "jsonl");
+	expect_err(KAFKA TABLE "output = { rejects = { codec = \"snappy\"; }; };\n",
+	    3, "output.rejects.codec: \"snappy\" is not one of: none, gzip, "
+	    "zstd");
+}
+
 static void
 test_duplicate_table_name(void **state)
 {
@@ -892,6 +930,7 @@ main(void)
 		cmocka_unit_test(test_missing_required_keys),
 		cmocka_unit_test(test_values_out_of_range),
 		cmocka_unit_test(test_impossible_strings),
+		cmocka_unit_test(test_parquet_codec),
 		cmocka_unit_test(test_duplicate_table_name),
 		cmocka_unit_test(test_table_name_bound),
 		cmocka_unit_test(test_open_files_and_window),

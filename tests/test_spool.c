@@ -42,18 +42,25 @@ static const struct udtf_column cols[] = { { "n", UDTF_INT64 } };
 #define PART "t/dt=20261129/hr=10/top+0+0+h1.txt"
 #define SIDECAR "t/dt=20261129/hr=10/.top+0+0+h1.txt.json"
 
-/* Replaces f's writer with one of the given table. */
+/* Replaces f's writer with one of the given table, format and codec. */
 static void
-open_writer(struct fixture *f, const char *table)
+open_writer_as(struct fixture *f, const char *table, enum format_kind format,
+    enum codec_kind codec)
 {
 	struct writer_opts o = { .table = table, .host = "h1",
-	    .codec = CODEC_NONE, .roll = { 1 << 30, 900, 300, 0 } };
+	    .codec = codec, .roll = { 1 << 30, 900, 300, 0 } };
 	char err[256];
 
 	writer_free(f->w);
 	o.spool_dir = f->dir;
-	o.format = (struct format){ FORMAT_HIVE_TEXT, '\001', f->tz };
+	o.format = (struct format){ format, '\001', f->tz };
 	assert_non_null(f->w = writer_new(&o, cols, 1, err, sizeof(err)));
+}
+
+static void
+open_writer(struct fixture *f, const char *table)
+{
+	open_writer_as(f, table, FORMAT_HIVE_TEXT, CODEC_NONE);
 }
 
 static int
@@ -571,6 +578,104 @@ test_damage_after_the_mark_dropped(void **state)
 	free(side);
 }
 
+#define PQ_DIR "t/dt=20261129/hr=10/"
+#define PQ_PART PQ_DIR "top+0+0+h1.parquet"
+
+/* A Parquet file is its log cut back to the decided checkpoint and
+ * converted: its sidecar describes the Parquet file, the log and its
+ * journal are gone, and the same log converted again (a second spool,
+ * copied before the crash) gives the same bytes. */
+static void
+test_parquet_cut_back_and_converted(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	char copy[80], cmd[256], hex[65], err[256], *side;
+	struct stat sb;
+	struct sidecar sc;
+	unsigned char head[4], tail[4];
+	FILE *fp;
+
+	open_writer_as(f, "t", FORMAT_PARQUET, CODEC_ZSTD);
+	rows(f, 0, 9, NULL);
+	seal(f, 1);
+	rows(f, 10, 19, NULL);
+	seal(f, 2);
+	rows(f, 20, 24, NULL);          /* never sealed */
+	assert_non_null(side = slurp(f, "open/" PQ_PART ".rows"));
+	free(side);
+	snprintf(copy, sizeof(copy), "%s.copy", f->dir);
+	snprintf(cmd, sizeof(cmd), "cp -a %s %s", f->dir, copy);
+	assert_int_equal(system(cmd), 0);
+	crash_and_recover(f, 1, &st);
+	assert_int_equal(st.kept, 1);
+	assert_true(open_is_empty(f));
+
+	snprintf(cmd, sizeof(cmd), "%s/ready/" PQ_PART, f->dir);
+	assert_int_equal(stat(cmd, &sb), 0);
+	assert_non_null(fp = fopen(cmd, "rb"));
+	assert_int_equal(fread(head, 1, 4, fp), 4);
+	assert_int_equal(fseek(fp, -4, SEEK_END), 0);
+	assert_int_equal(fread(tail, 1, 4, fp), 4);
+	fclose(fp);
+	assert_memory_equal(head, "PAR1", 4);
+	assert_memory_equal(tail, "PAR1", 4);
+	assert_non_null(side = slurp(f, "ready/" PQ_DIR
+	    ".top+0+0+h1.parquet.json"));
+	memset(&sc, 0, sizeof(sc));
+	if (sidecar_parse(side, strlen(side), &sc, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", side, err);
+	assert_int_equal(sc.format, FORMAT_PARQUET);
+	assert_int_equal(sc.codec, CODEC_ZSTD);
+	assert_int_equal(sc.rows, 10);
+	assert_int_equal(sc.bytes, sb.st_size);
+	assert_int_equal(sc.offsets.n, 1);
+	assert_int_equal(sc.offsets.v[0].last, 9);
+	free(side);
+	/* the file's SHA-256: not slurp()'s strlen, it holds NUL bytes */
+	snprintf(cmd, sizeof(cmd), "sha256sum %s/ready/" PQ_PART
+	    " | cut -c1-64 > %s/sum", f->dir, f->dir);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(side = slurp(f, "sum"));
+	snprintf(hex, sizeof(hex), "%s", side);
+	assert_string_equal(hex, sc.sha256);
+	free(side);
+	sidecar_clear(&sc);
+
+	decided = 1;
+	assert_int_equal(spool_recover(copy, decide, NULL, &st, err,
+	    sizeof(err)), 0);
+	snprintf(cmd, sizeof(cmd), "cmp -s %s/ready/" PQ_PART " %s/ready/"
+	    PQ_PART, f->dir, copy);
+	assert_int_equal(system(cmd), 0);
+	remove_tree(copy);
+}
+
+/* A log whose header is not kedge's is refused, saying so, and kept. */
+static void
+test_parquet_damaged_log_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_recovery st;
+	char path[160], err[256] = "";
+	FILE *fp;
+
+	open_writer_as(f, "t", FORMAT_PARQUET, CODEC_SNAPPY);
+	rows(f, 0, 9, NULL);
+	seal(f, 1);
+	writer_free(f->w);
+	f->w = NULL;
+	snprintf(path, sizeof(path), "%s/open/" PQ_PART ".rows", f->dir);
+	assert_non_null(fp = fopen(path, "r+b"));
+	assert_int_equal(fwrite("X", 1, 1, fp), 1);
+	fclose(fp);
+	decided = 1;
+	assert_int_equal(spool_recover(f->dir, decide, NULL, &st, err,
+	    sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is damaged"));
+	assert_int_equal(access(path, F_OK), 0);
+}
+
 static void
 test_names(void **state)
 {
@@ -590,6 +695,17 @@ test_names(void **state)
 	assert_string_equal(sn.codec, "zstd");
 	assert_int_equal(spool_name_parse("t+0+0+h.txt", &sn), 0);
 	assert_string_equal(sn.codec, "none");
+	assert_int_equal(sn.rows, 0);
+	/* a Parquet file's pages say their codec; its open log is .rows */
+	assert_int_equal(spool_name_parse("t+0+0+h.parquet", &sn), 0);
+	assert_string_equal(sn.format, "parquet");
+	assert_string_equal(sn.codec, "none");
+	assert_int_equal(sn.rows, 0);
+	assert_int_equal(spool_name_parse("t+0+0+h.parquet.rows", &sn), 0);
+	assert_string_equal(sn.format, "parquet");
+	assert_int_equal(sn.rows, 1);
+	assert_int_equal(spool_name_parse("t+0+0+h.parquet.gz", &sn), -EINVAL);
+	assert_int_equal(spool_name_parse("t+0+0+h.txt.rows", &sn), -EINVAL);
 	assert_int_equal(spool_name_parse(".t+0+0+h.txt.json", &sn), -EINVAL);
 	assert_int_equal(spool_name_parse("t+0+0+h.csv", &sn), -EINVAL);
 	assert_int_equal(spool_name_parse("t+x+0+h.txt", &sn), -EINVAL);
@@ -644,6 +760,10 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_damage_after_the_mark_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_parquet_cut_back_and_converted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parquet_damaged_log_refused,
+		    setup, teardown),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,6 +107,7 @@ decompress() {
 
 # landed_rows DIR TABLE: every row under DIR/TABLE as "dt=../hr=..<TAB>row".
 landed_rows() {
+	[ -d "$1/$2" ] || return 0
 	find "$1/$2" -type f ! -name '.*' ! -name '_*' | sort | while read -r f; do
 		_hour=$(dirname "$f" | sed 's|.*/\(dt=[0-9]*/hr=[0-9]*\)$|\1|')
 		decompress "$f" | sed "s|^|$_hour	|"

@@ -19,14 +19,14 @@
 # and serves all of them through REAL_ENV (those that kill or reconfigure
 # the broker start their own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
-# for the first build only.  Six long tests that mostly wait run in the
+# for the first build only.  Seven long tests that mostly wait run in the
 # background from the start of the first build, and are counted at the
 # end: real_kafka_reauth (on ticket lifetimes), real_kafka_restart (on a
 # broker kept down for a minute) and real_kafka_group (on the group's
 # rebalances), each with a broker of its own, real_hdfs_publish (on
 # 2-minute tickets) with an HDFS of its own, and the kill loops
-# crash_kill9 and crash_two_hosts (on the mock group's session timeouts),
-# each with a mock cluster of its own.  Tests named in
+# crash_kill9, crash_two_hosts and crash_parquet (on the mock group's
+# session timeouts), each with a mock cluster of its own.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -85,7 +85,7 @@ real_up() {
 
 # The background tests, started with the first build's kedge.
 BG_ALL="real_kafka_reauth real_kafka_restart real_kafka_group"
-BG_ALL="$BG_ALL real_hdfs_publish crash_kill9 crash_two_hosts"
+BG_ALL="$BG_ALL real_hdfs_publish crash_kill9 crash_two_hosts crash_parquet"
 BACKGROUND=
 if [ "$quick" -eq 0 ]; then
 	for _n in $BG_ALL; do

@@ -17,6 +17,7 @@
 
 #include "agent/write/journal.h"
 #include "agent/write/rowlog.h"
+#include "lib/crash.h"
 #include "lib/fsutil.h"
 
 /* Removes suffix from the end of s when it is there; returns 1 if it was. */
@@ -223,6 +224,7 @@ spool_sink_write(void *arg, const void *p, size_t len)
 	struct spool_sink *s = arg;
 	int r;
 
+	crash_point("convert-mid");
 	if ((r = fs_write_all(s->fd, p, len)) == 0)
 		spool_hash_update(s->hash, p, len);
 	return r;
@@ -384,8 +386,10 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		    "the part file is gone" : "ready/ kept vanishing");
 		goto out;
 	}
-	if (sn.rows)
+	if (sn.rows) {
+		crash_point("convert-ready");
 		unlink(data);
+	}
 	unlink(journal);
 	r = 1;
 out:

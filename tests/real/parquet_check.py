@@ -4,9 +4,13 @@ read (--parquet-mr, tests/real/parquet_mr.sh's output), parquet-mr.
 
     parquet_check.py FILE.parquet ROWS.jsonl [--expect-dict] [--expect-plain]
         [--min-row-groups N] [--codec NAME] [--parquet-mr READ.json]
+        [--columns NAME:TYPE,...] [--kv KEY=VALUE ...]
 
 ROWS.jsonl holds one JSON array per row (null for NULL, timestamps as
-microseconds since the epoch), as tests/fixtures/pqwrite writes it.  Checks
+microseconds since the epoch), as tests/fixtures/pqwrite writes it.
+--columns gives the columns and their UDTF types (string, int64, double,
+bool, timestamp) when they are not pqwrite's; --kv the key-value metadata
+the file must hold, with its values (else the keys pqwrite writes).  Checks
 the schema's types, every value and NULL, per row group and column chunk
 the statistics (min, max, null count) against the rows of that group, the
 codec, the encodings asked for, and the key-value metadata.  Exits 1 with
@@ -24,25 +28,49 @@ import pyarrow.parquet as pq
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
-ARROW_TYPES = {
-    "city": pa.string(), "id": pa.string(), "n": pa.int64(),
-    "x": pa.float64(), "ok": pa.bool_(),
-    "ts": pa.timestamp("us", tz="UTC"), "constant": pa.string(),
-    "empty": pa.int64(),
+KINDS = {
+    "string": (pa.string(), "optional binary %s (STRING)", "VARCHAR"),
+    "int64": (pa.int64(), "optional int64 %s", "BIGINT"),
+    "double": (pa.float64(), "optional double %s", "DOUBLE"),
+    "bool": (pa.bool_(), "optional boolean %s", "BOOLEAN"),
+    "timestamp": (pa.timestamp("us", tz="UTC"),
+                  "optional int64 %s (TIMESTAMP(MICROS,true))",
+                  "TIMESTAMP WITH TIME ZONE"),
 }
-MR_TYPES = {
-    "city": "optional binary city (STRING)", "id": "optional binary id (STRING)",
-    "n": "optional int64 n", "x": "optional double x",
-    "ok": "optional boolean ok",
-    "ts": "optional int64 ts (TIMESTAMP(MICROS,true))",
-    "constant": "optional binary constant (STRING)",
-    "empty": "optional int64 empty",
-}
-DUCK_TYPES = {
-    "city": "VARCHAR", "id": "VARCHAR", "n": "BIGINT", "x": "DOUBLE",
-    "ok": "BOOLEAN", "ts": "TIMESTAMP WITH TIME ZONE", "constant": "VARCHAR",
-    "empty": "BIGINT",
-}
+# pqwrite's columns, by UDTF type
+KIND_OF = {"city": "string", "id": "string", "n": "int64", "x": "double",
+           "ok": "bool", "ts": "timestamp", "constant": "string",
+           "empty": "int64"}
+REQUIRED_KV = {"kedge.version": None, "kedge.table": None,
+               "kedge.offsets": None}
+
+
+ARROW_TYPES, MR_TYPES, DUCK_TYPES = {}, {}, {}
+
+
+def set_columns(spec):
+    """The columns, NAME:TYPE,... (None: pqwrite's), and what each reader
+    must call their types."""
+    if spec:
+        KIND_OF.clear()
+        for item in spec.split(","):
+            name, kind = item.split(":")
+            if kind not in KINDS:
+                fail("--columns: %s is no UDTF type" % kind)
+            KIND_OF[name] = kind
+    for table, at in ((ARROW_TYPES, 0), (MR_TYPES, 1), (DUCK_TYPES, 2)):
+        for name, kind in KIND_OF.items():
+            t = KINDS[kind][at]
+            table[name] = t % name if at == 1 else t
+
+
+def check_kv(who, kv):
+    for key, want in REQUIRED_KV.items():
+        if key not in kv:
+            fail("%s: no key-value metadata %s" % (who, key))
+        if want is not None and kv[key] != want:
+            fail("%s: key-value metadata %s is %r, expected %r" %
+                 (who, key, kv[key], want))
 
 
 def fail(msg):
@@ -69,7 +97,7 @@ def check_rows(who, got, want, names):
     for i, (g, w) in enumerate(zip(got, want)):
         for j, name in enumerate(names):
             gv, wv = micros(g[j]), w[j]
-            if name == "x" and isinstance(wv, int):
+            if KIND_OF[name] == "double" and isinstance(wv, int):
                 wv = float(wv)
             if not same(gv, wv):
                 fail("%s: row %d column %s: read %r, written %r" %
@@ -80,7 +108,7 @@ def expected_stats(part, j, name):
     """(null count, min, max) of column j of rows part; min and max None
     when all are NULL; strings ordered by their UTF-8 bytes."""
     vals = [r[j] for r in part if r[j] is not None]
-    if name == "x":
+    if KIND_OF[name] == "double":
         vals = [float(v) for v in vals]
     if not vals:
         return len(part), None, None
@@ -100,10 +128,8 @@ def check_pyarrow(path, rows, args):
     check_rows("pyarrow", got, rows, names)
 
     md = f.metadata
-    kv = md.metadata or {}
-    for key in (b"kedge.version", b"kedge.table", b"kedge.offsets"):
-        if key not in kv:
-            fail("pyarrow: no key-value metadata %s" % key.decode())
+    check_kv("pyarrow", {k.decode(): v.decode()
+                         for k, v in (md.metadata or {}).items()})
     if md.num_row_groups < args.min_row_groups:
         fail("pyarrow: %d row groups, expected at least %d" %
              (md.num_row_groups, args.min_row_groups))
@@ -147,14 +173,14 @@ def check_pyarrow(path, rows, args):
 def check_duckdb(path, rows, names):
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
-    desc = con.execute("DESCRIBE SELECT * FROM read_parquet(?)",
+    desc = con.execute("DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false)",
                        [path]).fetchall()
     for name, typ, *_ in desc:
         if typ != DUCK_TYPES[name]:
             fail("duckdb: column %s is %s" % (name, typ))
-    cols = ", ".join("epoch_us(ts)" if n == "ts" else '"%s"' % n
-                     for n in names)
-    got = con.execute("SELECT %s FROM read_parquet(?)" % cols,
+    cols = ", ".join('epoch_us("%s")' % n if KIND_OF[n] == "timestamp"
+                     else '"%s"' % n for n in names)
+    got = con.execute("SELECT %s FROM read_parquet(?, hive_partitioning = false)" % cols,
                       [path]).fetchall()
     check_rows("duckdb", got, rows, names)
     nulls = con.execute(
@@ -174,9 +200,7 @@ def check_parquet_mr(read_path, rows, names, args):
     for name, typ in zip(names, got["types"]):
         if typ != MR_TYPES[name]:
             fail("parquet-mr: column %s is %s" % (name, typ))
-    for key in ("kedge.version", "kedge.table", "kedge.offsets"):
-        if key not in got["kv"]:
-            fail("parquet-mr: no key-value metadata %s" % key)
+    check_kv("parquet-mr", got["kv"])
     check_rows("parquet-mr", got["rows"], rows, names)
     at = 0
     for g, group in enumerate(got["groups"]):
@@ -205,7 +229,13 @@ def main():
     ap.add_argument("--min-row-groups", type=int, default=1)
     ap.add_argument("--codec", default="UNCOMPRESSED")
     ap.add_argument("--parquet-mr", metavar="READ.json")
+    ap.add_argument("--columns", metavar="NAME:TYPE,...")
+    ap.add_argument("--kv", action="append", metavar="KEY=VALUE")
     args = ap.parse_args()
+    set_columns(args.columns)
+    if args.kv:
+        REQUIRED_KV.clear()
+        REQUIRED_KV.update(item.split("=", 1) for item in args.kv)
     with open(args.rows, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f]
     names = check_pyarrow(args.parquet, rows, args)

@@ -30,7 +30,7 @@ FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_KIT_OBJ := $(FUZZ_OUT)/obj/fuzz/fuzzkit.o
 FUZZ_TARGETS  = $(FUZZ_UDTFS:%=fuzz_udtf_%) fuzz_logformat fuzz_config
 FUZZ_TARGETS += fuzz_webhdfs fuzz_sidecar fuzz_manifest fuzz_progress \
-                fuzz_ckpt fuzz_journal fuzz_spool fuzz_parquet
+                fuzz_ckpt fuzz_journal fuzz_spool fuzz_parquet fuzz_pqfooter
 FUZZ_BINS     = $(FUZZ_TARGETS:%=$(FUZZ_OUT)/%)
 
 .PHONY: fuzz-build fuzz fuzz-smoke fuzz-clean

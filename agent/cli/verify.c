@@ -768,6 +768,11 @@ verify_clear(struct verify *v)
 	for (size_t i = 0; i < v->nhours; i++)
 		free(v->hours[i].dir);
 	free(v->hours);
+	for (size_t i = 0; i < v->npqtables; i++) {
+		free(v->pqtables[i].table);
+		free(v->pqtables[i].columns);
+	}
+	free(v->pqtables);
 	free(v->in);
 	free(v->out);
 	ZSTD_freeDStream(v->zds);

@@ -46,6 +46,12 @@ struct vhour {
 	int has_manifest, has_success;
 };
 
+/* A table's Parquet columns, as the first of its files has them. */
+struct pqtable {
+	char *table;
+	char *columns;    /* name:type:logical,... */
+};
+
 struct lines {
 	uint64_t n;
 	int open; /* the last byte seen was not a line end */
@@ -68,6 +74,8 @@ struct verify {
 	                          * has a sha256; else NULL */
 	uint64_t rows;
 	uint64_t unread;   /* offsets the broker deleted before they were read */
+	struct pqtable *pqtables; /* the columns of each Parquet table */
+	size_t npqtables, cappqtables;
 	struct vhour *hours;
 	size_t nhours, caphours;
 	size_t manifests;  /* checked */

@@ -226,9 +226,12 @@ rowlog_more(struct rowlog_in *in)
 
 	if (in->left == 0)
 		return -EINVAL;
-	memmove(in->data.data, in->data.data + in->pos, in->data.len - in->pos);
-	in->data.len -= in->pos;
-	in->pos = 0;
+	if (in->pos > 0) {
+		memmove(in->data.data, in->data.data + in->pos,
+		    in->data.len - in->pos);
+		in->data.len -= in->pos;
+		in->pos = 0;
+	}
 	if (in->data.cap - in->data.len < ROWLOG_CHUNK / 2 &&
 	    buf_reserve(&in->data, in->data.len < ROWLOG_CHUNK ? ROWLOG_CHUNK :
 	    in->data.len) < 0)
@@ -380,6 +383,9 @@ rowlog_convert(const char *path, uint64_t len, const char *const *kv,
 		r = -ENOMEM;
 		goto out;
 	}
+	/* a log holds its header from its first write on */
+	if ((r = rowlog_more(&in)) < 0)
+		goto out;
 	while ((r = rowlog_parse_header(&in, &o, cols, &ncols, names,
 	    ROWLOG_MAX_COLS * 64)) == 1)
 		if ((r = rowlog_more(&in)) < 0)

@@ -373,6 +373,32 @@ parse_delimiter(const char *s, char *out)
 }
 
 static int
+cmd_bench_consume(int argc, char **argv)
+{
+	const char *path = CONF_DEFAULT_PATH;
+	struct conf *c;
+	int ch, r;
+
+	optind = 1;
+	while ((ch = getopt(argc, argv, "c:")) != -1) {
+		if (ch != 'c') {
+			usage(stderr);
+			return 2;
+		}
+		path = optarg;
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if ((c = load(path)) == NULL)
+		return 1;
+	r = bench_consume(c, 600, stdout);
+	conf_free(c);
+	return r;
+}
+
+static int
 cmd_bench(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -390,6 +416,8 @@ cmd_bench(int argc, char **argv)
 	char *end;
 	int ch, r;
 
+	if (argc >= 2 && strcmp(argv[1], "consume") == 0)
+		return cmd_bench_consume(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "udtf") != 0)
 		goto bad;
 	optind = 1;
@@ -508,13 +536,17 @@ static const struct command commands[] = {
 	    "rejects and UDTF ns/record per table, the slowest\n"
 	    "records, checkpoints; and whether it still runs" },
 	{ "bench", cmd_bench, "udtf [-c FILE] --table NAME --input FILE\n"
-	    "[--delimiter C] [--regex PATTERN] [--seconds S]",
+	    "[--delimiter C] [--regex PATTERN] [--seconds S]\n"
+	    "bench consume [-c FILE]",
 	    "bench udtf      run a table's UDTF chain over a file of records (one\n"
 	    "per line, or per --delimiter byte: \\n, \\0, \\t or one\n"
 	    "character) on one core and print records/s, ns/record,\n"
 	    "percentiles, rows, rejects, the cost of timing, and\n"
 	    "a PCRE2-JIT regex doing the same extraction as a ratio\n"
-	    "(--regex; derived from the log_format for nginx)" },
+	    "(--regex; derived from the log_format for nginx)\n"
+	    "bench consume   read the topics to their end with kedge's\n"
+	    "consumer, dropping every record unparsed, and print the\n"
+	    "rate, CPU time and peak RSS: fetching alone" },
 	{ "config-reference", cmd_config_reference, "",
 	    "config-reference  print every configuration key as Markdown" },
 	{ "--version", cmd_version, "", NULL },

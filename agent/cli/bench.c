@@ -9,7 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+
 #include "agent/parse/chain.h"
+#include "agent/source/source.h"
 #include "agent/parse/latency.h"
 #include "agent/udtf/coltype.h"
 #include "lib/buf.h"
@@ -17,6 +20,7 @@
 #include "lib/tick.h"
 
 #define BENCH_ROUNDS 3
+#define BENCH_CONSUME_BATCH 1024
 
 struct bench {
 	struct udtf_record *recs; /* record i: topic "bench", offset i */
@@ -345,4 +349,95 @@ out:
 	buf_clear(&b.input);
 	free(b.recs);
 	return status;
+}
+
+/* The librdkafka settings that bound what the consumer holds in memory,
+ * as they are in effect for c. */
+static void
+bench_memory_settings(const struct conf *c, FILE *out)
+{
+	static const char *const keys[] = { "queued.max.messages.kbytes",
+	    "queued.min.messages", "fetch.max.bytes", "fetch.message.max.bytes",
+	    "receive.message.max.bytes" };
+	rd_kafka_conf_t *rc;
+	char err[512], val[64];
+
+	if ((rc = source_properties(c, err, sizeof(err))) == NULL)
+		return;
+	fprintf(out, "librdkafka:");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t len = sizeof(val);
+
+		if (rd_kafka_conf_get(rc, keys[i], val, &len) == RD_KAFKA_CONF_OK)
+			fprintf(out, " %s=%s", keys[i], val);
+	}
+	fprintf(out, "\n");
+	rd_kafka_conf_destroy(rc);
+}
+
+/* A rebalance: nothing is kept, so there is nothing to make durable. */
+static void
+bench_parts(void *opaque, const rd_kafka_topic_partition_list_t *parts)
+{
+	(void)opaque;
+	(void)parts;
+}
+
+int
+bench_consume(const struct conf *c, double limit, FILE *out)
+{
+	struct source_hooks hooks = { bench_parts, bench_parts, bench_parts,
+	    NULL };
+	rd_kafka_message_t *msgs[BENCH_CONSUME_BATCH];
+	double t0 = bench_now(), first = 0, last = 0, closed;
+	uint64_t records = 0, bytes = 0;
+	struct source *s;
+	struct rusage ru;
+	char err[512];
+
+	if ((s = source_new(c, &hooks, err, sizeof(err))) == NULL ||
+	    source_start(s, NULL, NULL, err, sizeof(err)) < 0) {
+		fprintf(stderr, "kedge bench consume: %s\n", err);
+		source_close(s);
+		return 1;
+	}
+	while (!source_at_end(s)) {
+		size_t n = source_poll(s, msgs, BENCH_CONSUME_BATCH, 100);
+
+		for (size_t i = 0; i < n; i++) {
+			bytes += msgs[i]->len;
+			source_done(s, msgs[i]);
+			rd_kafka_message_destroy(msgs[i]);
+		}
+		if (n > 0) {
+			last = bench_now();
+			if (records == 0)
+				first = last;
+			records += n;
+		}
+		if (bench_now() - t0 > limit) {
+			fprintf(stderr, "kedge bench consume: not at the end of "
+			    "the partitions after %.0f s (%" PRIu64 " records)\n",
+			    limit, records);
+			source_close(s);
+			return 1;
+		}
+	}
+	closed = bench_now();
+	source_close(s);
+	closed = bench_now() - closed;
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(out, "consumed %" PRIu64 " records (%" PRIu64 " bytes), "
+	    "dropped unparsed, in %.3f s from the first to the last: %.0f "
+	    "records/s\n", records, bytes, last - first,
+	    last > first ? (double)records / (last - first) : 0.0);
+	fprintf(out, "first record after %.3f s; at the end after %.3f s; "
+	    "closed in %.3f s\n", records ? first - t0 : 0.0,
+	    bench_now() - t0 - closed, closed);
+	fprintf(out, "cpu user %.3f s sys %.3f s; peak RSS %ld KiB\n",
+	    (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+	    ru.ru_maxrss);
+	bench_memory_settings(c, out);
+	return 0;
 }

@@ -3,7 +3,9 @@
  * records on one core and reports what a record costs (records/s, the
  * latency percentiles, the slowest records), what timing every record
  * costs, and, in the same run, what one PCRE2-JIT regex that extracts the
- * same fields costs, as a ratio.
+ * same fields costs, as a ratio.  `kedge bench consume`: kedge's consumer
+ * alone, every record dropped unparsed, the reference that shows what
+ * parsing and writing cost beside fetching.
  */
 #ifndef KEDGE_BENCH_H
 #define KEDGE_BENCH_H
@@ -23,5 +25,14 @@ struct bench_opts {
 /* Runs the benchmark and prints the report to out.  Returns 0, or 1 after
  * printing why to stderr. */
 int bench_udtf(const struct conf *c, const struct bench_opts *o, FILE *out);
+
+/* Consumes what c's kafka section names with kedge's consumer (static
+ * assignment or group, as c says) until every partition is at its end,
+ * dropping each record, and prints the records and bytes, the rate from
+ * the first record to the last, when the first came and how long closing
+ * took, CPU time, peak RSS, and the librdkafka settings that bound its
+ * memory.  Fails after limit seconds.  Returns 0, or 1 after printing
+ * why to stderr. */
+int bench_consume(const struct conf *c, double limit, FILE *out);
 
 #endif /* KEDGE_BENCH_H */

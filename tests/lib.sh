@@ -170,6 +170,56 @@ bench_row() {
 		"$(echo "$1 / $4" | bc -l)" "$(echo "$2 / $4" | bc -l)" "$5"
 }
 
+# bench_timed OUT STEADY COMMAND...: runs COMMAND (a program, not a
+# function) under /usr/bin/time and appends to OUT "wall user sys
+# peak-RSS-KiB steady": seconds, and the seconds from the first record to
+# the last that the command STEADY prints (given the run's stderr file as
+# $1; "-": the wall time).  Its output and stderr are in OUT.err.
+bench_timed() {
+	_bt_out=$1
+	_bt_steady=$2
+	shift 2
+	/usr/bin/time -f '%e %U %S %M' -o "$_bt_out.time" "$@" \
+		>"$_bt_out.err" 2>&1 || return 1
+	if [ "$_bt_steady" = - ]; then
+		_bt_s=$(cut -d' ' -f1 "$_bt_out.time")
+	else
+		_bt_s=$($_bt_steady "$_bt_out.err")
+	fi
+	echo "$(cat "$_bt_out.time") $_bt_s" >>"$_bt_out"
+}
+
+# bench_median FILE COLUMN: the median of a column of numbers; COLUMN
+# "cpu": of user + sys.
+bench_median() {
+	awk -v c="$2" '{ print c == "cpu" ? $2 + $3 : $c }' "$1" | sort -g |
+		awk '{ v[NR] = $1 }
+		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# bench_pair_header; bench_pair_row NAME RECORDS KEDGE KCAT: a row of the
+# paired table from the medians of the two bench_timed files KEDGE and
+# KCAT, runs alternated in pairs: records/s over the whole process and
+# from the first record to the last (steady), each as a ratio to kcat's
+# whole run (its connect and first fetch take milliseconds), CPU time per
+# record as a ratio to kcat's, and the peak RSS.
+bench_pair_header() {
+	printf '%-34s %8s %11s %6s %11s %6s %7s %9s\n' run "wall s" records/s \
+		ratio "steady r/s" ratio "cpu/rec" "peak RSS"
+}
+bench_pair_row() {
+	_w=$(bench_median "$3" 1)
+	_st=$(bench_median "$3" 5)
+	_kw=$(bench_median "$4" 1)
+	_cpu=$(bench_median "$3" cpu)
+	_kcpu=$(bench_median "$4" cpu)
+	printf '%-34s %8.3f %11.0f %6.2f %11.0f %6.2f %7.2f %6d MiB\n' "$1" "$_w" \
+		"$(echo "$2 / $_w" | bc -l)" "$(echo "$_kw / $_w" | bc -l)" \
+		"$(echo "$2 / $_st" | bc -l)" "$(echo "$_kw / $_st" | bc -l)" \
+		"$(echo "$_cpu / $_kcpu" | bc -l)" \
+		"$(($(bench_median "$3" 4 | cut -d. -f1) / 1024))"
+}
+
 # bench_kcat_kedge RECORDS KCAT NONE ZSTD DIR: the table of kcat against
 # kedge with codecs none and zstd, in KCAT, NONE and ZSTD seconds; the
 # peak RSS from DIR/none.log and DIR/zstd.log.

@@ -408,9 +408,12 @@ cmd_bench(int argc, char **argv)
 		{ "delimiter", required_argument, NULL, 'd' },
 		{ "regex", required_argument, NULL, 'r' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "only", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_opts o = { NULL, NULL, '\n', NULL, 0.5 };
+	struct bench_opts o = { NULL, NULL, '\n', NULL, 0.5, 0, BENCH_BOTH };
+	long n;
 	const char *path = CONF_DEFAULT_PATH;
 	struct conf *c;
 	char *end;
@@ -447,6 +450,20 @@ cmd_bench(int argc, char **argv)
 		case 's':
 			o.seconds = strtod(optarg, &end);
 			if (*end != '\0' || !(o.seconds > 0 && o.seconds <= 60))
+				goto bad;
+			break;
+		case 'p':
+			n = strtol(optarg, &end, 10);
+			if (*end != '\0' || n < 1 || n > 1000)
+				goto bad;
+			o.passes = (int)n;
+			break;
+		case 'o':
+			if (strcmp(optarg, "udtf") == 0)
+				o.only = BENCH_UDTF;
+			else if (strcmp(optarg, "regex") == 0)
+				o.only = BENCH_REGEX;
+			else
 				goto bad;
 			break;
 		default:
@@ -537,13 +554,16 @@ static const struct command commands[] = {
 	    "records, checkpoints; and whether it still runs" },
 	{ "bench", cmd_bench, "udtf [-c FILE] --table NAME --input FILE\n"
 	    "[--delimiter C] [--regex PATTERN] [--seconds S]\n"
+	    "[--passes N [--only udtf|regex]]\n"
 	    "bench consume [-c FILE]",
 	    "bench udtf      run a table's UDTF chain over a file of records (one\n"
 	    "per line, or per --delimiter byte: \\n, \\0, \\t or one\n"
 	    "character) on one core and print records/s, ns/record,\n"
 	    "percentiles, rows, rejects, the cost of timing, and\n"
 	    "a PCRE2-JIT regex doing the same extraction as a ratio\n"
-	    "(--regex; derived from the log_format for nginx)\n"
+	    "(--regex; derived from the log_format for nginx), over\n"
+	    "the records the regex matches; --passes: N passes and\n"
+	    "no clock, for an instruction counter\n"
 	    "bench consume   read the topics to their end with kedge's\n"
 	    "consumer, dropping every record unparsed, and print the\n"
 	    "rate, CPU time and peak RSS: fetching alone" },

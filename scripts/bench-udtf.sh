@@ -8,7 +8,11 @@
 #   csv     6-column orders
 #   split → nginx on NUL-separated batches (no regex can split and parse)
 # Prints records/s, ns/record, percentiles, rows, rejects, what timing every
-# record costs, and the ratio to the regex.
+# record costs, and the ratio to the regex, over the lines the regex
+# matches.  Then, under callgrind (a count that does not move with the
+# machine's load), instructions per record of each UDTF (every record
+# timed, as kedge runs it) and of its regex: (Ir of 3 passes - Ir of 1
+# pass) / 2 / records.
 set -eu
 cd "$(dirname "$0")/.."
 KEDGE=${KEDGE:-./kedge}
@@ -41,12 +45,50 @@ bench() {
 		--seconds "$SECONDS_EACH" "$@"
 }
 
+# ir TABLE INPUT PASSES ONLY ARGS...: instructions callgrind counts in a
+# run of PASSES passes of ONLY (udtf or regex).
+ir() {
+	_t=$1
+	_in=$2
+	_p=$3
+	_o=$4
+	shift 4
+	valgrind --tool=callgrind --callgrind-out-file="$B/cg.out" \
+		$KEDGE bench udtf -c "$B/udtf.conf" --table "$_t" --input "$_in" \
+		--passes "$_p" --only "$_o" "$@" >"$B/cg.log" 2>&1 ||
+		{ echo "callgrind failed: $(tail -3 "$B/cg.log")" >&2; exit 1; }
+	sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$B/cg.out"
+}
+
+# instr TABLE INPUT ARGS...: a line of instructions per record.
+instr() {
+	_t=$1
+	_in=$2
+	shift 2
+	_n=$($KEDGE bench udtf -c "$B/udtf.conf" --table "$_t" --input "$_in" \
+		--passes 1 "$@" | sed -n 's/.* over \([0-9]*\) records.*/\1/p')
+	_u=$(( ($(ir "$_t" "$_in" 3 udtf "$@") - $(ir "$_t" "$_in" 1 udtf "$@")) / 2 / _n ))
+	_r=$(( ($(ir "$_t" "$_in" 3 regex "$@") - $(ir "$_t" "$_in" 1 regex "$@")) / 2 / _n ))
+	printf '%-8s %8d records %12d %12d %8.2f\n' "$_t" "$_n" "$_u" "$_r" \
+		"$(echo "$_r / $_u" | bc -l)"
+}
+
+JSON_RE='"ts":"([^"]*)","host":"([^"]*)","level":"([^"]*)","user":\{"id":([0-9]+),"name":"((?:[^"\\]|\\.)*)"\},"latency_ms":([^,]*),"ok":(true|false),.*"msg":"((?:[^"\\]|\\.)*)"'
+KV_RE='^ts=(\S*) level=(\S*) msg="((?:[^"\\]|\\.)*)" user_id=([0-9]*) latency=(\S*) ok=(\S*)'
+CSV_RE='^([^,]*),([^,]*),("(?:[^"]|"")*"|[^,]*),([^,]*),([^,]*),(.*)$'
 echo "kedge bench udtf: the corpus in tests/data, one core, best of 3 passes of ${SECONDS_EACH} s each"
 bench nginx tests/data/nginx.log
-bench json tests/data/events.jsonl --regex \
-	'"ts":"([^"]*)","host":"([^"]*)","level":"([^"]*)","user":\{"id":([0-9]+),"name":"((?:[^"\\]|\\.)*)"\},"latency_ms":([^,]*),"ok":(true|false),.*"msg":"((?:[^"\\]|\\.)*)"'
-bench kv tests/data/app.logfmt --regex \
-	'^ts=(\S*) level=(\S*) msg="((?:[^"\\]|\\.)*)" user_id=([0-9]*) latency=(\S*) ok=(\S*)'
-bench csv tests/data/orders.csv --regex \
-	'^([^,]*),([^,]*),("(?:[^"]|"")*"|[^,]*),([^,]*),([^,]*),(.*)$'
+bench json tests/data/events.jsonl --regex "$JSON_RE"
+bench kv tests/data/app.logfmt --regex "$KV_RE"
+bench csv tests/data/orders.csv --regex "$CSV_RE"
 bench batches tests/data/batches.bin --delimiter '\0'
+
+echo
+command -v valgrind >/dev/null ||
+	{ echo "FAIL: valgrind is missing (scripts/install-deps.sh)" >&2; exit 1; }
+echo "instructions per record under callgrind (the UDTF with every record timed):"
+printf '%-8s %16s %12s %12s %8s\n' table "" UDTF regex ratio
+instr nginx tests/data/nginx.log
+instr json tests/data/events.jsonl --regex "$JSON_RE"
+instr kv tests/data/app.logfmt --regex "$KV_RE"
+instr csv tests/data/orders.csv --regex "$CSV_RE"

@@ -146,7 +146,8 @@ bench_pair_row "kedge nginx -> hive-text, gzip" "$RECORDS" "$B/gzip.t" "$B/kcat-
 bench_pair_row "kedge nginx -> parquet, snappy" "$RECORDS" "$B/pq_snappy.t" "$B/kcat-pq_snappy.t"
 bench_pair_row "kedge nginx -> parquet, zstd" "$RECORDS" "$B/pq_zstd.t" "$B/kcat-pq_zstd.t"
 echo "(steady: from the first record to the last, as kedge logs it; the rest of"
-echo " the wall time is start, recovery, the final roll, publish and fsync)"
+echo " the wall time is start, recovery, the final roll, publish and fsync; a"
+echo " Parquet file is converted when it rolls, here at the end: in the wall time)"
 echo "UDTF cost per record (none runs): $(sed -n 's/.*UDTF [^ ]* ns\/record: mean \([0-9]*\) p50 \([0-9]*\) .*p99 \([0-9]*\) .*/mean \1, p50 \2, p99 \3 ns/p' "$B/none.t.err" | tail -1)"
 grep '^librdkafka:' "$B/consume.t.err" | tail -1
 

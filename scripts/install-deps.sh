@@ -13,7 +13,7 @@ PACKAGES="
   libcurl4-openssl-dev libjansson-dev python3-gssapi curl
   libmicrohttpd-dev
   libsnappy-dev python3-venv
-  kcat zstd jq bc tzdata procps faketime
+  kcat zstd jq bc tzdata procps faketime time valgrind
   lintian rpm systemd adduser man-db
   debootstrap systemd-container rpmlint
   openjdk-17-jdk-headless maven

@@ -3,7 +3,10 @@
  * records on one core and reports what a record costs (records/s, the
  * latency percentiles, the slowest records), what timing every record
  * costs, and, in the same run, what one PCRE2-JIT regex that extracts the
- * same fields costs, as a ratio.  `kedge bench consume`: kedge's consumer
+ * same fields costs, as a ratio, both over the records the regex matches
+ * (a regex that misses lines would be measured on failed matches).  With
+ * --passes N it runs N passes and no clock, for callgrind: instructions
+ * per record are (Ir(3 passes) - Ir(1 pass)) / 2 / records.  `kedge bench consume`: kedge's consumer
  * alone, every record dropped unparsed, the reference that shows what
  * parsing and writing cost beside fetching.
  */
@@ -20,7 +23,12 @@ struct bench_opts {
 	char delimiter;        /* between records */
 	const char *regex;     /* the reference; NULL: derived when possible */
 	double seconds;        /* how long each measured pass runs, at least */
+	int passes;            /* > 0: exactly this many passes, untimed by
+	                        * the clock (for an instruction counter) */
+	int only;              /* with passes: BENCH_BOTH, _UDTF or _REGEX */
 };
+
+enum { BENCH_BOTH, BENCH_UDTF, BENCH_REGEX };
 
 /* Runs the benchmark and prints the report to out.  Returns 0, or 1 after
  * printing why to stderr. */

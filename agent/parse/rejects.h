@@ -14,10 +14,9 @@
 
 #include "agent/config/config.h"
 #include "agent/udtf/udtf.h"
+#include "agent/write/sidecar.h" /* REJECTS_TABLE */
 #include "agent/write/tz.h"
 #include "agent/write/writer.h"
-
-#define REJECTS_TABLE "_rejects"
 
 struct rejects;
 

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/parse/rejects.h"
 #include "agent/write/codec.h"
 #include "agent/write/format.h"
 #include "agent/write/sidecar.h"

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/parse/rejects.h"
 #include "lib/grow.h"
 #include "lib/jsondoc.h"
 

@@ -46,6 +46,10 @@
 
 struct jsondoc;
 
+/* The rejects table's name (parse/rejects.h writes it): its files are
+ * the ones with "rejected" instead of "offsets". */
+#define REJECTS_TABLE "_rejects"
+
 #define SIDECAR_VERSION 1
 #define SIDECAR_SHA256_HEX 64 /* digits of "sha256" */
 

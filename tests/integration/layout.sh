@@ -35,15 +35,9 @@ rank() {
 # The includes that cross the order, each with its reason.  Each names a
 # file and the header it includes.
 EXCEPTIONS='
-agent/write/journal.c agent/parse/rejects.h
-agent/write/sidecar.c agent/parse/rejects.h
 agent/config/confkeys.c agent/complete/oncomplete.h
 agent/config/confkeys.c agent/ops/metrics_http.h
 '
-# journal.c and sidecar.c compare table names with REJECTS_TABLE, the
-# rejects table's name, defined in rejects.h; the rejects module itself
-# belongs in parse/, as it is built from struct conf (config/, which is
-# downstream of write/: struct conf names write's format and codec kinds).
 # confkeys.c, the key table, checks metrics.listen with
 # metrics_parse_listen() and on_complete's placeholders with
 # oncomplete_placeholder(): each value is checked by the module that

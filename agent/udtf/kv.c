@@ -28,6 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* A reason shows at most this many bytes of a key. */
 #define KV_SHOW_MAX 40
@@ -84,6 +87,8 @@ struct kv_state {
 	unsigned char blank[256];     /* the blanks around pairs */
 	unsigned char key_end[256];   /* the bytes that end a key */
 	unsigned char value_end[256]; /* the bytes that end an unquoted value */
+	char key_stops[48];        /* key_end's bytes, 16 copies of each */
+	char value_stops[48];      /* value_end's */
 	int blank_pairs;           /* pairs are separated by runs of blanks */
 	char pair_sep;             /* when they are not */
 	char kv_sep;
@@ -149,6 +154,21 @@ kv_one_byte(const char **vals, int k, int may_be_empty, int *out, char *err,
 	return -EINVAL;
 }
 
+/* Lists the (one to three) bytes that table stop marks in out[48], each
+ * sixteen times, the first standing in for those missing: kv_scan()
+ * compares sixteen bytes of a record with each. */
+static void
+kv_list_stops(const unsigned char *stop, char *out)
+{
+	size_t n = 0;
+
+	for (int c = 0; c < 256; c++)
+		if (stop[c] && n < 3)
+			memset(out + 16 * n++, c, 16);
+	for (size_t i = n; i < 3; i++)
+		memcpy(out + 16 * i, out, 16);
+}
+
 /* Reads the separators and the quote, refusing ones that could not be
  * told apart, and fills the byte tables.  The blanks are the spaces and
  * tabs, less the pair separator.  Returns 0 or -EINVAL with a sentence in
@@ -172,6 +192,8 @@ kv_read_syntax(struct kv_state *st, const char **vals, char *err,
 	st->key_end[pair] = st->value_end[pair] = 1;
 	if (st->blank_pairs)
 		st->key_end['\t'] = st->value_end['\t'] = 1;
+	kv_list_stops(st->key_end, st->key_stops);
+	kv_list_stops(st->value_end, st->value_stops);
 	if (pair == kv || st->blank[kv]) {
 		snprintf(err, errlen, "kv_separator: \"%s\" cannot be told "
 		    "apart from pair_separator \"%s\" or the blanks around "
@@ -343,10 +365,30 @@ kv_reject_at(const struct kv_cursor *c, const char *at, const char *why,
 }
 
 /* Returns the first byte in [p, end) that stop marks, or end.  Most of a
- * record's time goes here, hence four bytes a round. */
+ * record's time goes here, hence sixteen bytes a step with SSE2 (always
+ * there on x86-64), compared with the bytes stops lists, then four bytes a
+ * round through the table, never reading past end. */
 static const char *
-kv_scan(const unsigned char *stop, const char *p, const char *end)
+kv_scan(const unsigned char *stop, const char *stops, const char *p,
+    const char *end)
 {
+#if defined(__SSE2__)
+	const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)stops),
+	    b = _mm_loadu_si128((const __m128i *)(const void *)(stops + 16)),
+	    c = _mm_loadu_si128((const __m128i *)(const void *)(stops + 32));
+
+	for (; end - p >= 16; p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, a), _mm_cmpeq_epi8(v, b)),
+		    _mm_cmpeq_epi8(v, c)));
+
+		if (m != 0)
+			return p + __builtin_ctz(m);
+	}
+#else
+	(void)stops;
+#endif
 	for (; end - p >= 4; p += 4) {
 		if (stop[(unsigned char)p[0]])
 			return p;
@@ -434,7 +476,7 @@ kv_read_unquoted(const struct kv_state *st, struct kv_cursor *c,
 {
 	const char *v = c->p, *stop;
 
-	c->p = stop = kv_scan(st->value_end, v, c->end);
+	c->p = stop = kv_scan(st->value_end, st->value_stops, v, c->end);
 	if (!st->blank_pairs) {
 		while (stop > v && st->blank[(unsigned char)stop[-1]])
 			stop--;
@@ -466,7 +508,7 @@ kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
 		return kv_reject_at(c, c->p, why, "", 0, err, errlen);
 	}
 	pair->key = c->p;
-	c->p = kv_scan(st->key_end, c->p, c->end);
+	c->p = kv_scan(st->key_end, st->key_stops, c->p, c->end);
 	pair->keylen = (size_t)(c->p - pair->key);
 	while (st->blank[(unsigned char)pair->key[pair->keylen - 1]])
 		pair->keylen--;

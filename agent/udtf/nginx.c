@@ -386,7 +386,8 @@ parse_int(const char *s, size_t len, int64_t *out)
 
 		if (d > 9)
 			return -EINVAL;
-		if (v > (limit - d) / 10)
+		/* v * 10 + d > limit, without a division a digit */
+		if (v >= limit / 10 && (v > limit / 10 || d > limit % 10))
 			return -ERANGE;
 		v = v * 10 + d;
 	}

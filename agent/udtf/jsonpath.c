@@ -42,6 +42,8 @@ struct jsonpath_node {
 	int slot;          /* where its value is recorded, -1: nowhere */
 	int explode;       /* the explode array */
 	uint64_t seen;     /* the visit that last took it: the first key wins */
+	uint64_t head;     /* a member's first (up to) eight name bytes */
+	uint64_t head_mask; /* the bytes of a word that head holds */
 };
 
 struct jsonpath {
@@ -375,13 +377,27 @@ key_hash(const char *s, size_t len)
 	return h ^ h >> 15;
 }
 
+/* Whether node's name is the key text at key, which the record holds with
+ * eight bytes at least from key on: its first eight bytes, read as a word,
+ * compare at once. */
+JSONPATH_HOT int
+same_name(const struct jsonpath_node *node, const char *key, size_t len)
+{
+	uint64_t w;
+
+	memcpy(&w, key, 8);
+	return (w & node->head_mask) == node->head && (len <= 8 ||
+	    memcmp(node->name + 8, key + 8, len - 8) == 0);
+}
+
 /* Returns node's member child named by the key text, or NULL. */
-static struct jsonpath_node *
+JSONPATH_HOT struct jsonpath_node *
 match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
     const char *key, size_t len, int escaped)
 {
 	struct jsonpath *jp = sc->jp;
 	const int *table = jp->buckets + node->table;
+	int word = !escaped && sc->end - key >= 8;
 	long n;
 
 	if (escaped) {
@@ -395,8 +411,9 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 
 		if (c < 0)
 			return NULL;
-		if (jp->nodes[c].namelen == len &&
-		    memcmp(jp->nodes[c].name, key, len) == 0)
+		if (jp->nodes[c].namelen == len && (word ?
+		    same_name(&jp->nodes[c], key, len) :
+		    memcmp(jp->nodes[c].name, key, len) == 0))
 			return &jp->nodes[c];
 	}
 }
@@ -742,8 +759,14 @@ index_members(struct jsonpath *jp)
 		const struct jsonpath_node *n = &jp->nodes[i];
 
 		for (int c = n->members; c >= 0; c = jp->nodes[c].next) {
-			unsigned h = key_hash(jp->nodes[c].name,
-			    jp->nodes[c].namelen);
+			struct jsonpath_node *m = &jp->nodes[c];
+			size_t head = m->namelen < 8 ? m->namelen : 8;
+			unsigned h = key_hash(m->name, m->namelen);
+
+			m->head = 0;
+			memcpy(&m->head, m->name, head);
+			m->head_mask = 0;
+			memset(&m->head_mask, 0xff, head);
 
 			while (jp->buckets[n->table + (int)(h & n->mask)] >= 0)
 				h++;

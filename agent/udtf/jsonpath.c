@@ -231,7 +231,7 @@ jsonpath_is_digit(char c)
 }
 
 /* Reads one or more digits. */
-static const char *
+JSONPATH_HOT const char *
 scan_digits(struct jsonpath_pass *sc, const char *p)
 {
 	if (p == sc->end || !jsonpath_is_digit(*p))
@@ -497,7 +497,7 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 }
 
 /* Records the value [start, p) of kind for node, when a path ends there. */
-static const char *
+JSONPATH_HOT const char *
 took(struct jsonpath_pass *sc, const struct jsonpath_node *node,
     const char *start, const char *p, int kind, int escaped)
 {

@@ -72,6 +72,8 @@ struct kv_want {
 	const char *key; /* a field's source */
 	size_t len;
 	size_t col;      /* heads the next_col chain of the columns it fills */
+	uint64_t head;   /* the key's first (up to) eight bytes */
+	uint64_t head_mask; /* the bytes of a word that head holds */
 };
 
 struct kv_state {
@@ -235,16 +237,31 @@ kv_hash(const char *s, size_t len)
 	return (size_t)(a >> 32 ^ a);
 }
 
-/* Returns the index in st->wants of the key s, or -1. */
-static int32_t
-kv_lookup(const struct kv_state *st, const char *s, size_t len)
+/* Whether want w is the key s[0..len), of which eight bytes at least can
+ * be read: the first eight compare at once, as one word. */
+static inline int
+kv_same_key(const struct kv_want *w, const char *s, size_t len)
+{
+	uint64_t x;
+
+	memcpy(&x, s, 8);
+	return (x & w->head_mask) == w->head && (len <= 8 ||
+	    memcmp(w->key + 8, s + 8, len - 8) == 0);
+}
+
+/* Returns the index in st->wants of the key s[0..len), or -1.  readable
+ * says how many bytes from s on may be read. */
+static inline int32_t
+kv_lookup(const struct kv_state *st, const char *s, size_t len,
+    size_t readable)
 {
 	size_t h = kv_hash(s, len) & st->mask;
 	int32_t w;
 
 	while ((w = st->slots[h]) >= 0) {
-		if (st->wants[w].len == len &&
-		    memcmp(st->wants[w].key, s, len) == 0)
+		if (st->wants[w].len == len && (readable >= 8 ?
+		    kv_same_key(&st->wants[w], s, len) :
+		    memcmp(st->wants[w].key, s, len) == 0))
 			return w;
 		h = (h + 1) & st->mask;
 	}
@@ -272,7 +289,7 @@ kv_build_wants(struct kv_state *st)
 	for (size_t c = 0; c < n; c++) {
 		const char *key = st->fields.v[c].source;
 		size_t len = strlen(key), h;
-		int32_t w = kv_lookup(st, key, len);
+		int32_t w = kv_lookup(st, key, len, 0);
 
 		if (w >= 0) {
 			st->next_col[c] = st->wants[w].col;
@@ -281,7 +298,9 @@ kv_build_wants(struct kv_state *st)
 		}
 		st->next_col[c] = KV_NO_COL;
 		w = (int32_t)st->nwants++;
-		st->wants[w] = (struct kv_want){ key, len, c };
+		st->wants[w] = (struct kv_want){ key, len, c, 0, 0 };
+		memcpy(&st->wants[w].head, key, len < 8 ? len : 8);
+		memset(&st->wants[w].head_mask, 0xff, len < 8 ? len : 8);
 		for (h = kv_hash(key, len) & st->mask; st->slots[h] >= 0;
 		    h = (h + 1) & st->mask)
 			;
@@ -598,12 +617,13 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 }
 
 /* Fills the columns of pair's key when the fields want it and it is the
- * key's first pair in the record. */
+ * key's first pair in the record; the record ends at end. */
 static int
-kv_take(struct kv_state *st, size_t reclen, struct kv_pair *pair, char *err,
-    size_t errlen)
+kv_take(struct kv_state *st, size_t reclen, const char *end,
+    struct kv_pair *pair, char *err, size_t errlen)
 {
-	int32_t w = kv_lookup(st, pair->key, pair->keylen);
+	int32_t w = kv_lookup(st, pair->key, pair->keylen,
+	    (size_t)(end - pair->key));
 	int r;
 
 	if (w < 0 || st->seen[w])
@@ -654,7 +674,8 @@ kv_process(void *state, const struct udtf_record *rec,
 	buf_reset(&st->scratch);
 	while ((r = kv_next_pair(st, &c, &pair, err, errlen)) > 0) {
 		npairs++;
-		if ((r = kv_take(st, rec->len, &pair, err, errlen)) < 0)
+		if ((r = kv_take(st, rec->len, c.end, &pair, err,
+		    errlen)) < 0)
 			return r;
 	}
 	if (r < 0)

@@ -211,10 +211,11 @@ kv_read_syntax(struct kv_state *st, const char **vals, char *err,
 	return 0;
 }
 
-/* Hashes a key by its length and its first and last (up to) eight bytes,
- * in constant time: every key of a record is hashed, most of them
- * unwanted, and a collision only costs a comparison. */
-static size_t
+/* Hashes a key by its length and its first and last (up to) eight bytes
+ * (a key of one to three bytes: its first, middle and last), in constant
+ * time and inline: every key of a record is hashed, most of them unwanted,
+ * and a collision only costs a comparison. */
+static inline size_t
 kv_hash(const char *s, size_t len)
 {
 	uint64_t a = 0, b = 0;
@@ -228,9 +229,10 @@ kv_hash(const char *s, size_t len)
 		memcpy(&y, s + len - 4, 4);
 		a = x;
 		b = y;
-	} else {
-		for (size_t i = 0; i < len; i++)
-			a = a << 8 | (unsigned char)s[i];
+	} else if (len > 0) {
+		a = (uint64_t)(unsigned char)s[0] << 16 |
+		    (uint64_t)(unsigned char)s[len / 2] << 8 |
+		    (unsigned char)s[len - 1];
 	}
 	a = (a ^ b * UINT64_C(0x9e3779b97f4a7c15) ^ len) *
 	    UINT64_C(0xff51afd7ed558ccd);

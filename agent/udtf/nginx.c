@@ -57,6 +57,7 @@ struct nginx_field {
 	enum nginx_kind kind;
 	const char *lit;
 	size_t litlen;
+	char first[16];  /* lit[0] sixteen times: what find_literal() seeks */
 };
 
 struct nginx_state {
@@ -278,6 +279,9 @@ compile_format(struct nginx_state *st, char *err, size_t errlen)
 	}
 	st->fields[st->nfields - 1].lit = format + lit;
 	st->fields[st->nfields - 1].litlen = at - lit;
+	for (size_t i = 0; i < st->nfields; i++)
+		if (st->fields[i].litlen > 0)
+			memset(st->fields[i].first, st->fields[i].lit[0], 16);
 	return 0;
 }
 
@@ -625,12 +629,15 @@ convert_value(struct nginx_state *st, size_t i, const char *s, size_t len,
 /* Parsing a line. */
 
 /* Returns the first byte in [p, end) that is a or b, or end; sixteen bytes
- * a step with SSE2 (always there on x86-64), never reading past end. */
+ * a step with SSE2 (always there on x86-64), never reading past end.
+ * a16 holds a sixteen times. */
 static const char *
-scan2(const char *p, const char *end, char a, char b)
+scan2(const char *p, const char *end, const char *a16, char b)
 {
+	const char a = a16[0];
 #if defined(__SSE2__)
-	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+	const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)a16),
+	    vb = _mm_set1_epi8(b);
 
 	while (end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
@@ -672,7 +679,7 @@ find_literal(const struct nginx_state *st, const struct nginx_field *f,
 	if ((size_t)(end - p) < f->litlen)
 		return NULL;
 	last = end - f->litlen;  /* the last place the literal can begin */
-	while ((at = scan2(from, last + 1, f->lit[0], '\\')) <= last) {
+	while ((at = scan2(from, last + 1, f->first, '\\')) <= last) {
 		from = at + 1;
 		if (*at == '\\') {
 			*escaped = 1;

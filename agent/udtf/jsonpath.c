@@ -242,7 +242,7 @@ scan_digits(struct jsonpath_pass *sc, const char *p)
 }
 
 /* Reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static const char *
+JSONPATH_HOT const char *
 scan_number(struct jsonpath_pass *sc, const char *p)
 {
 	const char *end = sc->end;
@@ -280,7 +280,7 @@ scan_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
 }
 
 /* Reads the value at p, which is not an array or an object; sets *kind. */
-static const char *
+JSONPATH_HOT const char *
 scan_scalar(struct jsonpath_pass *sc, const char *p, int *kind,
     int *escaped)
 {
@@ -532,6 +532,64 @@ close_container(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	    JSONPATH_OBJECT : JSONPATH_ARRAY, 0);
 }
 
+/* Checks the array or object at p, in which no path wants anything, by
+ * the walk's rules but without its frames and trie: bit i of objects says
+ * whether the container i levels up is an object.  Returns the position
+ * past it, or NULL when the container is wrong or nests more than room
+ * levels: the walk then reads it again and says what is wrong. */
+static const char *
+skip_container(struct jsonpath_pass *sc, const char *p, int room)
+{
+	const char *end = sc->end;
+	uint64_t objects = 0;
+	int depth = 0, kind, escaped;
+
+	for (;;) {
+		/* at a value, p < end */
+		if (*p == '{' || *p == '[') {
+			if (depth == room)
+				return NULL;
+			objects = objects << 1 | (*p == '{');
+			depth++;
+			p = skip_ws(p + 1, end);
+			if (p == end || *p != (objects & 1 ? '}' : ']'))
+				goto item;
+			p++;
+			depth--;
+			objects >>= 1;
+		} else if ((p = scan_scalar(sc, p, &kind, &escaped)) == NULL) {
+			return NULL;
+		}
+		/* after a value: close containers until one goes on */
+		for (;;) {
+			if (depth == 0)
+				return p;
+			p = skip_ws(p, end);
+			if (p < end && *p == ',') {
+				p = skip_ws(p + 1, end);
+				break;
+			}
+			if (p == end || *p != (objects & 1 ? '}' : ']'))
+				return NULL;
+			p++;
+			depth--;
+			objects >>= 1;
+		}
+item:
+		if (objects & 1) {
+			if (p == end || *p != '"' ||
+			    (p = scan_string(sc, p, &escaped)) == NULL)
+				return NULL;
+			p = skip_ws(p, end);
+			if (p == end || *p != ':')
+				return NULL;
+			p = skip_ws(p + 1, end);
+		}
+		if (p == end)
+			return NULL;
+	}
+}
+
 /* Reads the document, one JSON value, without recursion: stack holds the
  * arrays and objects the scan is in, each with the trie node that wants
  * something in it (NULL: nothing, the container is only checked).
@@ -541,7 +599,7 @@ jsonpath_walk(struct jsonpath_pass *sc)
 {
 	struct jsonpath_frame stack[JSONPATH_MAX_DEPTH], *f;
 	struct jsonpath_node *node = &sc->jp->nodes[0];
-	const char *p = sc->base, *end = sc->end, *start;
+	const char *p = sc->base, *end = sc->end, *start, *skipped;
 	int depth = 0, kind, escaped;
 
 	for (;;) {
@@ -549,7 +607,11 @@ jsonpath_walk(struct jsonpath_pass *sc)
 		if ((p = skip_ws(p, end)) == end)
 			return fail_at(sc, p, "");
 		start = p;
-		if (*p == '{' || *p == '[') {
+		if ((*p == '{' || *p == '[') && node == NULL &&
+		    (skipped = skip_container(sc, p, JSONPATH_MAX_DEPTH -
+		    depth)) != NULL) {
+			p = skipped;
+		} else if (*p == '{' || *p == '[') {
 			if (depth == JSONPATH_MAX_DEPTH)
 				return fail_at(sc, p, "nesting deeper than 64");
 			f = &stack[depth++];

@@ -241,12 +241,28 @@ jsonpath_is_digit(char c)
 	return (unsigned)(c - '0') <= 9;
 }
 
-/* Reads one or more digits. */
+/* Reads one or more digits; eight at a time where eight bytes can be
+ * read, so that a number's length costs no mispredicted branch a digit.
+ * In a word w ^ "00000000", a digit byte is below 10: adding 0x76 to its
+ * low seven bits sets the top bit of every other byte, with no carry
+ * between bytes. */
 JSONPATH_HOT const char *
 scan_digits(struct jsonpath_pass *sc, const char *p)
 {
 	if (p == sc->end || !jsonpath_is_digit(*p))
 		return fail(sc, p, "invalid number");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; sc->end - p >= 8; p += 8) {
+		const uint64_t ones = 0x0101010101010101u;
+		uint64_t w, other;
+
+		memcpy(&w, p, 8);
+		w ^= ones * '0';
+		other = (((w & ones * 0x7f) + ones * 0x76) | w) & ones * 0x80;
+		if (other != 0)
+			return p + (__builtin_ctzll(other) >> 3);
+	}
+#endif
 	while (p < sc->end && jsonpath_is_digit(*p))
 		p++;
 	return p;

@@ -637,10 +637,13 @@ convert_value(struct nginx_state *st, size_t i, const char *s, size_t len,
 /* Parsing a line. */
 
 /* Returns the first byte in [p, end) that is a or b, or end; sixteen bytes
- * a step with SSE2 (always there on x86-64), never reading past end.
- * a16 holds a sixteen times. */
+ * a step with SSE2 (always there on x86-64), never reading past end, nor
+ * before base, where the line begins: the last step reads the sixteen
+ * bytes before end and ignores those before p.  a16 holds a sixteen
+ * times. */
 static const char *
-scan2(const char *p, const char *end, const char *a16, char b)
+scan2(const char *base, const char *p, const char *end, const char *a16,
+    char b)
 {
 	const char a = a16[0];
 #if defined(__SSE2__)
@@ -656,6 +659,17 @@ scan2(const char *p, const char *end, const char *a16, char b)
 			return p + __builtin_ctz(m);
 		p += 16;
 	}
+	if (p < end && end - base >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)
+		    (end - 16));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb))) >>
+		    (16 - (end - p));
+
+		return m != 0 ? p + __builtin_ctz(m) : end;
+	}
+#else
+	(void)base;
 #endif
 	for (; p < end; p++)
 		if (*p == a || *p == b)
@@ -692,17 +706,18 @@ same_rest(const struct nginx_field *f, const char *s, const char *end)
  * the byte after a backslash belongs to an escape (\" above all) and cannot
  * begin a literal.  Returns the literal, or NULL with *mismatch set when the
  * literal's first byte was seen with other text after it, left alone when
- * the line simply ran out. */
+ * the line simply ran out.  The line begins at base. */
 static const char *
 find_literal(const struct nginx_state *st, const struct nginx_field *f,
-    const char *p, const char *end, int *mismatch, int *escaped)
+    const char *base, const char *p, const char *end, int *mismatch,
+    int *escaped)
 {
 	const char *from = p, *last, *at;
 
 	if ((size_t)(end - p) < f->litlen)
 		return NULL;
 	last = end - f->litlen;  /* the last place the literal can begin */
-	while ((at = scan2(from, last + 1, f->first, '\\')) <= last) {
+	while ((at = scan2(base, from, last + 1, f->first, '\\')) <= last) {
 		from = at + 1;
 		if (*at == '\\') {
 			*escaped = 1;
@@ -772,7 +787,7 @@ nginx_process(void *state, const struct udtf_record *rec,
 		const char *value = p, *at = end;
 		int mismatch = 0, escaped = f->litlen > 0 ? 0 : -1;
 
-		if (f->litlen > 0 && (at = find_literal(st, f, p, end,
+		if (f->litlen > 0 && (at = find_literal(st, f, rec->data, p, end,
 		    &mismatch, &escaped)) == NULL)
 			return reject_literal(st, i, mismatch, err, errlen);
 		p = at + f->litlen;

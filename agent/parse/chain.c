@@ -162,34 +162,37 @@ chain_keep(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 		return -E2BIG;
 	}
 	/* a row is ncols values */
-	if (grow_array((void **)&ch->rows, &ch->rows_cap, ch->nrows + 1,
-	    ch->ncols * sizeof(*ch->rows)) < 0) {
+	if (ch->nrows >= ch->rows_cap && grow_array((void **)&ch->rows,
+	    &ch->rows_cap, ch->nrows + 1, ch->ncols * sizeof(*ch->rows)) < 0) {
 		chain_fail(ch, "out of memory for the rows of one record");
 		return -ENOMEM;
 	}
 	row = ch->rows + ch->nrows * ch->ncols;
 	memcpy(row, v, n * sizeof(*v));
-	memcpy(row + n, ch->carry + n, (ch->ncols - n) * sizeof(*v));
+	if (n < ch->ncols)
+		memcpy(row + n, ch->carry + n, (ch->ncols - n) * sizeof(*v));
 	for (size_t i = 0; i < ch->ncols; i++) {
+		size_t len;
 		char *copy;
 
 		if (row[i].type != UDTF_STRING)
 			continue;
-		ch->bytes += row[i].u.s.len;
-		if (row[i].u.s.len == 0) {
+		len = row[i].u.s.len;
+		ch->bytes += len;
+		if (len == 0) {
 			row[i].u.s.ptr = "";
 			continue;
 		}
 		/* a UDTF reuses its own memory on its next record: only what
 		 * lies in the record itself lasts the batch */
-		if (chain_in_record(ch, row[i].u.s.ptr, row[i].u.s.len))
+		if (chain_in_record(ch, row[i].u.s.ptr, len))
 			continue;
-		if ((copy = chain_alloc(ch, row[i].u.s.len)) == NULL) {
+		if ((copy = chain_alloc(ch, len)) == NULL) {
 			chain_fail(ch, "out of memory for the rows of one "
 			    "record");
 			return -ENOMEM;
 		}
-		memcpy(copy, row[i].u.s.ptr, row[i].u.s.len);
+		memcpy(copy, row[i].u.s.ptr, len);
 		row[i].u.s.ptr = copy;
 	}
 	if (ch->bytes > ch->max_bytes) {

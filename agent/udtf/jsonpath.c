@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The scan's hot helpers, inlined into jsonpath_walk() so that its loop
  * keeps the position in a register: GCC's heuristics leave some out. */
@@ -39,6 +42,8 @@ struct jsonpath_node {
 	int slot;          /* where its value is recorded, -1: nowhere */
 	int explode;       /* the explode array */
 	uint64_t seen;     /* the visit that last took it: the first key wins */
+	uint64_t head;     /* a member's first (up to) eight name bytes */
+	uint64_t head_mask; /* the bytes of a word that head holds */
 };
 
 struct jsonpath {
@@ -131,15 +136,42 @@ skip_ws(const char *p, const char *end)
 	return p;
 }
 
+/* skip_ws() before the byte c that the caller expects next: when c is
+ * there at once, as in a compact record, the caller's own test of it
+ * folds into this one. */
+JSONPATH_HOT const char *
+skip_ws_to(const char *p, const char *end, char c)
+{
+	if (p < end && *p == c)
+		return p;
+	return skip_ws(p, end);
+}
+
 /* Returns the first byte in [p, end) that a string cannot hold as is: a
- * quote, a backslash or a control byte; end when there is none.  Eight
- * bytes at a time, as the exact "has a zero byte" test of each word says
- * where the first such byte is. */
+ * quote, a backslash or a control byte; end when there is none.  Sixteen
+ * bytes at a time with SSE2 (always there on x86-64), then eight, as the
+ * exact "has a zero byte" test of each word says where the first such byte
+ * is; never reading past end. */
 JSONPATH_HOT const char *
 string_stop(const char *p, const char *end)
 {
 	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+#if defined(__SSE2__)
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+	    below = _mm_set1_epi8(0x1f);
 
+	for (; end - p >= 16; p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* min(v, 0x1f) == v: v is a control byte */
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+		    _mm_cmpeq_epi8(v, bslash)),
+		    _mm_cmpeq_epi8(_mm_min_epu8(v, below), v)));
+
+		if (m != 0)
+			return p + __builtin_ctz(m);
+	}
+#endif
 	for (; end - p >= 8; p += 8) {
 		uint64_t w, q, b, c, hit;
 
@@ -209,19 +241,35 @@ jsonpath_is_digit(char c)
 	return (unsigned)(c - '0') <= 9;
 }
 
-/* Reads one or more digits. */
-static const char *
+/* Reads one or more digits; eight at a time where eight bytes can be
+ * read, so that a number's length costs no mispredicted branch a digit.
+ * In a word w ^ "00000000", a digit byte is below 10: adding 0x76 to its
+ * low seven bits sets the top bit of every other byte, with no carry
+ * between bytes. */
+JSONPATH_HOT const char *
 scan_digits(struct jsonpath_pass *sc, const char *p)
 {
 	if (p == sc->end || !jsonpath_is_digit(*p))
 		return fail(sc, p, "invalid number");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; sc->end - p >= 8; p += 8) {
+		const uint64_t ones = 0x0101010101010101u;
+		uint64_t w, other;
+
+		memcpy(&w, p, 8);
+		w ^= ones * '0';
+		other = (((w & ones * 0x7f) + ones * 0x76) | w) & ones * 0x80;
+		if (other != 0)
+			return p + (__builtin_ctzll(other) >> 3);
+	}
+#endif
 	while (p < sc->end && jsonpath_is_digit(*p))
 		p++;
 	return p;
 }
 
 /* Reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static const char *
+JSONPATH_HOT const char *
 scan_number(struct jsonpath_pass *sc, const char *p)
 {
 	const char *end = sc->end;
@@ -259,7 +307,7 @@ scan_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
 }
 
 /* Reads the value at p, which is not an array or an object; sets *kind. */
-static const char *
+JSONPATH_HOT const char *
 scan_scalar(struct jsonpath_pass *sc, const char *p, int *kind,
     int *escaped)
 {
@@ -356,13 +404,27 @@ key_hash(const char *s, size_t len)
 	return h ^ h >> 15;
 }
 
+/* Whether node's name is the key text at key, which the record holds with
+ * eight bytes at least from key on: its first eight bytes, read as a word,
+ * compare at once. */
+JSONPATH_HOT int
+same_name(const struct jsonpath_node *node, const char *key, size_t len)
+{
+	uint64_t w;
+
+	memcpy(&w, key, 8);
+	return (w & node->head_mask) == node->head && (len <= 8 ||
+	    memcmp(node->name + 8, key + 8, len - 8) == 0);
+}
+
 /* Returns node's member child named by the key text, or NULL. */
-static struct jsonpath_node *
+JSONPATH_HOT struct jsonpath_node *
 match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
     const char *key, size_t len, int escaped)
 {
 	struct jsonpath *jp = sc->jp;
 	const int *table = jp->buckets + node->table;
+	int word = !escaped && sc->end - key >= 8;
 	long n;
 
 	if (escaped) {
@@ -376,8 +438,9 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 
 		if (c < 0)
 			return NULL;
-		if (jp->nodes[c].namelen == len &&
-		    memcmp(jp->nodes[c].name, key, len) == 0)
+		if (jp->nodes[c].namelen == len && (word ?
+		    same_name(&jp->nodes[c], key, len) :
+		    memcmp(jp->nodes[c].name, key, len) == 0))
 			return &jp->nodes[c];
 	}
 }
@@ -454,14 +517,14 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 		f->found++;
 		*node = child;
 	}
-	p = skip_ws(p, sc->end);
+	p = skip_ws_to(p, sc->end, ':');
 	if (p == sc->end || *p != ':')
 		return fail(sc, p, "expected ':' after an object key");
 	return p + 1;
 }
 
 /* Records the value [start, p) of kind for node, when a path ends there. */
-static const char *
+JSONPATH_HOT const char *
 took(struct jsonpath_pass *sc, const struct jsonpath_node *node,
     const char *start, const char *p, int kind, int escaped)
 {
@@ -496,6 +559,64 @@ close_container(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	    JSONPATH_OBJECT : JSONPATH_ARRAY, 0);
 }
 
+/* Checks the array or object at p, in which no path wants anything, by
+ * the walk's rules but without its frames and trie: bit i of objects says
+ * whether the container i levels up is an object.  Returns the position
+ * past it, or NULL when the container is wrong or nests more than room
+ * levels: the walk then reads it again and says what is wrong. */
+static const char *
+skip_container(struct jsonpath_pass *sc, const char *p, int room)
+{
+	const char *end = sc->end;
+	uint64_t objects = 0;
+	int depth = 0, kind, escaped;
+
+	for (;;) {
+		/* at a value, p < end */
+		if (*p == '{' || *p == '[') {
+			if (depth == room)
+				return NULL;
+			objects = objects << 1 | (*p == '{');
+			depth++;
+			p = skip_ws(p + 1, end);
+			if (p == end || *p != (objects & 1 ? '}' : ']'))
+				goto item;
+			p++;
+			depth--;
+			objects >>= 1;
+		} else if ((p = scan_scalar(sc, p, &kind, &escaped)) == NULL) {
+			return NULL;
+		}
+		/* after a value: close containers until one goes on */
+		for (;;) {
+			if (depth == 0)
+				return p;
+			p = skip_ws_to(p, end, ',');
+			if (p < end && *p == ',') {
+				p = skip_ws(p + 1, end);
+				break;
+			}
+			if (p == end || *p != (objects & 1 ? '}' : ']'))
+				return NULL;
+			p++;
+			depth--;
+			objects >>= 1;
+		}
+item:
+		if (objects & 1) {
+			if (p == end || *p != '"' ||
+			    (p = scan_string(sc, p, &escaped)) == NULL)
+				return NULL;
+			p = skip_ws_to(p, end, ':');
+			if (p == end || *p != ':')
+				return NULL;
+			p = skip_ws(p + 1, end);
+		}
+		if (p == end)
+			return NULL;
+	}
+}
+
 /* Reads the document, one JSON value, without recursion: stack holds the
  * arrays and objects the scan is in, each with the trie node that wants
  * something in it (NULL: nothing, the container is only checked).
@@ -505,7 +626,7 @@ jsonpath_walk(struct jsonpath_pass *sc)
 {
 	struct jsonpath_frame stack[JSONPATH_MAX_DEPTH], *f;
 	struct jsonpath_node *node = &sc->jp->nodes[0];
-	const char *p = sc->base, *end = sc->end, *start;
+	const char *p = sc->base, *end = sc->end, *start, *skipped;
 	int depth = 0, kind, escaped;
 
 	for (;;) {
@@ -513,7 +634,11 @@ jsonpath_walk(struct jsonpath_pass *sc)
 		if ((p = skip_ws(p, end)) == end)
 			return fail_at(sc, p, "");
 		start = p;
-		if (*p == '{' || *p == '[') {
+		if ((*p == '{' || *p == '[') && node == NULL &&
+		    (skipped = skip_container(sc, p, JSONPATH_MAX_DEPTH -
+		    depth)) != NULL) {
+			p = skipped;
+		} else if (*p == '{' || *p == '[') {
 			if (depth == JSONPATH_MAX_DEPTH)
 				return fail_at(sc, p, "nesting deeper than 64");
 			f = &stack[depth++];
@@ -541,7 +666,7 @@ jsonpath_walk(struct jsonpath_pass *sc)
 				return 0;
 			}
 			f = &stack[depth - 1];
-			p = skip_ws(p, end);
+			p = skip_ws_to(p, end, ',');
 			if (p < end && *p == ',') {
 				p = skip_ws(p + 1, end);
 				if ((p = next_item(sc, f, p, &node)) == NULL)
@@ -723,8 +848,14 @@ index_members(struct jsonpath *jp)
 		const struct jsonpath_node *n = &jp->nodes[i];
 
 		for (int c = n->members; c >= 0; c = jp->nodes[c].next) {
-			unsigned h = key_hash(jp->nodes[c].name,
-			    jp->nodes[c].namelen);
+			struct jsonpath_node *m = &jp->nodes[c];
+			size_t head = m->namelen < 8 ? m->namelen : 8;
+			unsigned h = key_hash(m->name, m->namelen);
+
+			m->head = 0;
+			memcpy(&m->head, m->name, head);
+			m->head_mask = 0;
+			memset(&m->head_mask, 0xff, head);
 
 			while (jp->buckets[n->table + (int)(h & n->mask)] >= 0)
 				h++;

@@ -57,6 +57,9 @@ struct nginx_field {
 	enum nginx_kind kind;
 	const char *lit;
 	size_t litlen;
+	char first[16];  /* lit[0] sixteen times: what find_literal() seeks */
+	uint64_t rest;   /* lit[1..], its first (up to) eight bytes */
+	uint64_t rest_mask; /* the bytes of a word that rest holds */
 };
 
 struct nginx_state {
@@ -278,6 +281,15 @@ compile_format(struct nginx_state *st, char *err, size_t errlen)
 	}
 	st->fields[st->nfields - 1].lit = format + lit;
 	st->fields[st->nfields - 1].litlen = at - lit;
+	for (size_t i = 0; i < st->nfields; i++) {
+		struct nginx_field *f = &st->fields[i];
+		size_t n = f->litlen > 9 ? 8 : f->litlen > 0 ? f->litlen - 1 : 0;
+
+		if (f->litlen > 0)
+			memset(f->first, f->lit[0], 16);
+		memcpy(&f->rest, f->lit + (f->litlen > 0), n);
+		memset(&f->rest_mask, 0xff, n);
+	}
 	return 0;
 }
 
@@ -386,7 +398,8 @@ parse_int(const char *s, size_t len, int64_t *out)
 
 		if (d > 9)
 			return -EINVAL;
-		if (v > (limit - d) / 10)
+		/* v * 10 + d > limit, without a division a digit */
+		if (v >= limit / 10 && (v > limit / 10 || d > limit % 10))
 			return -ERANGE;
 		v = v * 10 + d;
 	}
@@ -624,12 +637,18 @@ convert_value(struct nginx_state *st, size_t i, const char *s, size_t len,
 /* Parsing a line. */
 
 /* Returns the first byte in [p, end) that is a or b, or end; sixteen bytes
- * a step with SSE2 (always there on x86-64), never reading past end. */
+ * a step with SSE2 (always there on x86-64), never reading past end, nor
+ * before base, where the line begins: the last step reads the sixteen
+ * bytes before end and ignores those before p.  a16 holds a sixteen
+ * times. */
 static const char *
-scan2(const char *p, const char *end, char a, char b)
+scan2(const char *base, const char *p, const char *end, const char *a16,
+    char b)
 {
+	const char a = a16[0];
 #if defined(__SSE2__)
-	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+	const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)a16),
+	    vb = _mm_set1_epi8(b);
 
 	while (end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
@@ -640,6 +659,17 @@ scan2(const char *p, const char *end, char a, char b)
 			return p + __builtin_ctz(m);
 		p += 16;
 	}
+	if (p < end && end - base >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)
+		    (end - 16));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb))) >>
+		    (16 - (end - p));
+
+		return m != 0 ? p + __builtin_ctz(m) : end;
+	}
+#else
+	(void)base;
 #endif
 	for (; p < end; p++)
 		if (*p == a || *p == b)
@@ -656,22 +686,38 @@ same_bytes(const char *a, const char *b, size_t n)
 	return 1;
 }
 
+/* Whether the literal of f goes on at s, its first byte just before s:
+ * when eight bytes can be read from s, its next (up to) eight bytes
+ * compare as one word, without a loop. */
+static int
+same_rest(const struct nginx_field *f, const char *s, const char *end)
+{
+	uint64_t w;
+
+	if (end - s < 8)
+		return same_bytes(s, f->lit + 1, f->litlen - 1);
+	memcpy(&w, s, 8);
+	return (w & f->rest_mask) == f->rest && (f->litlen <= 9 ||
+	    same_bytes(s + 8, f->lit + 9, f->litlen - 9));
+}
+
 /* Finds where field f's literal begins in [p, end), in one scan that also
  * sees whether the value holds a backslash (*escaped).  With escape=json
  * the byte after a backslash belongs to an escape (\" above all) and cannot
  * begin a literal.  Returns the literal, or NULL with *mismatch set when the
  * literal's first byte was seen with other text after it, left alone when
- * the line simply ran out. */
+ * the line simply ran out.  The line begins at base. */
 static const char *
 find_literal(const struct nginx_state *st, const struct nginx_field *f,
-    const char *p, const char *end, int *mismatch, int *escaped)
+    const char *base, const char *p, const char *end, int *mismatch,
+    int *escaped)
 {
 	const char *from = p, *last, *at;
 
 	if ((size_t)(end - p) < f->litlen)
 		return NULL;
 	last = end - f->litlen;  /* the last place the literal can begin */
-	while ((at = scan2(from, last + 1, f->lit[0], '\\')) <= last) {
+	while ((at = scan2(base, from, last + 1, f->first, '\\')) <= last) {
 		from = at + 1;
 		if (*at == '\\') {
 			*escaped = 1;
@@ -681,7 +727,7 @@ find_literal(const struct nginx_state *st, const struct nginx_field *f,
 				continue;
 			}
 		}
-		if (same_bytes(at + 1, f->lit + 1, f->litlen - 1))
+		if (same_rest(f, at + 1, end))
 			return at;
 		*mismatch = 1;
 	}
@@ -741,7 +787,7 @@ nginx_process(void *state, const struct udtf_record *rec,
 		const char *value = p, *at = end;
 		int mismatch = 0, escaped = f->litlen > 0 ? 0 : -1;
 
-		if (f->litlen > 0 && (at = find_literal(st, f, p, end,
+		if (f->litlen > 0 && (at = find_literal(st, f, rec->data, p, end,
 		    &mismatch, &escaped)) == NULL)
 			return reject_literal(st, i, mismatch, err, errlen);
 		p = at + f->litlen;

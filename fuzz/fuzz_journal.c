@@ -329,7 +329,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	info = (struct journal_file_info){ (data[0] & 8) ? REJECTS_TABLE :
 	    "access", "nginx-access", 3, "edge01", 120000,
 	    (data[0] & 16) ? "jsonl" : "hive-text",
-	    (data[0] & 16) ? "none" : "gzip", fuzz_sha };
+	    (data[0] & 16) ? "none" : "gzip", fuzz_sha, 0 };
 	fuzz_write(data + 1, size - 1);
 
 	memset(err, 'x', sizeof(err));

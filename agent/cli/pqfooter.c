@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/write/rle.h"
 #include "agent/write/thrift.h"
 #include "lib/err.h"
 #include "lib/grow.h"
@@ -33,23 +34,17 @@ pqf_varint(struct pqf_in *in)
 {
 	uint64_t v = 0;
 
-	for (int shift = 0; shift < 64 && !in->bad; shift += 7) {
-		if (in->p >= in->end)
-			break;
-		v |= (uint64_t)(*in->p & 0x7f) << shift;
-		if ((*in->p++ & 0x80) == 0)
-			return v;
+	if (in->bad || rle_uleb128_get(&in->p, in->end, &v) < 0) {
+		in->bad = 1;
+		return 0;
 	}
-	in->bad = 1;
-	return 0;
+	return v;
 }
 
 static int64_t
 pqf_zigzag(struct pqf_in *in)
 {
-	uint64_t v = pqf_varint(in);
-
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+	return rle_unzigzag(pqf_varint(in));
 }
 
 static unsigned char
@@ -112,6 +107,15 @@ pqf_list(struct pqf_in *in, int *etype)
 }
 
 static void pqf_skip(struct pqf_in *in, int type);
+
+/* Skips an element of a list, set or map: a bool there is a byte of its
+ * own, not part of a field header. */
+static void
+pqf_skip_element(struct pqf_in *in, int type)
+{
+	pqf_skip(in, type == THRIFT_BOOL_TRUE || type == THRIFT_BOOL_FALSE ?
+	    PQF_T_BYTE : type);
+}
 
 /* Reads the next field header of a struct whose previous field id is
  * *last: returns its type, or 0 at the struct's end; *id gets its id. */
@@ -186,9 +190,7 @@ pqf_skip(struct pqf_in *in, int type)
 		if (++in->depth > PQF_MAX_DEPTH)
 			in->bad = 1;
 		for (size_t i = 0; i < n && !in->bad; i++)
-			/* a bool element is a byte of its own */
-			pqf_skip(in, et == THRIFT_BOOL_TRUE ||
-			    et == THRIFT_BOOL_FALSE ? PQF_T_BYTE : et);
+			pqf_skip_element(in, et);
 		in->depth--;
 		return;
 	case PQF_T_MAP:
@@ -203,10 +205,8 @@ pqf_skip(struct pqf_in *in, int type)
 		if (++in->depth > PQF_MAX_DEPTH)
 			in->bad = 1;
 		for (size_t i = 0; i < n && !in->bad; i++) {
-			pqf_skip(in, kt == THRIFT_BOOL_TRUE ||
-			    kt == THRIFT_BOOL_FALSE ? PQF_T_BYTE : kt);
-			pqf_skip(in, vt == THRIFT_BOOL_TRUE ||
-			    vt == THRIFT_BOOL_FALSE ? PQF_T_BYTE : vt);
+			pqf_skip_element(in, kt);
+			pqf_skip_element(in, vt);
 		}
 		in->depth--;
 		return;

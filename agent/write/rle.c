@@ -8,18 +8,45 @@ rle_seq_at(const struct rle_seq *s, size_t i)
 	return s->u8 != NULL ? s->u8[i] : s->u32[i];
 }
 
-int
-rle_uleb128(struct buf *out, uint64_t v)
+size_t
+rle_uleb128_put(unsigned char *p, uint64_t v)
 {
-	uint8_t b[10];
 	size_t n = 0;
 
 	while (v >= 0x80) {
-		b[n++] = (uint8_t)(v | 0x80);
+		p[n++] = (unsigned char)(v | 0x80);
 		v >>= 7;
 	}
-	b[n++] = (uint8_t)v;
-	return buf_append(out, b, n);
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+int
+rle_uleb128(struct buf *out, uint64_t v)
+{
+	unsigned char b[RLE_ULEB128_MAX];
+
+	return buf_append(out, b, rle_uleb128_put(b, v));
+}
+
+int
+rle_uleb128_get(const unsigned char **p, const unsigned char *end,
+    uint64_t *out)
+{
+	const unsigned char *s = *p;
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (s >= end)
+			return -EAGAIN;
+		v |= (uint64_t)(*s & 0x7f) << shift;
+		if ((*s++ & 0x80) == 0) {
+			*p = s;
+			*out = v;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /* Length of the run of equal values at s[i..n). */

@@ -39,9 +39,35 @@ int rle_bitpack(const struct rle_seq *s, size_t from, size_t to, size_t n,
     int width, struct buf *out);
 
 /* Appends v as ULEB128, 7 bits a byte from the low ones up, the high bit
- * set on every byte but the last: the runs' headers, and the unsigned
- * varints of Thrift's compact protocol (thrift.c).  Returns 0 or -ENOMEM. */
+ * set on every byte but the last: the runs' headers, the unsigned varints
+ * of Thrift's compact protocol (thrift.c, and the footer reader,
+ * cli/pqfooter.c) and the numbers of rowlog.c.  Returns 0 or -ENOMEM. */
 int rle_uleb128(struct buf *out, uint64_t v);
+
+/* Writes v as ULEB128 at p, which has room for RLE_ULEB128_MAX bytes;
+ * returns the bytes written. */
+#define RLE_ULEB128_MAX 10
+size_t rle_uleb128_put(unsigned char *p, uint64_t v);
+
+/* Reads the ULEB128 at *p, before end, into *out and moves *p past it.
+ * Returns 0, -EAGAIN when end comes first (*p is left alone), or -EINVAL
+ * when it runs past 64 bits. */
+int rle_uleb128_get(const unsigned char **p, const unsigned char *end,
+    uint64_t *out);
+
+/* Zigzag, how Thrift and rowlog.c carry a signed number as an unsigned
+ * one: 0, -1, 1, -2 ... as 0, 1, 2, 3 ... */
+static inline uint64_t
+rle_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t
+rle_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
 
 /* The bit width of values 0..max: at least 1 (0 is valid Parquet, but not
  * every reader takes it). */

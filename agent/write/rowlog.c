@@ -21,12 +21,6 @@
 #define ROWLOG_MAX_COLS 4096
 #define ROWLOG_MAX_NAME 4096
 
-static uint64_t
-rowlog_zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 int
 rowlog_header(const struct pq_opts *opts, const struct udtf_column *cols,
     size_t ncols, struct buf *out)
@@ -37,7 +31,7 @@ rowlog_header(const struct pq_opts *opts, const struct udtf_column *cols,
 	if ((r = buf_append(out, ROWLOG_MAGIC, ROWLOG_MAGIC_LEN)) < 0 ||
 	    (r = rle_uleb128(out, ROWLOG_VERSION)) < 0 ||
 	    (r = rle_uleb128(out, (uint64_t)opts->codec)) < 0 ||
-	    (r = rle_uleb128(out, rowlog_zigzag(opts->level))) < 0 ||
+	    (r = rle_uleb128(out, rle_zigzag(opts->level))) < 0 ||
 	    (r = rle_uleb128(out, opts->row_group_bytes)) < 0 ||
 	    (r = rle_uleb128(out, opts->page_bytes)) < 0 ||
 	    (r = rle_uleb128(out, opts->dict_bytes)) < 0 ||
@@ -114,7 +108,7 @@ rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
 	for (size_t i = 0; i < n; i++) {
 		if (vals[i].type != UDTF_NULL && vals[i].type != cols[i].type)
 			return -EINVAL;
-		need += 1 + (vals[i].type == UDTF_STRING ? 10 + 2 * vals[i].u.s.len :
+		need += 1 + (vals[i].type == UDTF_STRING ? RLE_ULEB128_MAX + 2 * vals[i].u.s.len :
 		    vals[i].type == UDTF_BOOL ? 1 : vals[i].type == UDTF_NULL ?
 		    0 : 8);
 	}
@@ -123,7 +117,6 @@ rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
 	p = (unsigned char *)out->data + start;
 	for (size_t i = 0; i < n; i++) {
 		const struct udtf_value *v = &vals[i];
-		uint64_t len;
 
 		*p++ = v->type != UDTF_NULL;
 		switch (v->type) {
@@ -133,9 +126,7 @@ rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
 			const unsigned char *s = (const unsigned char *)v->u.s.ptr;
 			size_t slen = rowlog_utf8_len(s, v->u.s.len);
 
-			for (len = slen; len >= 0x80; len >>= 7)
-				*p++ = (unsigned char)(len | 0x80);
-			*p++ = (unsigned char)len;
+			p += rle_uleb128_put(p, slen);
 			if (slen == v->u.s.len) {
 				memcpy(p, s, slen);
 				p += slen;
@@ -180,18 +171,13 @@ static uint64_t
 rowlog_uleb(struct rowlog_cur *c)
 {
 	uint64_t v = 0;
+	int r = rle_uleb128_get(&c->p, c->end, &v);
 
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (c->p >= c->end) {
-			c->short_ = 1;
-			return 0;
-		}
-		v |= (uint64_t)(*c->p & 0x7f) << shift;
-		if ((*c->p++ & 0x80) == 0)
-			return v;
-	}
-	c->bad = 1;
-	return 0;
+	if (r == -EAGAIN)
+		c->short_ = 1;
+	else if (r < 0)
+		c->bad = 1;
+	return v;
 }
 
 static const unsigned char *
@@ -277,7 +263,7 @@ rowlog_parse_header(struct rowlog_in *in, struct pq_opts *o,
 	    v[5] > SIZE_MAX)))
 		return -EINVAL;
 	o->codec = (enum pq_codec)v[1];
-	o->level = (int)(int64_t)((v[2] >> 1) ^ -(v[2] & 1));
+	o->level = (int)rle_unzigzag(v[2]);
 	o->row_group_bytes = (size_t)v[3];
 	o->page_bytes = (size_t)v[4];
 	o->dict_bytes = (size_t)v[5];

@@ -36,12 +36,6 @@ thrift_varint(struct thrift_writer *t, uint64_t v)
 		t->err = rle_uleb128(t->out, v);
 }
 
-static uint64_t
-thrift_zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 void
 thrift_field(struct thrift_writer *t, int16_t id, enum thrift_type type)
 {
@@ -51,7 +45,7 @@ thrift_field(struct thrift_writer *t, int16_t id, enum thrift_type type)
 		thrift_byte(t, (uint8_t)(delta << 4 | type));
 	} else {
 		thrift_byte(t, (uint8_t)type);
-		thrift_varint(t, thrift_zigzag(id));
+		thrift_varint(t, rle_zigzag(id));
 	}
 	t->last[t->depth] = id;
 }
@@ -59,7 +53,7 @@ thrift_field(struct thrift_writer *t, int16_t id, enum thrift_type type)
 void
 thrift_i32(struct thrift_writer *t, int32_t v)
 {
-	thrift_varint(t, thrift_zigzag(v));
+	thrift_varint(t, rle_zigzag(v));
 }
 
 void
@@ -80,14 +74,14 @@ void
 thrift_i16_field(struct thrift_writer *t, int16_t id, int16_t v)
 {
 	thrift_field(t, id, THRIFT_I16);
-	thrift_varint(t, thrift_zigzag(v));
+	thrift_varint(t, rle_zigzag(v));
 }
 
 void
 thrift_i64_field(struct thrift_writer *t, int16_t id, int64_t v)
 {
 	thrift_field(t, id, THRIFT_I64);
-	thrift_varint(t, thrift_zigzag(v));
+	thrift_varint(t, rle_zigzag(v));
 }
 
 void

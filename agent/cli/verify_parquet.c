@@ -12,16 +12,9 @@
 
 #include "agent/cli/pqfooter.h"
 #include "agent/cli/verify_int.h"
+#include "agent/write/parquet.h"
 #include "lib/grow.h"
 #include "lib/le.h"
-
-/* Parquet's codec numbers, as the sidecar names them. */
-static int
-verify_pq_codec(enum codec_kind c)
-{
-	return c == CODEC_SNAPPY ? 1 : c == CODEC_GZIP ? 2 :
-	    c == CODEC_ZSTD ? 6 : 0;
-}
 
 /* Reads the last len bytes of the file fd of size size into *buf. */
 static int
@@ -132,7 +125,7 @@ verify_pq_footer(struct verify *v, const struct vfile *f,
 	    (r = verify_pq_kv(v, f, m, "kedge.first_offset", first)) != 0)
 		return r;
 	for (size_t i = 0; i < m->nrow_groups * m->ncols; i++)
-		if (m->chunks[i].codec != verify_pq_codec(sc->codec))
+		if (m->chunks[i].codec != (int)pq_codec_of(sc->codec))
 			return verify_violation(v, "%s: a column chunk of row "
 			    "group %zu has codec %d, its sidecar says %s",
 			    f->path, i / m->ncols, m->chunks[i].codec,

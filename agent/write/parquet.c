@@ -845,21 +845,41 @@ pq_sink_buf(void *arg, const void *p, size_t len)
 	return buf_append(arg, p, len);
 }
 
+static const struct {
+	enum codec_kind kind;
+	enum pq_codec codec;
+} pq_codecs[] = {
+	{ CODEC_NONE, PQ_UNCOMPRESSED }, { CODEC_SNAPPY, PQ_SNAPPY },
+	{ CODEC_GZIP, PQ_GZIP }, { CODEC_ZSTD, PQ_ZSTD },
+};
+
+#define PQ_NCODECS (sizeof(pq_codecs) / sizeof(pq_codecs[0]))
+
+enum pq_codec
+pq_codec_of(enum codec_kind kind)
+{
+	for (size_t i = 0; i < PQ_NCODECS; i++)
+		if (pq_codecs[i].kind == kind)
+			return pq_codecs[i].codec;
+	return PQ_UNCOMPRESSED;
+}
+
+enum codec_kind
+pq_codec_kind(enum pq_codec codec)
+{
+	for (size_t i = 0; i < PQ_NCODECS; i++)
+		if (pq_codecs[i].codec == codec)
+			return pq_codecs[i].kind;
+	return CODEC_NONE;
+}
+
 int
 pq_codec_parse(const char *name, enum pq_codec *out)
 {
-	static const struct {
-		const char *name;
-		enum pq_codec codec;
-	} names[] = {
-		{ "none", PQ_UNCOMPRESSED }, { "snappy", PQ_SNAPPY },
-		{ "gzip", PQ_GZIP }, { "zstd", PQ_ZSTD },
-	};
+	enum codec_kind kind;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i].name) == 0) {
-			*out = names[i].codec;
-			return 0;
-		}
-	return -EINVAL;
+	if (codec_kind_parse(name, &kind) < 0)
+		return -EINVAL;
+	*out = pq_codec_of(kind);
+	return 0;
 }

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "agent/udtf/udtf.h"
+#include "agent/write/codec.h"
 #include "lib/buf.h"
 
 /* Parquet's CompressionCodec numbers. */
@@ -100,5 +101,10 @@ uint64_t pq_writer_bytes(const struct pq_writer *w);
 
 /* Parses "none", "snappy", "gzip", "zstd"; returns 0 or -EINVAL. */
 int pq_codec_parse(const char *name, enum pq_codec *out);
+
+/* A table's codec as Parquet numbers it, and back (a codec kedge does not
+ * write maps to none either way). */
+enum pq_codec pq_codec_of(enum codec_kind kind);
+enum codec_kind pq_codec_kind(enum pq_codec codec);
 
 #endif /* KEDGE_PARQUET_H */

@@ -230,14 +230,6 @@ spool_sink_write(void *arg, const void *p, size_t len)
 	return r;
 }
 
-/* The name Parquet gives a codec, as sidecars spell it. */
-static const char *
-spool_pq_codec_name(enum pq_codec c)
-{
-	return c == PQ_SNAPPY ? "snappy" : c == PQ_GZIP ? "gzip" :
-	    c == PQ_ZSTD ? "zstd" : "none";
-}
-
 /* Converts the log at path, cut back to st->len bytes, into the Parquet
  * file tmp, durably: *digest gets its length and SHA-256 and *codec the
  * name of its pages' codec. */
@@ -292,7 +284,7 @@ spool_convert(const char *path, const char *tmp, const struct journal_state *st,
 	}
 	if ((r = spool_hash_done(sink.hash, digest)) < 0)
 		snprintf(err, errlen, "cannot hash %s: out of memory", tmp);
-	*codec = spool_pq_codec_name(pc);
+	*codec = codec_kind_name(pq_codec_kind(pc));
 out:
 	if (sink.fd >= 0)
 		close(sink.fd);

@@ -111,9 +111,7 @@ writer_new(const struct writer_opts *o, const struct udtf_column *cols,
 	if (o->format.kind == FORMAT_PARQUET) {
 		/* the log is not compressed: its Parquet file is, page by page */
 		w->parquet = o->parquet;
-		w->parquet.codec = o->codec == CODEC_SNAPPY ? PQ_SNAPPY :
-		    o->codec == CODEC_GZIP ? PQ_GZIP : o->codec == CODEC_ZSTD ?
-		    PQ_ZSTD : PQ_UNCOMPRESSED;
+		w->parquet.codec = pq_codec_of(o->codec);
 		w->parquet.level = o->codec_level;
 	} else if (o->codec != CODEC_NONE &&
 	    (w->codec = codec_new(o->codec, o->codec_level)) == NULL) {

@@ -48,7 +48,8 @@ decode_none(struct verify *v, int fd, const char *path, struct lines *l,
 
 	while ((n = read_part(v, fd)) > 0) {
 		*bytes += (uint64_t)n;
-		lines_count(l, v->in, (size_t)n);
+		if (l != NULL)
+			lines_count(l, v->in, (size_t)n);
 	}
 	return n < 0 ? verify_failure(v, (int)n, "%s: cannot read", path) : 0;
 }

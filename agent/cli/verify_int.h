@@ -101,7 +101,9 @@ ssize_t verify_read_some(int fd, void *buf, size_t len);
  * the messages) through v->in and v->out, adding its bytes to v->hash when
  * that is set, count its lines into l and its bytes into *bytes, and
  * return 0, 1 after writing a violation, or a negative errno.  By codec:
- * none, gzip (members concatenated), zstd (frames concatenated). */
+ * none, gzip (members concatenated), zstd (frames concatenated).
+ * decode_none() takes l NULL for a file that has no lines (Parquet): it
+ * then only hashes and counts the bytes. */
 int decode_none(struct verify *v, int fd, const char *path, struct lines *l,
     uint64_t *bytes);
 int decode_gzip(struct verify *v, int fd, const char *path, struct lines *l,

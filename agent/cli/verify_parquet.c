@@ -22,19 +22,16 @@ verify_pq_tail(int fd, uint64_t size, size_t len, unsigned char **buf)
 {
 	unsigned char *p;
 	ssize_t n;
-	size_t got = 0;
 
 	if ((p = malloc(len ? len : 1)) == NULL)
 		return -ENOMEM;
-	while (got < len) {
-		n = pread(fd, p + got, len - got, (off_t)(size - len + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(p);
-			return n < 0 ? -errno : -EIO;
-		}
-		got += (size_t)n;
+	if (lseek(fd, (off_t)(size - len), SEEK_SET) < 0)
+		n = -errno;
+	else
+		n = verify_read_some(fd, p, len);
+	if (n < 0 || (size_t)n != len) {
+		free(p);
+		return n < 0 ? (int)n : -EIO;
 	}
 	*buf = p;
 	return 0;
@@ -137,14 +134,13 @@ int
 verify_parquet(struct verify *v, const struct vfile *f, int fd,
     uint64_t *rows, uint64_t *bytes)
 {
-	struct lines l = { 0, 0 };
 	struct pqf_meta m;
 	unsigned char *tail = NULL, head[4], end[8];
 	char err[512];
 	uint64_t flen;
 	int r;
 
-	if ((r = decode_none(v, fd, f->path, &l, bytes)) != 0)
+	if ((r = decode_none(v, fd, f->path, NULL, bytes)) != 0)
 		return r;
 	if (*bytes < 12 || pread(fd, head, 4, 0) != 4 ||
 	    memcmp(head, "PAR1", 4) != 0 ||

@@ -244,8 +244,8 @@ rowlog_at(const struct rowlog_in *in)
 	    in->pos, (const unsigned char *)in->data.data + in->data.len, 0, 0 };
 }
 
-/* Parses the header: the options and the columns (names point into in's
- * buffer until the next read).  Returns 0, 1 for "read more", -EINVAL. */
+/* Parses the header: the options and the columns, their names copied
+ * into names[0..nameslen).  Returns 0, 1 for "read more", -EINVAL. */
 static int
 rowlog_parse_header(struct rowlog_in *in, struct pq_opts *o,
     struct udtf_column *cols, size_t *ncols, char *names, size_t nameslen)

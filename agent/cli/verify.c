@@ -357,8 +357,8 @@ check_names(struct verify *v, const struct vfile *f)
 		    f->path, sc->table);
 	n = snprintf(want, sizeof(want), "%s+%" PRId64 "+%" PRId64 "+%s.%s%s",
 	    sc->topic, sc->partition, sc->first_offset, sc->host,
-	    format_kind_ext(sc->format), sc->format == FORMAT_PARQUET ? "" :
-	    codec_kind_ext(sc->codec));
+	    format_kind_ext(sc->format), format_codec_ext(sc->format,
+	    sc->codec));
 	if (n < 0 || (size_t)n >= sizeof(want) || strcmp(want, name) != 0)
 		return verify_violation(v, "%s: its sidecar names it %s",
 		    f->path, want);

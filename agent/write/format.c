@@ -373,6 +373,12 @@ format_kind_ext(enum format_kind kind)
 }
 
 const char *
+format_codec_ext(enum format_kind kind, enum codec_kind codec)
+{
+	return kind == FORMAT_PARQUET ? "" : codec_kind_ext(codec);
+}
+
+const char *
 format_kind_name(enum format_kind kind)
 {
 	for (size_t i = 0; i < FORMAT_NKINDS; i++)

@@ -21,6 +21,7 @@
 #define KEDGE_FORMAT_H
 
 #include "agent/udtf/udtf.h"
+#include "agent/write/codec.h"
 #include "agent/write/tz.h"
 #include "lib/buf.h"
 
@@ -51,6 +52,10 @@ int format_json_string(const char *s, size_t len, struct buf *out);
 int format_kind_parse(const char *name, enum format_kind *out);
 /* The file name extension of a format: "txt", "jsonl" or "parquet". */
 const char *format_kind_ext(enum format_kind kind);
+/* What a part file's name has after the format's extension for its
+ * codec: codec_kind_ext(codec), or nothing for Parquet, whose pages say
+ * their codec. */
+const char *format_codec_ext(enum format_kind kind, enum codec_kind codec);
 /* The name format_kind_parse() reads. */
 const char *format_kind_name(enum format_kind kind);
 

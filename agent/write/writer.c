@@ -193,10 +193,10 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	int r;
 
 	r = snprintf(rel, sizeof(rel), "%s/dt=%s/hr=%s/%s+%" PRId32 "+%" PRId64
-	    "+%s.%s%s", w->table, hour->dt, hour->hr, topic, partition, offset,
-	    w->host, format_kind_ext(w->format.kind),
-	    w->format.kind == FORMAT_PARQUET ? SPOOL_ROWS_EXT :
-	    codec_kind_ext(w->codec_kind));
+	    "+%s.%s%s%s", w->table, hour->dt, hour->hr, topic, partition,
+	    offset, w->host, format_kind_ext(w->format.kind),
+	    format_codec_ext(w->format.kind, w->codec_kind),
+	    w->format.kind == FORMAT_PARQUET ? SPOOL_ROWS_EXT : "");
 	if (r < 0 || (size_t)r >= sizeof(rel) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/open/%s", w->spool_dir, rel) >=
 	    sizeof(path)) {

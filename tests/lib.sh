@@ -406,6 +406,23 @@ round_assigned_or_gone() {
 	grep -qs 'kafka: assigned' "$ROUND_LOG" || ! kill -0 "$KPID" 2>/dev/null
 }
 
+# group_round_start: kill_rounds' START for a consumer group: this round's
+# kedge of $T/kedge.conf, crashing at $POINT, logging to $T/round$ROUND.log;
+# returns once it has its partitions or exited.
+group_round_start() {
+	ROUND_LOG=$T/round$ROUND.log
+	KEDGE_CRASH_AT=$POINT $KEDGE run -c "$T/kedge.conf" 2>"$ROUND_LOG" &
+	KPID=$!
+	wait_for "round $ROUND to get its partitions" 30 round_assigned_or_gone
+}
+
+# mock_kept_all DIR: the mock cluster of DIR (mock_start) dropped no record
+# for its per-partition cap; else the test would prove less than it says.
+mock_kept_all() {
+	! grep -q 'kept only' "$1/mock.err" ||
+		die "the mock cluster dropped records: $(grep 'kept only' "$1/mock.err")"
+}
+
 # crash_points_reached ROUNDS POINTS...: every point (a KEDGE_CRASH_AT
 # value; its count does not matter) crashed a kedge at least once, as the
 # lines "ROUND POINT DELAY killed|crashed" of the file ROUNDS tell; fails

@@ -66,19 +66,11 @@ $KEDGE check-config -c "$T/kedge.conf" >/dev/null
 feed_start "$T" access "$T/rest" 2000 2
 random_delays "$SEED" $MAX_ROUNDS 0.2 2 >"$T/delays"
 
-# start_round: this round's kedge, once it has its partitions or exited.
-start_round() {
-	ROUND_LOG=$T/round$ROUND.log
-	KEDGE_CRASH_AT=$POINT $KEDGE run -c "$T/kedge.conf" 2>"$ROUND_LOG" &
-	KPID=$!
-	wait_for "round $ROUND to get its partitions" 30 round_assigned_or_gone
-}
 # Even rounds crash at the next point, odd ones are only killed.
-kill_rounds kedge $ROUNDS $MAX_ROUNDS "$T/delays" "$T/rounds" start_round : \
+kill_rounds kedge $ROUNDS $MAX_ROUNDS "$T/delays" "$T/rounds" group_round_start : \
 	$POINTS
 feed_wait "$T"
-! grep -q 'kept only' "$T/mock.err" ||
-	die "the mock cluster dropped records: $(grep 'kept only' "$T/mock.err")"
+mock_kept_all "$T"
 
 timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/final.log" ||
 	die "the clean run failed: $(tail -5 "$T/final.log")"

@@ -41,6 +41,14 @@ def fields(line):
     return [None if f == [None] else "".join(f) for f in out]
 
 
+def micros(v):
+    """A datetime as microseconds since the epoch; anything else as it is."""
+    if isinstance(v, datetime.datetime):
+        d = v - EPOCH
+        return (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
+    return v
+
+
 def typed(kind, v):
     if v is None:
         return None
@@ -52,10 +60,8 @@ def typed(kind, v):
         return {"true": True, "false": False}[v]
     if kind == "timestamp":
         fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in v else "%Y-%m-%d %H:%M:%S"
-        t = datetime.datetime.strptime(v, fmt).replace(
-            tzinfo=datetime.timezone.utc)
-        d = t - EPOCH
-        return (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
+        return micros(datetime.datetime.strptime(v, fmt).replace(
+            tzinfo=datetime.timezone.utc))
     return v
 
 

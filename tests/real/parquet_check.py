@@ -17,7 +17,6 @@ codec, the encodings asked for, and the key-value metadata.  Exits 1 with
 the first difference.
 """
 import argparse
-import datetime
 import json
 import math
 import sys
@@ -26,7 +25,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+from hive_rows import micros
 
 KINDS = {
     "string": (pa.string(), "optional binary %s (STRING)", "VARCHAR"),
@@ -76,13 +75,6 @@ def check_kv(who, kv):
 def fail(msg):
     print("FAIL: " + msg, file=sys.stderr)
     sys.exit(1)
-
-
-def micros(v):
-    if isinstance(v, datetime.datetime):
-        d = v - EPOCH
-        return (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
-    return v
 
 
 def same(a, b):

@@ -29,13 +29,6 @@ def part_files(top, ext):
                 yield os.path.relpath(d, top), os.path.join(d, n)
 
 
-def micros(v):
-    if hasattr(v, "timestamp"):
-        d = v - hive_rows.EPOCH
-        return (d.days * 86400 + d.seconds) * 1000000 + d.microseconds
-    return v
-
-
 def main():
     top, text, parquet = sys.argv[1:4]
     got = collections.defaultdict(collections.Counter)
@@ -46,7 +39,7 @@ def main():
             kinds = [KIND[str(f.type)] for f in t.schema]
         cols = [t.column(i).to_pylist() for i in range(t.num_columns)]
         for row in zip(*cols):
-            got[hour][json.dumps([micros(v) for v in row])] += 1
+            got[hour][json.dumps([hive_rows.micros(v) for v in row])] += 1
     if kinds is None:
         sys.exit("FAIL: %s has no Parquet file" % parquet)
     want = collections.defaultdict(collections.Counter)

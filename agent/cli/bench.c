@@ -33,7 +33,6 @@ struct bench {
 	char first_reject[600];
 	pcre2_code *re;
 	pcre2_match_data *md;
-	uint64_t matched;         /* by the regex, in one pass */
 	uint64_t sink;            /* keeps the regex's work observable */
 	enum coltype_kind *kinds; /* group g+1 converts as column g; NULL:
 	                           * the groups are not the columns */
@@ -114,7 +113,7 @@ bench_pass_chain(struct bench *b, int timed, int count)
 /* The regex's pass: a match, then every group typed as the chain types
  * its column, when the groups are the columns. */
 static void
-bench_pass_regex(struct bench *b, int count)
+bench_pass_regex(struct bench *b)
 {
 	uint32_t groups = pcre2_get_ovector_count(b->md);
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(b->md);
@@ -127,8 +126,6 @@ bench_pass_regex(struct bench *b, int count)
 		    0, 0, b->md, NULL);
 		if (rc < 0)
 			continue;
-		if (count)
-			b->matched++;
 		for (uint32_t g = 1; g < groups && g < (uint32_t)rc; g++) {
 			size_t len = ov[2 * g + 1] - ov[2 * g];
 			b->sink += len;
@@ -189,7 +186,7 @@ bench_measure(struct bench *b, int kind, double seconds)
 
 	do {
 		if (kind == 2)
-			bench_pass_regex(b, 0);
+			bench_pass_regex(b);
 		else
 			bench_pass_chain(b, kind, 0);
 		records += b->n;
@@ -292,7 +289,7 @@ bench_report(struct bench *b, const struct bench_opts *o, double untimed,
 
 	fprintf(out, "table %s: UDTF %s over %zu records of %s\n", o->table,
 	    chain_name(b->chain), b->n, o->input);
-	if (b->re != NULL && b->read != b->n)
+	if (b->re != NULL)
 		fprintf(out, "  measured on     the %zu of %zu records the regex "
 		    "matches\n", b->n, b->read);
 	fprintf(out, "  records/s       %.0f (one core)\n", 1e9 / untimed);
@@ -308,11 +305,10 @@ bench_report(struct bench *b, const struct bench_opts *o, double untimed,
 	    "%.1f untimed; clock %s)\n", (timed - untimed) * 100 / untimed,
 	    timed, untimed, tick_source());
 	if (b->re != NULL)
-		fprintf(out, "  PCRE2-JIT regex %.1f ns/record (%s), %" PRIu64 " of "
-		    "%zu matched; kedge/regex speed ratio %.2f\n", regex,
-		    b->kinds != NULL ? "match, then each group typed as its "
-		    "column" : "match only: its groups are not the columns",
-		    b->matched, b->n, regex / untimed);
+		fprintf(out, "  PCRE2-JIT regex %.1f ns/record (%s); kedge/regex "
+		    "speed ratio %.2f\n", regex, b->kinds != NULL ? "match, then "
+		    "each group typed as its column" : "match only: its groups "
+		    "are not the columns", regex / untimed);
 	else
 		fprintf(out, "  PCRE2-JIT regex not measured: pass --regex "
 		    "PATTERN\n");
@@ -360,18 +356,18 @@ bench_udtf(const struct conf *c, const struct bench_opts *o, FILE *out)
 			if (o->only != BENCH_REGEX)
 				bench_pass_chain(&b, 1, p == 0);
 			if (o->only != BENCH_UDTF && b.re != NULL)
-				bench_pass_regex(&b, p == 0);
+				bench_pass_regex(&b);
 		}
 		fprintf(out, "table %s: %d passes over %zu records (%s); %" PRIu64
-		    " rows, %" PRIu64 " matched\n", o->table, o->passes, b.n,
-		    o->only == BENCH_UDTF ? "UDTF" : o->only == BENCH_REGEX ?
-		    "regex" : "UDTF and regex", b.rows, b.matched);
+		    " rows\n", o->table, o->passes, b.n, o->only == BENCH_UDTF ?
+		    "UDTF" : o->only == BENCH_REGEX ? "regex" : "UDTF and regex",
+		    b.rows);
 		status = 0;
 		goto out;
 	}
 	bench_pass_chain(&b, 0, 1);         /* counts rows; warms up */
 	if (b.re != NULL)
-		bench_pass_regex(&b, 1);
+		bench_pass_regex(&b);
 	for (int round = 0; round < BENCH_ROUNDS; round++) {
 		if ((v = bench_measure(&b, 0, o->seconds)) < untimed)
 			untimed = v;

@@ -5,9 +5,10 @@
 #   kcat -C, all partitions assigned statically, -e, to /dev/null
 #   kedge, static assignment (no group), nginx UDTF -> hive-text,
 #   codec none and codec zstd
-# alternated kedge/kcat in pairs, best of BENCH_ROUNDS each; prints the
-# load time (not part of the ratio), records/s, the ratio kedge/kcat and
-# kedge's peak RSS.  Over the broker's PLAINTEXT listener: the bench
+# alternated kedge/kcat in BENCH_ROUNDS pairs, medians compared (as
+# scripts/bench.sh does); prints the load time (not part of the ratio),
+# records/s whole and steady, the ratios to kcat, CPU per record against
+# kcat's and the peak RSS.  Over the broker's PLAINTEXT listener: the bench
 # measures consuming, not SASL or TLS.  Everything is overridable:
 #   BENCH_REAL_RECORDS (2000000), BENCH_REAL_PARTITIONS (8),
 #   BENCH_ROUNDS (3), KAFKA_HEAP (1g here)
@@ -52,49 +53,40 @@ CONF
 kedge_conf none >"$B/none.conf"
 kedge_conf zstd >"$B/zstd.conf"
 
+steady_run() { sed -n 's/.*consumed [0-9]* records in \([0-9.]*\) s.*/\1/p' "$1"; }
+
 # kcat without -G assigns every partition; -e prints, per partition, the
 # offset it reached, which must add up to the records produced.
 run_kcat() {
-	kcat -C -b "$KAFKA_PLAINTEXT" -t bench -o beginning -e \
-		>/dev/null 2>"$B/kcat.log" || return 1
+	bench_timed "$1" - kcat -C -b "$KAFKA_PLAINTEXT" -t bench -o beginning \
+		-e -f '' || die "kcat failed: $(tail -3 "$1.err")"
 	n=$(sed -n 's/.*Reached end of topic bench \[[0-9]*\] at offset \([0-9]*\).*/\1/p' \
-		"$B/kcat.log" | awk '{ s += $1 } END { print s + 0 }')
-	[ "$n" -eq "$RECORDS" ] || { echo "kcat read $n of $RECORDS" >&2; return 1; }
+		"$1.err" | awk '{ s += $1 } END { print s + 0 }')
+	[ "$n" -eq "$RECORDS" ] || die "kcat read $n of $RECORDS"
 }
 run_kedge() {
 	rm -rf "$B/spool" "$B/warehouse"
-	$KEDGE run -c "$B/$1.conf" --exit-at-end 2>"$B/$1.run"
-	grep -q "table access: $RECORDS records" "$B/$1.run" || {
-		echo "kedge ($1) did not read $RECORDS records: $(tail -2 "$B/$1.run")" >&2
-		return 1
-	}
+	bench_timed "$2" steady_run $KEDGE run -c "$B/$1.conf" --exit-at-end ||
+		die "kedge ($1) failed: $(tail -3 "$2.err")"
+	grep -q "table access: $RECORDS records" "$2.err" ||
+		die "kedge ($1) did not read $RECORDS records: $(tail -2 "$2.err")"
 }
 
-# timed NAME COMMAND...: runs COMMAND once, keeps the best time in
-# best_NAME (and, for kedge, the best run's log in $B/NAME.log).
-timed() {
-	_n=$1
-	shift
-	_t0=$(bench_now)
-	"$@" || die "$_n failed"
-	_t=$(bench_since "$_t0")
-	eval "_b=\${best_$_n:-}"
-	if bench_faster "$_t" "$_b"; then
-		eval "best_$_n=$_t"
-		[ ! -e "$B/$_n.run" ] || cp "$B/$_n.run" "$B/$_n.log"
-	fi
-}
-
+# kedge and kcat alternated in pairs, medians compared (scripts/bench.sh)
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
-	timed none run_kedge none
-	timed kcat run_kcat
-	timed zstd run_kedge zstd
-	timed kcat run_kcat
+	for v in none zstd; do
+		run_kedge "$v" "$B/$v.t"
+		run_kcat "$B/kcat-$v.t"
+	done
 	r=$((r + 1))
 done
 
-echo "kedge bench, real broker: $RECORDS nginx records in $PARTS partitions of one topic (PLAINTEXT), best of $ROUNDS"
+echo "kedge bench, real broker: $RECORDS nginx records in $PARTS partitions of one topic (PLAINTEXT),"
+echo "each run alternated with kcat -C $ROUNDS times, medians"
 printf 'loaded with kproduce in %.3f s (%.0f records/s), not part of the ratio\n' \
 	"$t_load" "$(echo "$RECORDS / $t_load" | bc -l)"
-bench_kcat_kedge "$RECORDS" "$best_kcat" "$best_none" "$best_zstd" "$B"
+bench_pair_header
+bench_pair_row "kcat -C (the reference)" "$RECORDS" "$B/kcat-none.t" "$B/kcat-none.t"
+bench_pair_row "kedge nginx -> hive-text, none" "$RECORDS" "$B/none.t" "$B/kcat-none.t"
+bench_pair_row "kedge nginx -> hive-text, zstd" "$RECORDS" "$B/zstd.t" "$B/kcat-zstd.t"

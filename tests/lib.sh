@@ -148,27 +148,9 @@ status_consumed_at_least() {
 }
 
 # bench_now: the time, in seconds with nanoseconds.  bench_since T0: the
-# seconds since T0, a bench_now.  bench_faster T BEST: T is below BEST, or
-# there is no BEST yet.
+# seconds since T0, a bench_now.
 bench_now() { date +%s.%N; }
 bench_since() { echo "$(bench_now) - $1" | bc; }
-bench_faster() { [ -z "$2" ] || [ "$(echo "$1 < $2" | bc)" -eq 1 ]; }
-
-# peak_rss_mib LOG: kedge's peak RSS in MiB, as its LOG says at the end.
-peak_rss_mib() {
-	echo $(($(sed -n 's/.*peak RSS \([0-9]*\) KiB.*/\1/p' "$1") / 1024))
-}
-
-# bench_header; bench_row RECORDS CEILING NAME SECONDS RSS: the table of a
-# benchmark: the run NAME read RECORDS in SECONDS, its records/s, its
-# ratio to the CEILING's seconds, and its peak RSS (text).
-bench_header() {
-	printf '%-34s %9s %12s %8s %10s\n' run seconds records/s ratio "peak RSS"
-}
-bench_row() {
-	printf '%-34s %9.3f %12.0f %8.2f %10s\n' "$3" "$4" \
-		"$(echo "$1 / $4" | bc -l)" "$(echo "$2 / $4" | bc -l)" "$5"
-}
 
 # bench_timed OUT STEADY COMMAND...: runs COMMAND (a program, not a
 # function) under /usr/bin/time and appends to OUT "wall user sys
@@ -218,18 +200,6 @@ bench_pair_row() {
 		"$(echo "$2 / $_st" | bc -l)" "$(echo "$_kw / $_st" | bc -l)" \
 		"$(echo "$_cpu / $_kcpu" | bc -l)" \
 		"$(($(bench_median "$3" 4 | cut -d. -f1) / 1024))"
-}
-
-# bench_kcat_kedge RECORDS KCAT NONE ZSTD DIR: the table of kcat against
-# kedge with codecs none and zstd, in KCAT, NONE and ZSTD seconds; the
-# peak RSS from DIR/none.log and DIR/zstd.log.
-bench_kcat_kedge() {
-	bench_header
-	bench_row "$1" "$2" "kcat -C to /dev/null (ceiling)" "$2" "-"
-	bench_row "$1" "$2" "kedge nginx -> hive-text, none" "$3" \
-		"$(peak_rss_mib "$5/none.log") MiB"
-	bench_row "$1" "$2" "kedge nginx -> hive-text, zstd" "$4" \
-		"$(peak_rss_mib "$5/zstd.log") MiB"
 }
 
 # hive_cut N...: from Hive text rows (\001 between fields, backslash

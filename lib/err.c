@@ -11,12 +11,12 @@ err_vset(char *err, size_t len, int code, const char *fmt, va_list ap)
 }
 
 int
-err_set(char *err, size_t len, int code, const char *fmt, ...)
+err_write(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_vset(err, len, code, fmt, ap);
+	err_vset(err, len, 0, fmt, ap);
 	va_end(ap);
-	return code;
+	return 0;
 }

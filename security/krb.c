@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/err.h"
 #include "lib/thread.h"
 
 #define KRB_BACKOFF_MAX 60  /* seconds between failed logins, at most */
@@ -103,23 +104,23 @@ krb_check_file(const char *path, const char *principal, char *err,
 
 	if (stat(path, &st) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "keytab %s: %s; export the key of %s into "
+		return err_set(err, errlen, -e,
+		    "keytab %s: %s; export the key of %s into "
 		    "it (kadmin: ktadd -k %s %s), or fix kerberos.keytab", path,
 		    strerror(e), principal, path, principal);
-		return -e;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "keytab %s is not a file", path);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "keytab %s is not a file",
+		    path);
 	}
 	/* systemd's credentials are private to the service whatever their
 	 * mode shows (an ACL makes it 0440 where ramfs is not available) */
 	if ((st.st_mode & (S_IRWXG | S_IRWXO)) && !krb_is_credential(path)) {
-		snprintf(err, errlen, "keytab %s is readable or writable by %s "
+		return err_set(err, errlen, -EPERM,
+		    "keytab %s is readable or writable by %s "
 		    "(mode %04o): it holds %s's key; chmod 600 %s", path,
 		    st.st_mode & S_IRWXO ? "others" : "its group",
 		    (unsigned)(st.st_mode & 07777), principal, path);
-		return -EPERM;
 	}
 	return 0;
 }
@@ -148,10 +149,8 @@ krb_open(struct krb *k, const struct krb_opts *o, char *err, size_t errlen)
 	krb5_error_code code;
 	int r;
 
-	if ((k->principal = strdup(o->principal)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if ((k->principal = strdup(o->principal)) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	krb_keytab_path(o->keytab, k->keytab, sizeof(k->keytab));
 	if ((code = krb5_init_context(&k->ctx)) != 0) {
 		snprintf(err, errlen, "cannot start Kerberos: %s (is krb5.conf "
@@ -161,9 +160,9 @@ krb_open(struct krb *k, const struct krb_opts *o, char *err, size_t errlen)
 	}
 	if ((code = krb5_parse_name(k->ctx, o->principal, &k->princ)) != 0) {
 		krb_errmsg(k->ctx, code, why, sizeof(why));
-		snprintf(err, errlen, "kerberos.principal \"%s\": %s",
+		return err_set(err, errlen, -EINVAL,
+		    "kerberos.principal \"%s\": %s",
 		    o->principal, why);
-		return -EINVAL;
 	}
 	if (o->use_ticket_cache)
 		return 0;
@@ -172,22 +171,22 @@ krb_open(struct krb *k, const struct krb_opts *o, char *err, size_t errlen)
 	snprintf(ktname, sizeof(ktname), "FILE:%s", k->keytab);
 	if ((code = krb5_kt_resolve(k->ctx, ktname, &k->kt)) != 0) {
 		krb_errmsg(k->ctx, code, why, sizeof(why));
-		snprintf(err, errlen, "keytab %s: %s", k->keytab, why);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "keytab %s: %s", k->keytab,
+		    why);
 	}
 	code = krb5_kt_get_entry(k->ctx, k->kt, k->princ, 0, 0, &e);
 	if (code == KRB5_KT_NOTFOUND) {
 		krb_keytab_names(k->ctx, k->kt, names, sizeof(names));
-		snprintf(err, errlen, "keytab %s holds no key for %s (it holds: "
+		return err_set(err, errlen, -ENOENT,
+		    "keytab %s holds no key for %s (it holds: "
 		    "%s); fix kerberos.principal, or export the key (kadmin: "
 		    "ktadd -k %s %s)", k->keytab, o->principal,
 		    names[0] ? names : "nothing", k->keytab, o->principal);
-		return -ENOENT;
 	}
 	if (code != 0) {
 		krb_errmsg(k->ctx, code, why, sizeof(why));
-		snprintf(err, errlen, "keytab %s: %s", k->keytab, why);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "keytab %s: %s", k->keytab,
+		    why);
 	}
 	krb5_free_keytab_entry_contents(k->ctx, &e);
 	return 0;
@@ -306,10 +305,10 @@ krb_use_cache(struct krb *k, char *err, size_t errlen)
 	    (code = krb5_cc_start_seq_get(k->ctx, k->cc, &cur)) != 0) {
 		char why[512];
 		krb_errmsg(k->ctx, code, why, sizeof(why));
-		snprintf(err, errlen, "kerberos.use_ticket_cache: %s; run kinit "
+		return err_set(err, errlen, -ENOENT,
+		    "kerberos.use_ticket_cache: %s; run kinit "
 		    "as %s, or set use_ticket_cache = false to use the keytab",
 		    why, k->principal);
-		return -ENOENT;
 	}
 	while (krb5_cc_next_cred(k->ctx, k->cc, &cur, &c) == 0) {
 		if (c.server->length == 2 && c.server->data[0].length == 6 &&
@@ -321,11 +320,11 @@ krb_use_cache(struct krb *k, char *err, size_t errlen)
 	}
 	krb5_cc_end_seq_get(k->ctx, k->cc, &cur);
 	if (k->end == 0) {
-		snprintf(err, errlen, "kerberos.use_ticket_cache: the default "
+		return err_set(err, errlen, -ENOENT,
+		    "kerberos.use_ticket_cache: the default "
 		    "cache holds no ticket-granting ticket; run kinit as %s, or "
 		    "set use_ticket_cache = false to use the keytab",
 		    k->principal);
-		return -ENOENT;
 	}
 	return 0;
 }

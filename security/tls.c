@@ -1,4 +1,5 @@
 #include "security/tls.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <openssl/err.h>
@@ -55,11 +56,11 @@ tls_check_pems(const char *what, const char *path, int crl, char *err,
 	}
 	fclose(f);
 	if (n == 0) {
-		snprintf(err, errlen, "%s %s holds no PEM %s (%s): give the PEM "
+		return err_set(err, errlen, -EINVAL,
+		    "%s %s holds no PEM %s (%s): give the PEM "
 		    "file, -----BEGIN %s-----", what, path, crl ? "CRL" :
 		    "certificate", tls_reason(why, sizeof(why)),
 		    crl ? "X509 CRL" : "CERTIFICATE");
-		return -EINVAL;
 	}
 	ERR_clear_error();
 	return 0;
@@ -205,9 +206,9 @@ tls_check(const struct tls_files *f, time_t *cert_end, char *err,
 	if (f->cert_file != NULL)
 		return tls_check_cert(f, cert_end, err, errlen);
 	if (f->key_file != NULL) {
-		snprintf(err, errlen, "kafka.security.key_file is set but "
+		return err_set(err, errlen, -EINVAL,
+		    "kafka.security.key_file is set but "
 		    "cert_file is not: name the key's certificate");
-		return -EINVAL;
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "agent/complete/manifest.h"
 #include "agent/target/target.h"
 #include "agent/write/sidecar.h"
+#include "lib/err.h"
 #include "lib/grow.h"
 
 /* Far above what a manifest or sidecar holds (verify.c's bound). */
@@ -50,9 +51,9 @@ rel_path(struct report *rp, char *buf, const char *fmt, ...)
 	va_end(ap);
 	if (n >= 0 && n < PATH_MAX)
 		return 0;
-	snprintf(rp->err, rp->errlen, "%s/%.64s...: path too long",
+	return err_set(rp->err, rp->errlen, -ENAMETOOLONG,
+	    "%s/%.64s...: path too long",
 	    target_where(rp->t), buf);
-	return -ENAMETOOLONG;
 }
 
 static void
@@ -262,10 +263,8 @@ report_print(const struct conf *c, const struct report_opts *o, FILE *out,
 	size_t i, n = 0;
 	int r = 0;
 
-	if ((tables = calloc(c->n_tables + 1, sizeof(*tables))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if ((tables = calloc(c->n_tables + 1, sizeof(*tables))) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	for (i = 0; i < c->n_tables; i++)
 		if (o->table == NULL || strcmp(o->table, c->tables[i].name) == 0)
 			tables[n++] = c->tables[i].name;

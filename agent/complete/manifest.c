@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/err.h"
 #include "lib/jsondoc.h"
 
 /*
@@ -390,23 +391,23 @@ manifest_check(const struct manifest *m, char *err, size_t errlen)
 	const struct manifest_file *f;
 
 	if (check_times(m->min_event_us, m->max_event_us) != 0) {
-		snprintf(err, errlen, "\"min_event_us\" and \"max_event_us\" "
+		return err_set(err, errlen, -EINVAL,
+		    "\"min_event_us\" and \"max_event_us\" "
 		    "are not both null or an interval");
-		return -EINVAL;
 	}
 	for (size_t i = 0; i < m->nfiles; i++) {
 		f = &m->files[i];
 		if (check_times(f->min_event_us, f->max_event_us) != 0) {
-			snprintf(err, errlen, "\"files\"[%zu]: \"min_event_us\" "
+			return err_set(err, errlen, -EINVAL,
+			    "\"files\"[%zu]: \"min_event_us\" "
 			    "and \"max_event_us\" are not both null or an "
 			    "interval", i);
-			return -EINVAL;
 		}
 		if (f->revision > m->revision) {
-			snprintf(err, errlen, "\"files\"[%zu]: revision %" PRIu64
+			return err_set(err, errlen, -EINVAL,
+			    "\"files\"[%zu]: revision %" PRIu64
 			    " after the manifest's %" PRIu64, i, f->revision,
 			    m->revision);
-			return -EINVAL;
 		}
 	}
 	return 0;

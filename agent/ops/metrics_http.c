@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/err.h"
 #include "lib/thread.h"
 
 /*
@@ -35,10 +36,10 @@ struct metrics_server {
 static int
 metrics_why(char *why, size_t whylen, const char *spec)
 {
-	snprintf(why, whylen, "\"%s\" is not ADDRESS:PORT with an IPv4 "
+	return err_set(why, whylen, -EINVAL,
+	    "\"%s\" is not ADDRESS:PORT with an IPv4 "
 	    "address or an IPv6 one in brackets, such as \"127.0.0.1:9466\" "
 	    "or \"[::1]:9466\"", spec);
-	return -EINVAL;
 }
 
 int
@@ -68,9 +69,9 @@ metrics_parse_listen(const char *spec, struct sockaddr_storage *addr,
 	port = strtol(colon + 1, &end, 10);
 	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
 	    port > 65535) {
-		snprintf(why, whylen, "\"%s\": the port must be a number "
+		return err_set(why, whylen, -EINVAL,
+		    "\"%s\": the port must be a number "
 		    "1..65535", spec);
-		return -EINVAL;
 	}
 	memset(addr, 0, sizeof(*addr));
 	if (host != spec) {
@@ -105,15 +106,14 @@ metrics_listen(const char *spec, int *port, char *err, size_t errlen)
 
 	if ((r = metrics_parse_listen(spec, &addr, &addrlen, why,
 	    sizeof(why))) < 0) {
-		snprintf(err, errlen, "%s", why);
-		return r;
+		return err_set(err, errlen, r, "%s", why);
 	}
 	if ((fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0)) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot open a socket for %s: %s", spec,
+		return err_set(err, errlen, r,
+		    "cannot open a socket for %s: %s", spec,
 		    strerror(errno));
-		return r;
 	}
 	/* a restart must not wait for the old connections' TIME_WAIT */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));

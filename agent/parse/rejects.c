@@ -1,4 +1,5 @@
 #include "agent/parse/rejects.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -89,8 +90,8 @@ rejects_add(struct rejects *rj, const char *table,
 	now_us = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
 	o.event_us = now_us;    /* rejects are filed by their arrival */
 	if (tz_hour_of(rj->tz, now_us, &hour) < 0) {
-		snprintf(err, errlen, "rejects: the clock is out of range");
-		return -ERANGE;
+		return err_set(err, errlen, -ERANGE,
+		    "rejects: the clock is out of range");
 	}
 	vals[0] = rejects_str(table, strlen(table));
 	vals[1] = rejects_str(rec->topic, strlen(rec->topic));

@@ -1,4 +1,5 @@
 #include "agent/parse/table.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,20 +38,20 @@ table_find_event_col(struct table *t, const struct conf *c, size_t index,
 		if (strcmp(t->cols[i].name, name) != 0)
 			continue;
 		if (t->cols[i].type != UDTF_TIMESTAMP) {
-			snprintf(err, errlen, "%s:%d: tables[%zu].event_time: "
+			return err_set(err, errlen, -EINVAL,
+			    "%s:%d: tables[%zu].event_time: "
 			    "column \"%s\" of UDTF %s is not a timestamp",
 			    c->path, t->conf->line, index, name,
 			    chain_name(t->chain));
-			return -EINVAL;
 		}
 		t->event_col = (int)i;
 		return 0;
 	}
-	snprintf(err, errlen, "%s:%d: tables[%zu].event_time: UDTF %s emits no "
+	return err_set(err, errlen, -EINVAL,
+	    "%s:%d: tables[%zu].event_time: UDTF %s emits no "
 	    "column \"%s\"; use one of its timestamp columns or \"%s\"",
 	    c->path, t->conf->line, index, chain_name(t->chain), name,
 	    TABLE_KAFKA_TIMESTAMP);
-	return -EINVAL;
 }
 
 struct table *
@@ -238,9 +239,9 @@ table_route(struct table *t, const struct udtf_record *rec,
 		} else {
 			v = &rows[i * t->ncols + (size_t)t->event_col];
 			if (v->type != UDTF_TIMESTAMP) {
-				snprintf(reason, reasonlen, "event time %s is NULL",
+				return err_set(reason, reasonlen, -EINVAL,
+				    "event time %s is NULL",
 				    t->cols[t->event_col].name);
-				return -EINVAL;
 			}
 			ts_us = v->u.ts_us;
 		}
@@ -248,10 +249,10 @@ table_route(struct table *t, const struct udtf_record *rec,
 			return -EINVAL;
 		when[i].event_us = ts_us;
 		if (tz_hour_of(t->tz, ts_us, &when[i].hour) < 0) {
-			snprintf(reason, reasonlen, "event time %s is out of range",
+			return err_set(reason, reasonlen, -EINVAL,
+			    "event time %s is out of range",
 			    t->event_col < 0 ? TABLE_KAFKA_TIMESTAMP :
 			    t->cols[t->event_col].name);
-			return -EINVAL;
 		}
 	}
 	return 0;
@@ -272,8 +273,8 @@ table_note_skipped(struct table *t, const char *topic, int32_t partition,
 	struct tz_hour hour;
 
 	if (tz_hour_of(t->tz, (int64_t)time(NULL) * 1000000, &hour) < 0) {
-		snprintf(err, errlen, "the clock is out of range");
-		return -ERANGE;
+		return err_set(err, errlen, -ERANGE,
+		    "the clock is out of range");
 	}
 	return writer_note_skipped(t->writer, &hour, topic, partition, from, to,
 	    unread, err, errlen);
@@ -312,10 +313,8 @@ table_land(struct table *t, const struct udtf_record *rec,
 		return table_note_empty(t, rec, err, errlen);
 	rows = chain_rows(t->chain, &nrows) + span->first * t->ncols;
 	nrows = span->nrows;
-	if (nrows > 1 && (when = malloc(nrows * sizeof(*when))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (nrows > 1 && (when = malloc(nrows * sizeof(*when))) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	if (table_route(t, rec, rows, nrows, when, reason,
 	    sizeof(reason)) < 0) {
 		r = table_reject(t, rj, rec, reason, err, errlen);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent/target/webhdfs.h"
+#include "lib/err.h"
 #include "lib/fsutil.h"
 
 struct target {
@@ -30,8 +31,7 @@ static int
 target_fail(char *err, size_t errlen, int r, const char *what,
     const char *path)
 {
-	snprintf(err, errlen, "%s %s: %s", what, path, strerror(-r));
-	return r;
+	return err_set(err, errlen, r, "%s %s: %s", what, path, strerror(-r));
 }
 
 /* Makes the directories above path. */
@@ -101,10 +101,10 @@ target_put(struct target *t, const char *src, const char *rel, char *err,
 	if (stat(dst, &ds) == 0) {
 		if (ds.st_size == ss.st_size)
 			return 0; /* a previous try got there */
-		snprintf(err, errlen, "%s exists with %lld bytes, the spool's "
+		return err_set(err, errlen, -EEXIST,
+		    "%s exists with %lld bytes, the spool's "
 		    "copy has %lld; keeping both, resolve by hand", dst,
 		    (long long)ds.st_size, (long long)ss.st_size);
-		return -EEXIST;
 	}
 	/* a link, not a rename: the caller removes src once it is there */
 	if ((r = target_mkparent(dst)) == 0) {
@@ -224,9 +224,9 @@ target_check(struct target *t, char *err, size_t errlen)
 		return 0;
 	}
 	if ((r = webhdfs_stat(t->wh, "", &len, err, errlen)) == 1) {
-		snprintf(err, errlen, "%s is a file, not a directory",
+		return err_set(err, errlen, -ENOTDIR,
+		    "%s is a file, not a directory",
 		    webhdfs_where(t->wh));
-		return -ENOTDIR;
 	}
 	return r == 0 || r == -EISDIR ? 0 : r;
 }

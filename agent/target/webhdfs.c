@@ -15,6 +15,7 @@
 #include "agent/target/webhdfs_answer.h"
 #include "agent/target/webhdfs_int.h"
 #include "lib/crash.h"
+#include "lib/err.h"
 #include "lib/escape.h"
 #include "lib/fsutil.h"
 
@@ -117,16 +118,14 @@ wh_rename(struct webhdfs *w, const char *from, const char *to, char *err,
 	char *param;
 	int r;
 
-	if (asprintf(&param, "destination=%s", to) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (asprintf(&param, "destination=%s", to) < 0)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	r = wh_boolean_op(w, "PUT", from, "RENAME", param, err, errlen);
 	free(param);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	snprintf(err, errlen, "RENAME %s to %s: HDFS answered false", from, to);
-	return -EIO;
+	return err_set(err, errlen, -EIO,
+	    "RENAME %s to %s: HDFS answered false", from, to);
 }
 
 /* The hidden temporary name beside rel's final path, malloc'd; NULL when
@@ -242,8 +241,8 @@ webhdfs_read(struct webhdfs *w, const char *rel, size_t max, char **data,
 	if (st != 200)
 		return wh_refused(w, st, what, err, errlen);
 	if (w->body_len > max) {
-		snprintf(err, errlen, "%s: longer than %zu bytes", what, max);
-		return -EFBIG;
+		return err_set(err, errlen, -EFBIG, "%s: longer than %zu bytes",
+		    what, max);
 	}
 	if ((*data = malloc(w->body_len + 1)) == NULL)
 		return -ENOMEM;
@@ -300,10 +299,8 @@ webhdfs_remove(struct webhdfs *w, const char *rel, char *err, size_t errlen)
 	char *path = wh_path(w, rel);
 	int r;
 
-	if (path == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (path == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	r = wh_boolean_op(w, "DELETE", path, "DELETE", NULL, err, errlen);
 	free(path);
 	return r < 0 ? r : 0;
@@ -345,21 +342,19 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	(void)len;
 	if (!wh_mirror_name_ok(name)) {
 		escape_bytes(name, strlen(name), shown, sizeof(shown));
-		snprintf(m->err, m->errlen, "LISTSTATUS %s%s%s: HDFS listed the "
+		return err_set(m->err, m->errlen, -EPROTO,
+		    "LISTSTATUS %s%s%s: HDFS listed the "
 		    "name \"%s\", which holds a control byte; refusing it",
 		    m->w->base, m->rel[0] ? "/" : "", m->rel, shown);
-		return -EPROTO;
 	}
 	if (++*m->entries > WH_MIRROR_ENTRIES) {
-		snprintf(m->err, m->errlen, "%s holds more than %d files and "
+		return err_set(m->err, m->errlen, -E2BIG,
+		    "%s holds more than %d files and "
 		    "directories; refusing to copy more", m->w->where,
 		    WH_MIRROR_ENTRIES);
-		return -E2BIG;
 	}
-	if (asprintf(&rel, "%s%s%s", m->rel, m->rel[0] ? "/" : "", name) < 0) {
-		snprintf(m->err, m->errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (asprintf(&rel, "%s%s%s", m->rel, m->rel[0] ? "/" : "", name) < 0)
+		return err_set(m->err, m->errlen, -ENOMEM, "out of memory");
 	if (is_dir) {
 		if ((mkdirat(m->dirfd, name, 0755) < 0 && errno != EEXIST) ||
 		    (fd = openat(m->dirfd, name, O_RDONLY | O_DIRECTORY |
@@ -411,8 +406,8 @@ webhdfs_mirror(struct webhdfs *w, const char *dir, char *err, size_t errlen)
 	int fd, r;
 
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return -errno;
+		return err_set(err, errlen, -errno, "%s: %s", dir,
+		    strerror(errno));
 	}
 	r = wh_mirror_dir(&top, "", fd);
 	close(fd);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/err.h"
 #include "lib/escape.h"
 
 /* Parses the answer; NULL with the sentence in err when it is no JSON. */
@@ -43,10 +44,10 @@ wha_file_status(const json_t *fs, const char *what, const char **name,
 
 	if (type == NULL || len == NULL || json_integer_value(len) < 0 ||
 	    (name != NULL && suffix == NULL)) {
-		snprintf(err, errlen, "%s: a FileStatus in the answer lacks a "
+		return err_set(err, errlen, -EPROTO,
+		    "%s: a FileStatus in the answer lacks a "
 		    "string type, a length >= 0%s", what, name != NULL ?
 		    " or a string pathSuffix" : "");
-		return -EPROTO;
 	}
 	*is_dir = strcmp(json_string_value(type), "DIRECTORY") == 0;
 	*length = *is_dir ? 0 : (int64_t)json_integer_value(len);
@@ -113,9 +114,9 @@ wha_list_check(const json_t *list, const char *what, char *err,
 	int is_dir, r;
 
 	if (n > WEBHDFS_LIST_MAX) {
-		snprintf(err, errlen, "%s: the answer lists %zu entries, more "
+		return err_set(err, errlen, -E2BIG,
+		    "%s: the answer lists %zu entries, more "
 		    "than %d", what, n, WEBHDFS_LIST_MAX);
-		return -E2BIG;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((r = wha_file_status(json_array_get(list, i), what, &name,
@@ -124,9 +125,9 @@ wha_list_check(const json_t *list, const char *what, char *err,
 		if (wha_name_ok(name) || (n == 1 && name[0] == '\0' && !is_dir))
 			continue;
 		escape_bytes(name, strlen(name), shown, sizeof(shown));
-		snprintf(err, errlen, "%s: the answer lists the name \"%s\", "
+		return err_set(err, errlen, -EPROTO,
+		    "%s: the answer lists the name \"%s\", "
 		    "which no entry of a directory has", what, shown);
-		return -EPROTO;
 	}
 	return 0;
 }

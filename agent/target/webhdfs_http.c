@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent/target/webhdfs_answer.h"
+#include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/grow.h"
 
@@ -148,8 +149,7 @@ webhdfs_url(const struct webhdfs *w, const char *rel, const char *op,
 
 	if (path == NULL) {
 		*url = NULL;
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	r = wh_url(w, path, op, param, url, err, errlen);
 	free(path);
@@ -266,10 +266,8 @@ wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 	int r = -EPROTO;
 
 	*url = NULL;
-	if (u == NULL) {
-		snprintf(err, errlen, "%s: out of memory", what);
-		return -ENOMEM;
-	}
+	if (u == NULL)
+		return err_set(err, errlen, -ENOMEM, "%s: out of memory", what);
 	if (w->location == NULL ||
 	    curl_url_set(u, CURLUPART_URL, w->location, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
@@ -409,10 +407,8 @@ wh_parse_url(struct webhdfs *w, char *err, size_t errlen)
 	CURLUcode rc;
 	int r = -EINVAL;
 
-	if ((w->base_url = curl_url()) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if ((w->base_url = curl_url()) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	if ((rc = curl_url_set(w->base_url, CURLUPART_URL, w->url, 0)) !=
 	    CURLUE_OK ||
 	    (rc = curl_url_get(w->base_url, CURLUPART_SCHEME, &scheme, 0)) !=

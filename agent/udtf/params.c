@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agent/udtf/coltype.h"
+#include "lib/err.h"
 
 /* The interface, described in params.h. */
 
@@ -22,17 +23,17 @@ udtf_params_read(const char *udtf, const struct udtf_key *keys,
 			if (strcmp(params[i].key, keys[k].name) == 0)
 				break;
 		if (keys[k].name == NULL) {
-			snprintf(err, errlen, "%s has no key \"%s\"", udtf,
+			return err_set(err, errlen, -EINVAL,
+			    "%s has no key \"%s\"", udtf,
 			    params[i].key);
-			return -EINVAL;
 		}
 		vals[k] = params[i].value;
 	}
 	for (k = 0; keys[k].name != NULL; k++) {
 		if (vals[k] == NULL) {
-			snprintf(err, errlen, "%s is required: %s", keys[k].name,
+			return err_set(err, errlen, -EINVAL,
+			    "%s is required: %s", keys[k].name,
 			    keys[k].description);
-			return -EINVAL;
 		}
 	}
 	return 0;
@@ -69,9 +70,9 @@ udtf_params_bool(const char *key, const char *value, int *out, char *err,
 
 	if (coltype_convert(COLTYPE_BOOL, key, value, strlen(value), &v, why,
 	    sizeof(why)) < 0) {
-		snprintf(err, errlen, "%s must be true or false, not \"%s\"",
+		return err_set(err, errlen, -EINVAL,
+		    "%s must be true or false, not \"%s\"",
 		    key, value);
-		return -EINVAL;
 	}
 	*out = v.u.b;
 	return 0;

@@ -1,4 +1,5 @@
 #include "agent/udtf/registry.h"
+#include "lib/err.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -82,18 +83,18 @@ udtf_check_owner(const char *path, const char *dir, const struct stat *st,
 	const char *name = dir != NULL ? dir : path;
 
 	if (st->st_uid != 0 && st->st_uid != geteuid()) {
-		snprintf(err, errlen, "UDTF plugin %s%s%s is owned by uid %u, "
+		return err_set(err, errlen, -EPERM,
+		    "UDTF plugin %s%s%s is owned by uid %u, "
 		    "not by root or kedge's user (uid %u); chown root %s", path,
 		    its, dir != NULL ? dir : "", (unsigned)st->st_uid,
 		    (unsigned)geteuid(), name);
-		return -EPERM;
 	}
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
 	    !(dir != NULL && (st->st_mode & S_ISVTX))) {
-		snprintf(err, errlen, "UDTF plugin %s%s%s is writable by %s; "
+		return err_set(err, errlen, -EPERM,
+		    "UDTF plugin %s%s%s is writable by %s; "
 		    "chmod go-w %s", path, its, dir != NULL ? dir : "",
 		    st->st_mode & S_IWOTH ? "others" : "its group", name);
-		return -EPERM;
 	}
 	return 0;
 }
@@ -108,9 +109,9 @@ udtf_check_dir(const char *path, const char *dir, char *err, size_t errlen)
 
 	if (stat(dir, &st) < 0) {
 		e = errno;
-		snprintf(err, errlen, "UDTF plugin %s: cannot stat its directory "
+		return err_set(err, errlen, -e,
+		    "UDTF plugin %s: cannot stat its directory "
 		    "%s: %s", path, dir, strerror(e));
-		return -e;
 	}
 	return udtf_check_owner(path, dir, &st, err, errlen);
 }
@@ -127,9 +128,9 @@ udtf_check_dirs(const char *path, int fd, char *err, size_t errlen)
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	if ((n = readlink(link, dir, sizeof(dir) - 1)) < 0 || dir[0] != '/') {
-		snprintf(err, errlen, "UDTF plugin %s: cannot tell its "
+		return err_set(err, errlen, -ENOENT,
+		    "UDTF plugin %s: cannot tell its "
 		    "directory from %s (is /proc mounted?)", path, link);
-		return -ENOENT;
 	}
 	dir[n] = '\0';
 	while ((slash = strrchr(dir, '/')) != NULL) {

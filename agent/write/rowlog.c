@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/write/rle.h"
+#include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/le.h"
 #include "lib/utf8.h"
@@ -359,9 +360,8 @@ rowlog_convert(const char *path, uint64_t len, const char *const *kv,
 	*rows = 0;
 	if ((in.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", path,
+		return err_set(err, errlen, r, "cannot read %s: %s", path,
 		    fs_strerror(errno));
-		return r;
 	}
 	cols = calloc(ROWLOG_MAX_COLS, sizeof(*cols));
 	names = malloc(ROWLOG_MAX_COLS * 64);

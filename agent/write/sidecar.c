@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/err.h"
 #include "lib/grow.h"
 #include "lib/jsondoc.h"
 
@@ -216,26 +217,26 @@ sidecar_check_events(struct sidecar *sc, int present, int nulls, char *err,
 	if (present == 0)
 		return 0;
 	if (present == 1 || nulls == 1) {
-		snprintf(err, errlen, "only one of \"min_event_us\" and "
+		return err_set(err, errlen, -EINVAL,
+		    "only one of \"min_event_us\" and "
 		    "\"max_event_us\" is %s", present == 1 ? "given" : "null");
-		return -EINVAL;
 	}
 	if (nulls == 2) {
 		if (sc->rows == 0)
 			return 0;
-		snprintf(err, errlen, "no event times for %" PRId64 " rows",
+		return err_set(err, errlen, -EINVAL,
+		    "no event times for %" PRId64 " rows",
 		    sc->rows);
-		return -EINVAL;
 	}
 	if (sc->rows == 0) {
-		snprintf(err, errlen, "event times in a file of no row");
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL,
+		    "event times in a file of no row");
 	}
 	if (sc->min_event_us > sc->max_event_us) {
-		snprintf(err, errlen, "min_event_us %" PRId64 " is after "
+		return err_set(err, errlen, -EINVAL,
+		    "min_event_us %" PRId64 " is after "
 		    "max_event_us %" PRId64, sc->min_event_us,
 		    sc->max_event_us);
-		return -EINVAL;
 	}
 	sc->has_event_range = 1;
 	return 0;
@@ -248,20 +249,20 @@ sidecar_check(const struct sidecar *sc, char *err, size_t errlen)
 	int rejects = strcmp(sc->table, REJECTS_TABLE) == 0;
 
 	if (sc->version != SIDECAR_VERSION) {
-		snprintf(err, errlen, "version %" PRId64 ", this kedge reads %d",
+		return err_set(err, errlen, -EINVAL,
+		    "version %" PRId64 ", this kedge reads %d",
 		    sc->version, SIDECAR_VERSION);
-		return -EINVAL;
 	}
 	if (rejects && (sc->offsets.n || sc->empty.n || sc->spill.n ||
 	    sc->unread.n)) {
-		snprintf(err, errlen, "a rejects file with \"offsets\", "
+		return err_set(err, errlen, -EINVAL,
+		    "a rejects file with \"offsets\", "
 		    "\"empty\", \"spill\" or \"unread\" ranges");
-		return -EINVAL;
 	}
 	if (!rejects && sc->nrejected > 0) {
-		snprintf(err, errlen, "\"rejected\" in a file of table %s",
+		return err_set(err, errlen, -EINVAL,
+		    "\"rejected\" in a file of table %s",
 		    sc->table);
-		return -EINVAL;
 	}
 	return 0;
 }

@@ -1,4 +1,5 @@
 #include "agent/write/tz.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,23 +120,23 @@ tz_name_check(const char *name, char *err, size_t errlen)
 	int fd, n;
 
 	if (name[0] == '\0' || name[0] == '/' || strstr(name, "..") != NULL) {
-		snprintf(err, errlen, "time zone \"%s\" is not a zone name "
+		return err_set(err, errlen, -EINVAL,
+		    "time zone \"%s\" is not a zone name "
 		    "like \"Asia/Shanghai\" or \"UTC\"", name);
-		return -EINVAL;
 	}
 	/* Those zones count leap seconds in time_t; Kafka timestamps and
 	 * the system clock do not. */
 	if (strncmp(name, "right/", 6) == 0) {
-		snprintf(err, errlen, "time zone \"%s\" counts leap seconds, "
+		return err_set(err, errlen, -EINVAL,
+		    "time zone \"%s\" counts leap seconds, "
 		    "which Kafka timestamps do not; use \"%s\"", name,
 		    name + 6);
-		return -EINVAL;
 	}
 	n = snprintf(path, sizeof(path), "%s%s", TZ_DIR, name);
 	if (n < 0 || (size_t)n >= sizeof(path)) {
-		snprintf(err, errlen, "time zone name \"%.64s...\" is too long",
+		return err_set(err, errlen, -ENAMETOOLONG,
+		    "time zone name \"%.64s...\" is too long",
 		    name);
-		return -ENAMETOOLONG;
 	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
 	    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -150,9 +151,9 @@ tz_name_check(const char *name, char *err, size_t errlen)
 	n = (int)read(fd, magic, sizeof(magic));
 	close(fd);
 	if (n != (int)sizeof(magic) || memcmp(magic, "TZif", 4) != 0) {
-		snprintf(err, errlen, "unknown time zone \"%s\" (%s is not a "
+		return err_set(err, errlen, -ENOENT,
+		    "unknown time zone \"%s\" (%s is not a "
 		    "TZif file)", name, path);
-		return -ENOENT;
 	}
 	return 0;
 }

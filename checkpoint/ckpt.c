@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/err.h"
+#include "lib/grow.h"
 
 #define CKPT_MAGIC "kedge-checkpoint 1"
 #define CKPT_NAME_MAX 255
@@ -40,10 +41,10 @@ ckpt_record_add(struct ckpt_record *r, const char *topic, int32_t partition,
 {
 	struct ckpt_part *parts;
 
-	parts = realloc(r->parts, (r->nparts + 1) * sizeof(*parts));
-	if (parts == NULL)
+	if (grow_array((void **)&r->parts, &r->parts_cap, r->nparts + 1,
+	    sizeof(*r->parts)) < 0)
 		return -ENOMEM;
-	r->parts = parts;
+	parts = r->parts;
 	if ((parts[r->nparts].topic = strdup(topic)) == NULL)
 		return -ENOMEM;
 	parts[r->nparts].partition = partition;

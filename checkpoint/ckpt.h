@@ -38,7 +38,7 @@ struct ckpt_record {
 	uint64_t id;
 	char *host;
 	struct ckpt_part *parts;
-	size_t nparts;
+	size_t nparts, parts_cap;
 };
 
 /* Appends the record's text to out.  Returns 0 or -ENOMEM. */

@@ -90,7 +90,7 @@ test_round_trip(void **state)
 	struct manifest m = {
 		"a\\b", "20261129", "23", 3, "h\"1\t\x01\xc3\xa9",
 		"2026-11-30T00:05:00Z", 0, 20, 100, 0, 0,
-		1000, 2000, files, 2, parts, 2,
+		1000, 2000, files, 2, parts, 2, 2,
 	}, back;
 	struct buf once = { 0 }, twice = { 0 };
 	char err[512] = "";
@@ -130,7 +130,7 @@ test_before_1970(void **state)
 	struct manifest_partition parts[] = { { "t", 0, { r0, 1, 1 }, 20 } };
 	struct manifest m = {
 		"access", "19691231", "23", 1, "h", "2026-11-30T00:05:00Z",
-		-500, 20, 100, 0, 0, -2000, -1000, files, 1, parts, 1,
+		-500, 20, 100, 0, 0, -2000, -1000, files, 1, parts, 1, 1,
 	}, back;
 	struct buf out = { 0 };
 	char err[512] = "";

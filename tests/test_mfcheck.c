@@ -73,7 +73,7 @@ hour_init(struct hour *h)
 	h->parts[1] = (struct manifest_partition){ "t", 1, RANGES(r_c), 3 };
 	h->m = (struct manifest){ "access", "20261129", "23", 2, "a",
 	    "2026-11-29T16:05:00Z", 0, 25, 250, 0, 12, 900, 2000, h->mf, 3,
-	    h->parts, 2 };
+	    h->parts, 2, 2 };
 }
 
 static void

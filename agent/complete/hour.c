@@ -126,9 +126,9 @@ complete_add_part(struct manifest *m, const char *topic, int32_t partition,
 		    strcmp(m->parts[i].topic, topic) == 0)
 			p = &m->parts[i];
 	if (p == NULL) {
-		if ((p = realloc(m->parts, (m->nparts + 1) * sizeof(*p))) == NULL)
+		if (grow_array((void **)&m->parts, &m->parts_cap, m->nparts + 1,
+		    sizeof(*m->parts)) < 0)
 			return -ENOMEM;
-		m->parts = p;
 		p = &m->parts[m->nparts];
 		memset(p, 0, sizeof(*p));
 		if ((p->topic = strdup(topic)) == NULL)

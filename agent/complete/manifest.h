@@ -73,7 +73,7 @@ struct manifest {
 	struct manifest_file *files;
 	size_t nfiles;
 	struct manifest_partition *parts;
-	size_t nparts;
+	size_t nparts, parts_cap;
 };
 
 /* Appends m as one line of JSON (and a newline) to out, the keys in the

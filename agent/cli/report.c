@@ -249,7 +249,7 @@ report_table(struct report *rp, const char *table)
 }
 
 static int
-cmp_str(const void *a, const void *b)
+report_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -274,7 +274,7 @@ report_print(const struct conf *c, const struct report_opts *o, FILE *out,
 		goto out;
 	}
 	if (n > 1)
-		qsort(tables, n, sizeof(*tables), cmp_str);
+		qsort(tables, n, sizeof(*tables), report_cmp_str);
 	if ((rp.t = target_open(c, err, errlen)) == NULL) {
 		r = -EIO;
 		goto out;

@@ -207,14 +207,14 @@ _Static_assert(NELEMS(manifest_fields) <= JSONDOC_KEYS_MAX &&
     NELEMS(file_fields) <= JSONDOC_KEYS_MAX,
     "jsondoc_fields() has room for the keys");
 
-static int read_object(struct jsondoc *d, const json_t *v,
+static int manifest_read_object(struct jsondoc *d, const json_t *v,
     const struct field *fields, size_t nfields, void *base);
 
 /* Reads a string of the form shape, in which each of the letters Y, M, D,
  * H and S stands for a digit and any other character for itself, into out
  * (size bytes). */
 static int
-read_digits(struct jsondoc *d, const json_t *v, char *out, size_t size,
+manifest_read_digits(struct jsondoc *d, const json_t *v, char *out, size_t size,
     const char *shape)
 {
 	const char *s = NULL;
@@ -238,7 +238,8 @@ read_digits(struct jsondoc *d, const json_t *v, char *out, size_t size,
 /* Reads a string that is a name (jsondoc_name()), and with part_file not
  * starting with '.' or '_' either. */
 static int
-read_name(struct jsondoc *d, const json_t *v, char **out, int part_file)
+manifest_read_name(struct jsondoc *d, const json_t *v, char **out,
+    int part_file)
 {
 	int r;
 
@@ -252,8 +253,9 @@ read_name(struct jsondoc *d, const json_t *v, char **out, int part_file)
 /* Reads the array v of objects of fields[0..nfields), each size bytes,
  * into *out[0..*n); names the element in a problem found inside one. */
 static int
-read_array(struct jsondoc *d, const json_t *v, const struct field *fields,
-    size_t nfields, void **out, size_t *n, size_t size)
+manifest_read_array(struct jsondoc *d, const json_t *v,
+    const struct field *fields, size_t nfields, void **out, size_t *n,
+    size_t size)
 {
 	const char *key = d->key, *in = d->in;
 	char where[128];
@@ -273,7 +275,8 @@ read_array(struct jsondoc *d, const json_t *v, const struct field *fields,
 		snprintf(where, sizeof(where), "%s\"%s\"[%zu]: ", in, key, i);
 		d->in = where;
 		d->key = NULL;
-		r = read_object(d, e, fields, nfields, (char *)*out + i * size);
+		r = manifest_read_object(d, e, fields, nfields,
+		    (char *)*out + i * size);
 		d->in = in;
 		d->key = key;
 		if (r != 0)
@@ -283,7 +286,7 @@ read_array(struct jsondoc *d, const json_t *v, const struct field *fields,
 }
 
 static int
-read_value(struct jsondoc *d, const json_t *v, const struct field *f,
+manifest_read_value(struct jsondoc *d, const json_t *v, const struct field *f,
     char *base)
 {
 	struct manifest *m = (struct manifest *)(void *)base;
@@ -300,16 +303,17 @@ read_value(struct jsondoc *d, const json_t *v, const struct field *f,
 		return r;
 	case F_NAME:
 	case F_FILENAME:
-		return read_name(d, v, at, f->kind == F_FILENAME);
+		return manifest_read_name(d, v, at, f->kind == F_FILENAME);
 	case F_DT:
-		return read_digits(d, v, at, sizeof(m->dt), "YYYYMMDD");
+		return manifest_read_digits(d, v, at, sizeof(m->dt),
+		    "YYYYMMDD");
 	case F_HR:
-		if ((r = read_digits(d, v, at, sizeof(m->hr), "HH")) == 0 &&
-		    strcmp(at, "23") > 0)
+		r = manifest_read_digits(d, v, at, sizeof(m->hr), "HH");
+		if (r == 0 && strcmp(at, "23") > 0)
 			return jsondoc_fail(d, "no hour %s", (char *)at);
 		return r;
 	case F_WRITTEN:
-		return read_digits(d, v, at, sizeof(m->written),
+		return manifest_read_digits(d, v, at, sizeof(m->written),
 		    "YYYY-MM-DDTHH:MM:SSZ");
 	case F_SHA256:
 		return sidecar_sha256_parse(d, v, 1, at);
@@ -336,43 +340,45 @@ read_value(struct jsondoc *d, const json_t *v, const struct field *f,
 	case F_RANGES:
 		return sidecar_ranges_parse(d, v, at);
 	case F_FILES:
-		return read_array(d, v, file_fields, NELEMS(file_fields),
-		    (void **)&m->files, &m->nfiles, sizeof(*m->files));
+		return manifest_read_array(d, v, file_fields,
+		    NELEMS(file_fields), (void **)&m->files, &m->nfiles,
+		    sizeof(*m->files));
 	case F_PARTS:
-		return read_array(d, v, part_fields, NELEMS(part_fields),
-		    (void **)&m->parts, &m->nparts, sizeof(*m->parts));
+		return manifest_read_array(d, v, part_fields,
+		    NELEMS(part_fields), (void **)&m->parts, &m->nparts,
+		    sizeof(*m->parts));
 	}
 	return -EINVAL;
 }
 
-/* The object read_object() reads: its fields, and where they go. */
+/* The object manifest_read_object() reads: its fields, and where they go. */
 struct object_read {
 	const struct field *fields;
 	char *base;
 };
 
 static int
-read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
+manifest_read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
 {
 	const struct object_read *o = arg;
 
 	if (v == NULL)
 		return jsondoc_missing(d, o->fields[i].key);
-	return read_value(d, v, &o->fields[i], o->base);
+	return manifest_read_value(d, v, &o->fields[i], o->base);
 }
 
 /* Reads the object v, which has each of fields[0..nfields) once, into
  * base. */
 static int
-read_object(struct jsondoc *d, const json_t *v, const struct field *fields,
-    size_t nfields, void *base)
+manifest_read_object(struct jsondoc *d, const json_t *v,
+    const struct field *fields, size_t nfields, void *base)
 {
 	const char *keys[JSONDOC_KEYS_MAX];
 	struct object_read o = { fields, base };
 
 	for (size_t i = 0; i < nfields; i++)
 		keys[i] = fields[i].key;
-	return jsondoc_fields(d, v, keys, nfields, read_field, &o);
+	return jsondoc_fields(d, v, keys, nfields, manifest_read_field, &o);
 }
 
 /* Checks that min and max are both times with min <= max, or both none. */
@@ -424,7 +430,8 @@ manifest_parse(const char *text, size_t len, struct manifest *m, char *err,
 	memset(m, 0, sizeof(*m));
 	if ((root = jsondoc_parse(&d, text, len)) == NULL)
 		return -EINVAL;
-	r = read_object(&d, root, manifest_fields, NELEMS(manifest_fields), m);
+	r = manifest_read_object(&d, root, manifest_fields,
+	    NELEMS(manifest_fields), m);
 	json_decref(root);
 	if (r != 0)
 		return r;

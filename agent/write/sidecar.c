@@ -164,7 +164,7 @@ struct sidecar_read {
 };
 
 static int
-read_value(struct jsondoc *d, const struct field *f, const json_t *v,
+sidecar_read_value(struct jsondoc *d, const struct field *f, const json_t *v,
     struct sidecar_read *rd)
 {
 	struct sidecar *sc = rd->sc;
@@ -268,14 +268,14 @@ sidecar_check(const struct sidecar *sc, char *err, size_t errlen)
 }
 
 static int
-read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
+sidecar_read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
 {
 	struct sidecar_read *rd = arg;
 	const struct field *f = &fields[i];
 
 	if (v != NULL) {
 		rd->events += f->kind == F_EVENT;
-		return read_value(d, f, v, rd);
+		return sidecar_read_value(d, f, v, rd);
 	}
 	/* only a rejects file must have "rejected"; "table" comes before it,
 	 * so is read by then */
@@ -293,7 +293,7 @@ sidecar_read(struct jsondoc *d, const json_t *root, struct sidecar_read *rd)
 
 	for (size_t i = 0; i < NFIELDS; i++)
 		keys[i] = fields[i].key;
-	return jsondoc_fields(d, root, keys, NFIELDS, read_field, rd);
+	return jsondoc_fields(d, root, keys, NFIELDS, sidecar_read_field, rd);
 }
 
 int

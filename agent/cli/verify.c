@@ -95,7 +95,7 @@ verify_read_some(int fd, void *buf, size_t len)
 }
 
 static int
-table_add(struct verify *v, const char *name)
+verify_walk_table(struct verify *v, const char *name)
 {
 	if (grow_array((void **)&v->tables, &v->captables, v->ntables + 1,
 	    sizeof(*v->tables)) < 0)
@@ -109,8 +109,8 @@ table_add(struct verify *v, const char *name)
 /* Records the part file (is_part) or the sidecar of name[0..len) in the
  * hour directory rel. */
 static int
-file_add(struct verify *v, const char *rel, const char *name, size_t len,
-    int is_part)
+verify_walk_file(struct verify *v, const char *rel, const char *name,
+    size_t len, int is_part)
 {
 	size_t rl = strlen(rel);
 	struct vfile *f;
@@ -137,7 +137,7 @@ file_add(struct verify *v, const char *rel, const char *name, size_t len,
 
 /* Notes a _MANIFEST.json or _SUCCESS in the hour directory rel. */
 static int
-hour_mark(struct verify *v, const char *rel, const char *name)
+verify_walk_mark(struct verify *v, const char *rel, const char *name)
 {
 	struct vhour *h;
 	int manifest = strcmp(name, MANIFEST_NAME) == 0;
@@ -164,19 +164,19 @@ hour_mark(struct verify *v, const char *rel, const char *name)
 }
 
 static int
-hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
+verify_walk_entry(struct verify *v, const char *rel, int dfd, const char *name)
 {
 	size_t len = strlen(name);
 	struct stat st;
 
 	if (name[0] == '_')
-		return hour_mark(v, rel, name);
+		return verify_walk_mark(v, rel, name);
 	if (name[0] == '.') {
 		/* .<name>.json is a sidecar; any other hidden name (a copy's
 		 * .<name>.tmp) is not a landed file */
 		if (len > 6 && strcmp(name + len - 5, ".json") == 0 &&
 		    name[1] != '.' && name[1] != '_')
-			return file_add(v, rel, name + 1, len - 6, 0);
+			return verify_walk_file(v, rel, name + 1, len - 6, 0);
 		return 0;
 	}
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -184,11 +184,11 @@ hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
 		    name);
 	if (!S_ISREG(st.st_mode))
 		return 0;
-	return file_add(v, rel, name, len, 1);
+	return verify_walk_file(v, rel, name, len, 1);
 }
 
 static int
-level_wants(enum level level, const char *name)
+verify_walk_wants(enum level level, const char *name)
 {
 	switch (level) {
 	case L_ROOT:
@@ -234,10 +234,10 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 			break;
 		}
 		if (level == L_HOUR) {
-			r = hour_entry(v, rel, dirfd(d), de->d_name);
+			r = verify_walk_entry(v, rel, dirfd(d), de->d_name);
 			continue;
 		}
-		if (!level_wants(level, de->d_name))
+		if (!verify_walk_wants(level, de->d_name))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = verify_failure(v, -errno, "%s/%s: cannot stat",
@@ -254,7 +254,7 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 			break;
 		}
 		if (level == L_ROOT && strcmp(de->d_name, REJECTS_TABLE) != 0)
-			r = table_add(v, de->d_name);
+			r = verify_walk_table(v, de->d_name);
 		if (r == 0)
 			r = verify_walk(v, child, (enum level)(level + 1));
 	}
@@ -263,7 +263,7 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 }
 
 static int
-cmp_file(const void *a, const void *b)
+verify_cmp_file(const void *a, const void *b)
 {
 	const struct vfile *fa = a, *fb = b;
 
@@ -272,12 +272,12 @@ cmp_file(const void *a, const void *b)
 
 /* Sorts the files by path and pairs each part file with its sidecar. */
 static void
-files_merge(struct verify *v)
+verify_merge_files(struct verify *v)
 {
 	size_t w = 0;
 
 	if (v->nfiles > 1) /* an empty array may be NULL, which qsort refuses */
-		qsort(v->files, v->nfiles, sizeof(*v->files), cmp_file);
+		qsort(v->files, v->nfiles, sizeof(*v->files), verify_cmp_file);
 	for (size_t i = 0; i < v->nfiles; i++) {
 		if (w > 0 && strcmp(v->files[w - 1].path, v->files[i].path) == 0) {
 			v->files[w - 1].has_part |= v->files[i].has_part;
@@ -325,7 +325,7 @@ verify_text_load(struct verify *v, const char *path, const char *what,
 }
 
 static int
-cmp_claim(const void *pa, const void *pb)
+verify_cmp_claim(const void *pa, const void *pb)
 {
 	const struct claim *a = pa, *b = pb;
 	int c;
@@ -389,7 +389,7 @@ verify_partition(struct verify *v, const struct claim *c, size_t n)
 }
 
 static int
-cmp_str(const void *a, const void *b)
+verify_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -397,13 +397,14 @@ cmp_str(const void *a, const void *b)
 /* The table directories and the tables the claims name, counted once:
  * both lists are sorted, so a merge meets equal names side by side. */
 static size_t
-tables_count(struct verify *v)
+verify_count_tables(struct verify *v)
 {
 	const char *last = NULL, *t;
 	size_t n = 0, i = 0, k = 0;
 
 	if (v->ntables > 1)
-		qsort(v->tables, v->ntables, sizeof(*v->tables), cmp_str);
+		qsort(v->tables, v->ntables, sizeof(*v->tables),
+		    verify_cmp_str);
 	while (i < v->ntables || k < v->nclaims) {
 		if (k == v->nclaims || (i < v->ntables &&
 		    strcmp(v->tables[i], v->claims[k].table) <= 0))
@@ -419,7 +420,7 @@ tables_count(struct verify *v)
 
 /* Whether m lists the part file name. */
 static int
-manifest_lists(const struct manifest *m, const char *name)
+verify_manifest_lists(const struct manifest *m, const char *name)
 {
 	for (size_t i = 0; i < m->nfiles; i++)
 		if (strcmp(m->files[i].name, name) == 0)
@@ -429,7 +430,7 @@ manifest_lists(const struct manifest *m, const char *name)
 
 /* Checks the manifest m at path against the part files of its hour. */
 static int
-check_manifest_files(struct verify *v, const char *path,
+verify_manifest_files(struct verify *v, const char *path,
     const struct manifest *m, const char *dir)
 {
 	char key[PATH_MAX], why[1024];
@@ -456,7 +457,7 @@ check_manifest_files(struct verify *v, const char *path,
 	for (size_t i = 0, k = 0; i < n; i++) {
 		const char *name = v->files[lo + i].path + kl;
 
-		if (!manifest_lists(m, name)) {
+		if (!verify_manifest_lists(m, name)) {
 			v->awaiting++;
 			continue;
 		}
@@ -474,7 +475,7 @@ check_manifest_files(struct verify *v, const char *path,
 /* Hour h's manifest: it parses, belongs there, has its _SUCCESS beside it
  * and agrees with the part files there. */
 static int
-check_manifest(struct verify *v, const struct vhour *h)
+verify_manifest(struct verify *v, const struct vhour *h)
 {
 	char path[PATH_MAX], want[PATH_MAX], err[512], *text;
 	struct manifest m;
@@ -504,7 +505,7 @@ check_manifest(struct verify *v, const struct vhour *h)
 		r = verify_violation(v, "%s: no " MANIFEST_SUCCESS " beside it",
 		    path);
 	else
-		r = check_manifest_files(v, path, &m, h->dir);
+		r = verify_manifest_files(v, path, &m, h->dir);
 	manifest_clear(&m);
 	if (r == 0)
 		v->manifests++;
@@ -512,7 +513,7 @@ check_manifest(struct verify *v, const struct vhour *h)
 }
 
 static int
-cmp_hour(const void *a, const void *b)
+verify_cmp_hour(const void *a, const void *b)
 {
 	return strcmp(((const struct vhour *)a)->dir,
 	    ((const struct vhour *)b)->dir);
@@ -520,14 +521,14 @@ cmp_hour(const void *a, const void *b)
 
 /* Every hour with a manifest or a _SUCCESS, in the order of their paths. */
 static int
-check_manifests(struct verify *v)
+verify_manifests(struct verify *v)
 {
 	int r;
 
 	if (v->nhours > 1)
-		qsort(v->hours, v->nhours, sizeof(*v->hours), cmp_hour);
+		qsort(v->hours, v->nhours, sizeof(*v->hours), verify_cmp_hour);
 	for (size_t i = 0; i < v->nhours; i++)
-		if ((r = check_manifest(v, &v->hours[i])) != 0)
+		if ((r = verify_manifest(v, &v->hours[i])) != 0)
 			return r;
 	return 0;
 }
@@ -581,12 +582,12 @@ verify_check(const char *dir, char *msg, size_t msglen)
 	}
 	if ((r = verify_walk(&v, ".", L_ROOT)) != 0)
 		goto out;
-	files_merge(&v);
+	verify_merge_files(&v);
 	for (i = 0; i < v.nfiles; i++)
 		if ((r = verify_file(&v, i)) != 0)
 			goto out;
 	if (v.nclaims > 1)
-		qsort(v.claims, v.nclaims, sizeof(*v.claims), cmp_claim);
+		qsort(v.claims, v.nclaims, sizeof(*v.claims), verify_cmp_claim);
 	for (i = 0; i < v.nclaims; i = j) {
 		for (j = i + 1; j < v.nclaims &&
 		    verify_same_partition(&v.claims[i], &v.claims[j]); j++)
@@ -595,11 +596,11 @@ verify_check(const char *dir, char *msg, size_t msglen)
 			goto out;
 		partitions++;
 	}
-	if ((r = check_manifests(&v)) != 0)
+	if ((r = verify_manifests(&v)) != 0)
 		goto out;
 	snprintf(msg, msglen, "verify OK: %zu files, %" PRIu64 " rows, %zu "
 	    "partitions in %zu tables, %zu manifests", v.nfiles, v.rows,
-	    partitions, tables_count(&v), v.manifests);
+	    partitions, verify_count_tables(&v), v.manifests);
 	if (v.unread > 0) {
 		size_t len = strlen(msg);
 		snprintf(msg + len, msglen - len, "; %" PRIu64 " offsets deleted "

@@ -1,3 +1,7 @@
+/* run: the main loop (run.h): poll, process, roll and checkpoint, hold
+ * consumption while the spool is full or the ticket has expired, write the
+ * status and tell systemd.  The state it runs on is built by agent.c, its
+ * metrics and closing summary are runinfo.c's, SIGHUP is reload.c's. */
 #include "agent/run.h"
 #include "agent/agent.h"
 

@@ -1,3 +1,6 @@
+/* verify: `kedge verify` (verify.h): the walk of DIR, each part file
+ * checked by verify_file.c, then the partitions' offsets, the hours'
+ * manifests and the sentence that sums it up. */
 #include "agent/cli/verify.h"
 
 #include <dirent.h>

@@ -1,3 +1,5 @@
+/* parquet: a Parquet file's pages, column chunks, row groups and footer,
+ * written from the rows parquet_col.c buffers per column: see parquet.h. */
 #include "agent/write/parquet.h"
 
 #include <errno.h>

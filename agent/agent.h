@@ -1,5 +1,6 @@
 /*
- * agent: the running daemon's state, shared by run.c (the main loop),
+ * agent: the running daemon's state, built and freed by agent.c and
+ * shared by run.c (the main loop), runinfo.c (the figures it reports),
  * reload.c (what SIGHUP changes in it) and check.c (check-config, which
  * builds the same state and checks what the run would need).  Private to
  * those: the rest of kedge sees only run.h.
@@ -97,5 +98,16 @@ int agent_check_nofile(const struct conf *c, size_t nwriters, char *err,
  * named in the log and waits for a restart; an invalid file changes
  * nothing. */
 void agent_reload(struct agent *a);
+
+/* Hands a->metrics, when there is one, the figures the loop knows at now
+ * (metrics.h): the tables', the spool's, the publisher's and the lags'.
+ * a->src must be open.  Out of memory, the server keeps serving the
+ * figures before, and the log says so. */
+void agent_metrics(struct agent *a, time_t now);
+
+/* Logs what the run did: per table records, rows, rejects, the UDTF's cost
+ * per record and the slowest records; then the records consumed and their
+ * rate, the checkpoints' durations, files published and peak memory. */
+void agent_summary(struct agent *a);
 
 #endif /* KEDGE_AGENT_H */

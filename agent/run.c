@@ -1,22 +1,22 @@
+/* run: the main loop (run.h): poll, process, roll and checkpoint, hold
+ * consumption while the spool is full or the ticket has expired, write the
+ * status and tell systemd.  The state it runs on is built by agent.c, its
+ * metrics and closing summary are runinfo.c's, SIGHUP is reload.c's. */
 #include "agent/run.h"
 #include "agent/agent.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agent/complete/complete.h"
-#include "agent/complete/oncomplete.h"
 #include "agent/ops/metrics_http.h"
 #include "agent/ops/notify.h"
 #include "agent/ops/status.h"
-#include "agent/parse/rejects.h"
 #include "agent/parse/table.h"
 #include "agent/publish/publish.h"
 #include "agent/source/source.h"
@@ -24,14 +24,12 @@
 #include "agent/target/webhdfs.h"
 #include "agent/twopc.h"
 #include "agent/write/spool.h"
-#include "agent/write/tz.h"
 #include "lib/crash.h"
 #include "lib/escape.h"
 #include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/tick.h"
 #include "security/krb.h"
-#include "security/tls.h"
 
 #define RUN_BATCH 1024        /* records per poll */
 #define RUN_POLL_MS 100       /* how long a poll waits for records */
@@ -303,32 +301,6 @@ run_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 	a->records += n;
 }
 
-void
-agent_clear(struct agent *a)
-{
-	twopc_free(a->twopc);
-	free(a->writers);
-	for (size_t i = 0; i < a->ntables; i++)
-		table_free(a->tables[i]);
-	free(a->tables);
-	rejects_free(a->rejects);
-	tz_close(a->tz);
-	free(a->topic_partitions);
-	target_close(a->target);
-	for (size_t i = 0; i < a->nreloaded; i++)
-		conf_free(a->reloaded[i]);
-	free(a->reloaded);
-}
-
-struct krb_opts
-agent_krb_opts(const struct conf *c)
-{
-	struct krb_opts o = { c->kerberos.principal, c->kerberos.keytab,
-	    c->kerberos.use_ticket_cache, c->kerberos.renew_at };
-
-	return o;
-}
-
 static void
 run_log_ticket(const struct agent *a, const char *what)
 {
@@ -434,111 +406,6 @@ run_backpressure(struct agent *a)
 		    "Kerberos login succeeds" : "");
 }
 
-void
-agent_log_notes(struct table *t)
-{
-	const struct chain *ch = table_chain(t);
-	const char *note, *udtf;
-
-	for (size_t i = 0; i < chain_length(ch); i++)
-		if ((note = chain_note(ch, i, &udtf)) != NULL)
-			log_notice("table %s: UDTF %s: %s", table_name(t), udtf,
-			    note);
-}
-
-int
-agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
-{
-	char why[512];
-
-	memset(a, 0, sizeof(*a));
-	a->conf = a->live = c;
-	if ((a->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
-		snprintf(err, errlen, "%s: output.timezone: %s", c->path, why);
-		return -1;
-	}
-	if ((a->tables = calloc(c->n_tables, sizeof(*a->tables))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (; a->ntables < c->n_tables; a->ntables++) {
-		a->tables[a->ntables] = table_new(c, a->ntables, a->tz, err, errlen);
-		if (a->tables[a->ntables] == NULL)
-			return -1;
-		agent_log_notes(a->tables[a->ntables]);
-	}
-	if ((a->rejects = rejects_new(c, a->tz, err, errlen)) == NULL)
-		return -1;
-	if ((a->writers = calloc(a->ntables + 1, sizeof(*a->writers))) == NULL ||
-	    (a->topic_partitions = calloc(c->kafka.topics.n,
-	    sizeof(*a->topic_partitions))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < a->ntables; i++)
-		a->writers[a->nwriters++] = table_writer(a->tables[i]);
-	a->writers[a->nwriters++] = rejects_writer(a->rejects);
-	return 0;
-}
-
-static double
-run_seconds(const struct timespec *from, const struct timespec *to)
-{
-	return (double)(to->tv_sec - from->tv_sec) +
-	    (double)(to->tv_nsec - from->tv_nsec) / 1e9;
-}
-
-/* Logs a table's slowest records, slowest first. */
-static void
-run_log_slowest(struct table *t)
-{
-	const struct latency *l = &table_get_stats(t)->parse;
-	char line[512];
-
-	for (size_t j = l->nslow; j-- > 0;) {
-		latency_describe_slow(&l->slow[j], line, sizeof(line));
-		log_info("table %s: slow record %s", table_name(t), line);
-	}
-}
-
-/* Logs what the run did: per table records, rows, rejects, rate and the
- * UDTF's cost per record; then files published and peak memory. */
-static void
-run_summary(struct agent *a)
-{
-	double secs = a->records ? run_seconds(&a->first, &a->last) : 0;
-	const struct hist *ck = twopc_durations(a->twopc);
-	struct publish_stats ps;
-	struct rusage ru;
-
-	for (size_t i = 0; i < a->ntables; i++) {
-		const struct table_stats *s = table_get_stats(a->tables[i]);
-		char line[512];
-
-		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
-		    PRIu64 " rejects, %" PRIu64 " gave no row",
-		    table_name(a->tables[i]), s->records, s->rows, s->rejects,
-		    s->empty);
-		latency_describe(&s->parse, line, sizeof(line));
-		log_notice("table %s: UDTF %s ns/record: %s",
-		    table_name(a->tables[i]),
-		    chain_name(table_chain(a->tables[i])), line);
-		run_log_slowest(a->tables[i]);
-	}
-	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
-	    "fetcher woken %" PRIu64 " times", a->records, secs,
-	    secs > 0 ? (double)a->records / secs : 0.0, a->wakeups);
-	log_notice("checkpoints: %" PRIu64 " decided; seal + decide ms: "
-	    "p50 %.1f p99 %.1f max %.1f", ck->count,
-	    (double)hist_quantile(ck, 0.5) / 1e6,
-	    (double)hist_quantile(ck, 0.99) / 1e6, (double)ck->max_ns / 1e6);
-	publisher_get_stats(a->pub, &ps);
-	getrusage(RUSAGE_SELF, &ru);
-	log_notice("published %" PRIu64 " files, %" PRIu64 " bytes; %" PRIu64
-	    " publish errors; peak RSS %ld KiB", ps.files, ps.bytes, ps.errors,
-	    ru.ru_maxrss);
-}
-
 static void
 run_sum_lag(const char *topic, int32_t partition, int64_t next, int64_t high,
     void *arg)
@@ -586,36 +453,6 @@ run_ready(struct agent *a, time_t now)
 	if (strcmp(why, a->ready_why) != 0)
 		log_warnx("not ready yet: %s", why);
 	snprintf(a->ready_why, sizeof(a->ready_why), "%s", why);
-}
-
-/* Descriptors kedge holds besides its part files and journals: Kafka and
- * HDFS connections, the publisher's copies, the checkpoint store, the
- * spool walks, the log and the metrics socket. */
-#define RUN_FD_RESERVE 128
-
-int
-agent_check_nofile(const struct conf *c, size_t nwriters, char *err,
-    size_t errlen)
-{
-	rlim_t need = (rlim_t)nwriters * 2 *
-	    (rlim_t)c->output.roll.max_open_files + RUN_FD_RESERVE;
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
-		return 0;
-	if (rl.rlim_max >= need) {
-		rl.rlim_cur = need;
-		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-			return 0;
-	}
-	snprintf(err, errlen, "RLIMIT_NOFILE is %llu (at most %llu), but %zu "
-	    "writers (the tables and _rejects) x 2 x output.roll.max_open_files "
-	    "(%d) + %d need %llu descriptors: raise LimitNOFILE= in the unit "
-	    "(ulimit -n), or lower output.roll.max_open_files in %s",
-	    (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
-	    nwriters, c->output.roll.max_open_files, RUN_FD_RESERVE,
-	    (unsigned long long)need, c->path);
-	return -EMFILE;
 }
 
 /* Replaces <spool_dir>/status; a failure is only logged. */
@@ -673,58 +510,6 @@ run_status(struct agent *a, time_t now, int stopping)
 		    STATUS_FILE, strerror(-r));
 }
 
-/* Hands the metrics server what the loop knows now (metrics.h). */
-static void
-run_metrics(struct agent *a, time_t now)
-{
-	struct metrics_snapshot m = { .version = KEDGE_VERSION, .now = now,
-	    .started = a->started, .consumed = a->records,
-	    .checkpoints = twopc_durations(a->twopc), .cert_end = a->cert_end,
-	    .has_spool = 1, .spool_bytes = a->spool.bytes,
-	    .spool_ready_files = a->spool.ready_files,
-	    .spool_oldest_ready = a->spool.oldest_ready,
-	    .spool_free_bytes = a->spool.free_bytes, .has_published = 1,
-	    .paused_login = (source_held(a->src) & SOURCE_HOLD_LOGIN) != 0,
-	    .paused_spool = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0 };
-	struct metrics_on_complete *oc;
-	struct oncomplete_stats os;
-	struct metrics_table *t;
-	struct publish_stats ps;
-
-	if (a->metrics == NULL ||
-	    (t = calloc(a->ntables, sizeof(*t))) == NULL)
-		return;
-	oc = calloc(a->ntables ? a->ntables : 1, sizeof(*oc));
-	for (size_t i = 0; i < a->ntables; i++) {
-		const struct table_stats *s = table_get_stats(a->tables[i]);
-
-		t[i] = (struct metrics_table){ table_name(a->tables[i]),
-		    s->records, s->rows, s->rejects, s->empty, &s->parse };
-		if (oc != NULL && publisher_get_oncomplete(a->pub, i, &os))
-			oc[i] = (struct metrics_on_complete){ os.ok, os.failed,
-			    os.timeout, os.pending };
-		else if (oc != NULL) {
-			free(oc);
-			oc = NULL;
-		}
-	}
-	m.on_complete = oc;
-	m.tables = t;
-	m.ntables = a->ntables;
-	if (a->krb != NULL)
-		m.ticket_end = krb_expires(a->krb);
-	publisher_get_stats(a->pub, &ps);
-	m.published_files = ps.files;
-	m.published_bytes = ps.bytes;
-	m.publish_errors = ps.errors;
-	source_lags(a->src, metrics_add_lag, &m);
-	if (metrics_set(a->metrics, &m) < 0)
-		log_warnx("metrics: out of memory; serving the figures before");
-	metrics_snapshot_clear(&m);
-	free(oc);
-	free(t);
-}
-
 static void
 run_loop(struct agent *a, const struct run_opts *o)
 {
@@ -758,7 +543,7 @@ run_loop(struct agent *a, const struct run_opts *o)
 				log_errx("roll: %s; stopping", err);
 				a->failed = 1;
 			}
-			run_metrics(a, now);
+			agent_metrics(a, now);
 		}
 		if (now - last_ckpt >= a->live->checkpoint.interval) {
 			last_ckpt = now;
@@ -879,7 +664,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	if (publisher_drain(a.pub, RUN_DRAIN_S) > 0)
 		log_warnx("publish: files are left in %s/ready; they are published "
 		    "on the next start", c->output.spool_dir);
-	run_summary(&a);
+	agent_summary(&a);
 	run_status(&a, time(NULL), 1);
 	status = a.failed ? 1 : 0;
 out:

@@ -1,3 +1,6 @@
+/* verify: `kedge verify` (verify.h): the walk of DIR, each part file
+ * checked by verify_file.c, then the partitions' offsets, the hours'
+ * manifests and the sentence that sums it up. */
 #include "agent/cli/verify.h"
 
 #include <dirent.h>
@@ -95,7 +98,7 @@ verify_read_some(int fd, void *buf, size_t len)
 }
 
 static int
-table_add(struct verify *v, const char *name)
+verify_walk_table(struct verify *v, const char *name)
 {
 	if (grow_array((void **)&v->tables, &v->captables, v->ntables + 1,
 	    sizeof(*v->tables)) < 0)
@@ -109,8 +112,8 @@ table_add(struct verify *v, const char *name)
 /* Records the part file (is_part) or the sidecar of name[0..len) in the
  * hour directory rel. */
 static int
-file_add(struct verify *v, const char *rel, const char *name, size_t len,
-    int is_part)
+verify_walk_file(struct verify *v, const char *rel, const char *name,
+    size_t len, int is_part)
 {
 	size_t rl = strlen(rel);
 	struct vfile *f;
@@ -137,7 +140,7 @@ file_add(struct verify *v, const char *rel, const char *name, size_t len,
 
 /* Notes a _MANIFEST.json or _SUCCESS in the hour directory rel. */
 static int
-hour_mark(struct verify *v, const char *rel, const char *name)
+verify_walk_mark(struct verify *v, const char *rel, const char *name)
 {
 	struct vhour *h;
 	int manifest = strcmp(name, MANIFEST_NAME) == 0;
@@ -164,19 +167,19 @@ hour_mark(struct verify *v, const char *rel, const char *name)
 }
 
 static int
-hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
+verify_walk_entry(struct verify *v, const char *rel, int dfd, const char *name)
 {
 	size_t len = strlen(name);
 	struct stat st;
 
 	if (name[0] == '_')
-		return hour_mark(v, rel, name);
+		return verify_walk_mark(v, rel, name);
 	if (name[0] == '.') {
 		/* .<name>.json is a sidecar; any other hidden name (a copy's
 		 * .<name>.tmp) is not a landed file */
 		if (len > 6 && strcmp(name + len - 5, ".json") == 0 &&
 		    name[1] != '.' && name[1] != '_')
-			return file_add(v, rel, name + 1, len - 6, 0);
+			return verify_walk_file(v, rel, name + 1, len - 6, 0);
 		return 0;
 	}
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -184,11 +187,11 @@ hour_entry(struct verify *v, const char *rel, int dfd, const char *name)
 		    name);
 	if (!S_ISREG(st.st_mode))
 		return 0;
-	return file_add(v, rel, name, len, 1);
+	return verify_walk_file(v, rel, name, len, 1);
 }
 
 static int
-level_wants(enum level level, const char *name)
+verify_walk_wants(enum level level, const char *name)
 {
 	switch (level) {
 	case L_ROOT:
@@ -234,10 +237,10 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 			break;
 		}
 		if (level == L_HOUR) {
-			r = hour_entry(v, rel, dirfd(d), de->d_name);
+			r = verify_walk_entry(v, rel, dirfd(d), de->d_name);
 			continue;
 		}
-		if (!level_wants(level, de->d_name))
+		if (!verify_walk_wants(level, de->d_name))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			r = verify_failure(v, -errno, "%s/%s: cannot stat",
@@ -254,7 +257,7 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 			break;
 		}
 		if (level == L_ROOT && strcmp(de->d_name, REJECTS_TABLE) != 0)
-			r = table_add(v, de->d_name);
+			r = verify_walk_table(v, de->d_name);
 		if (r == 0)
 			r = verify_walk(v, child, (enum level)(level + 1));
 	}
@@ -263,7 +266,7 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 }
 
 static int
-cmp_file(const void *a, const void *b)
+verify_cmp_file(const void *a, const void *b)
 {
 	const struct vfile *fa = a, *fb = b;
 
@@ -272,12 +275,12 @@ cmp_file(const void *a, const void *b)
 
 /* Sorts the files by path and pairs each part file with its sidecar. */
 static void
-files_merge(struct verify *v)
+verify_merge_files(struct verify *v)
 {
 	size_t w = 0;
 
 	if (v->nfiles > 1) /* an empty array may be NULL, which qsort refuses */
-		qsort(v->files, v->nfiles, sizeof(*v->files), cmp_file);
+		qsort(v->files, v->nfiles, sizeof(*v->files), verify_cmp_file);
 	for (size_t i = 0; i < v->nfiles; i++) {
 		if (w > 0 && strcmp(v->files[w - 1].path, v->files[i].path) == 0) {
 			v->files[w - 1].has_part |= v->files[i].has_part;
@@ -293,9 +296,9 @@ files_merge(struct verify *v)
 /* Reads path, a sidecar or manifest (what), into *text (the caller frees
  * it) and its length into *len.  Returns 0, 1 after writing a violation, or
  * a negative errno. */
-static int
-text_load(struct verify *v, const char *path, const char *what, char **text,
-    size_t *len)
+int
+verify_text_load(struct verify *v, const char *path, const char *what,
+    char **text, size_t *len)
 {
 	struct stat st;
 	ssize_t n;
@@ -325,228 +328,7 @@ text_load(struct verify *v, const char *path, const char *what, char **text,
 }
 
 static int
-sidecar_load(struct verify *v, struct vfile *f, const char *scpath)
-{
-	char err[512], *text;
-	size_t len = 0;
-	int r;
-
-	if ((r = text_load(v, scpath, "sidecar", &text, &len)) != 0)
-		return r;
-	r = sidecar_parse(text, len, &f->sc, err, sizeof(err));
-	if (r == -ENOMEM)
-		r = verify_nomem(v);
-	else if (r != 0)
-		r = verify_violation(v, "%s: malformed sidecar: %s", scpath,
-		    err);
-	free(text);
-	return r;
-}
-
-static int
-check_names(struct verify *v, const struct vfile *f)
-{
-	const struct sidecar *sc = &f->sc;
-	const char *name = f->path + f->dir_len + 1;
-	char want[1024];
-	int n;
-
-	if (strlen(sc->table) != f->table_len ||
-	    memcmp(sc->table, f->path, f->table_len) != 0)
-		return verify_violation(v, "%s: its sidecar says table %s",
-		    f->path, sc->table);
-	n = snprintf(want, sizeof(want), "%s+%" PRId64 "+%" PRId64 "+%s.%s%s",
-	    sc->topic, sc->partition, sc->first_offset, sc->host,
-	    format_kind_ext(sc->format), format_codec_ext(sc->format,
-	    sc->codec));
-	if (n < 0 || (size_t)n >= sizeof(want) || strcmp(want, name) != 0)
-		return verify_violation(v, "%s: its sidecar names it %s",
-		    f->path, want);
-	return 0;
-}
-
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* Rows a file must hold for the records its sidecar names: a rejects file
- * one per rejected record, a data file at least one per record it claims
- * or spills.  Returns the count; *exact tells which of the two. */
-static uint64_t
-rows_needed(const struct sidecar *sc, int *exact)
-{
-	uint64_t n = 0;
-
-	*exact = strcmp(sc->table, REJECTS_TABLE) == 0;
-	for (size_t i = 0; i < sc->nrejected; i++)
-		n = add_sat(n, sidecar_ranges_count(&sc->rejected[i].ranges));
-	n = add_sat(n, sidecar_ranges_count(&sc->offsets));
-	return add_sat(n, sidecar_ranges_count(&sc->spill));
-}
-
-/* Starts taking the SHA-256 of f's bytes as they are read, when its
- * sidecar has one (sidecars of earlier versions do not). */
-static int
-sha256_begin(struct verify *v, const struct vfile *f)
-{
-	spool_hash_free(v->hash); /* a file before that ended in a violation */
-	v->hash = NULL;
-	if (f->sc.sha256[0] != '\0' && (v->hash = spool_hash_new()) == NULL)
-		return verify_nomem(v);
-	return 0;
-}
-
-/* Compares the SHA-256 of what was read of f with its sidecar's. */
-static int
-check_sha256(struct verify *v, const struct vfile *f)
-{
-	struct spool_digest d;
-	int r;
-
-	if (v->hash == NULL)
-		return 0;
-	r = spool_hash_done(v->hash, &d);
-	spool_hash_free(v->hash);
-	v->hash = NULL;
-	if (r < 0)
-		return verify_nomem(v);
-	if (strcmp(d.hex, f->sc.sha256) != 0)
-		return verify_violation(v,
-		    "sha256 of %s is %s, its sidecar says %s",
-		    f->path, d.hex, f->sc.sha256);
-	return 0;
-}
-
-/* Reads the text part file fd of f with its codec's decoder. */
-static int
-decode_text(struct verify *v, const struct vfile *f, int fd, struct lines *l,
-    uint64_t *bytes)
-{
-	switch (f->sc.codec) {
-	case CODEC_NONE:
-		return decode_none(v, fd, f->path, l, bytes);
-	case CODEC_GZIP:
-		return decode_gzip(v, fd, f->path, l, bytes);
-	case CODEC_ZSTD:
-		return decode_zstd(v, fd, f->path, l, bytes);
-	case CODEC_SNAPPY:
-		break;
-	}
-	return verify_violation(v, "%s: codec %s in a %s file", f->path,
-	    codec_kind_name(f->sc.codec), format_kind_name(f->sc.format));
-}
-
-static int
-check_content(struct verify *v, struct vfile *f)
-{
-	const struct sidecar *sc = &f->sc;
-	struct lines l = { 0, 0 };
-	uint64_t bytes = 0, need;
-	int fd, r = 0, exact;
-
-	if ((r = sha256_begin(v, f)) != 0)
-		return r;
-	if ((fd = openat(v->rootfd, f->path, O_RDONLY | O_CLOEXEC)) < 0)
-		return verify_failure(v, -errno, "%s: cannot open", f->path);
-	/* a Parquet file's rows are its footer's, checked against the rest
-	 * of its sidecar there */
-	if (sc->format == FORMAT_PARQUET)
-		r = verify_parquet(v, f, fd, &l.n, &bytes);
-	else
-		r = decode_text(v, f, fd, &l, &bytes);
-	close(fd);
-	if (r != 0)
-		return r;
-	if (l.open)
-		return verify_violation(v, "%s: the last row has no line end",
-		    f->path);
-	if (l.n != (uint64_t)sc->rows)
-		return verify_violation(v,
-		    "%s: %" PRIu64 " rows, its sidecar says %"
-		    PRId64, f->path, l.n, sc->rows);
-	if (bytes != (uint64_t)sc->bytes)
-		return verify_violation(v,
-		    "%s: %" PRIu64 " bytes, its sidecar says %"
-		    PRId64, f->path, bytes, sc->bytes);
-	/* after the checks that say what is wrong: it catches the rest */
-	if ((r = check_sha256(v, f)) != 0)
-		return r;
-	need = rows_needed(sc, &exact);
-	if (exact && l.n != need)
-		return verify_violation(v, "%s: %" PRIu64 " rows for %" PRIu64
-		    " rejected records", f->path, l.n, need);
-	if (l.n < need)
-		return verify_violation(v,
-		    "%s: %" PRIu64 " rows cannot hold the %"
-		    PRIu64 " records its sidecar claims or spills", f->path,
-		    l.n, need);
-	v->rows += l.n;
-	return 0;
-}
-
-static int
-claims_push(struct verify *v, size_t file, const char *table,
-    enum claim_kind kind, const struct sidecar_ranges *r)
-{
-	const struct sidecar *sc = &v->files[file].sc;
-
-	for (size_t i = 0; i < r->n; i++) {
-		if (grow_array((void **)&v->claims, &v->capclaims,
-		    v->nclaims + 1, sizeof(*v->claims)) < 0)
-			return verify_nomem(v);
-		v->claims[v->nclaims++] = (struct claim){ table, sc->topic,
-		    sc->partition, kind, r->v[i].first, r->v[i].last, file };
-	}
-	return 0;
-}
-
-static int
-claims_add(struct verify *v, size_t file)
-{
-	const struct sidecar *sc = &v->files[file].sc;
-	int r;
-
-	if ((r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->offsets)) ||
-	    (r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->empty)) ||
-	    (r = claims_push(v, file, sc->table, CLAIM_OWN, &sc->unread)) ||
-	    (r = claims_push(v, file, sc->table, CLAIM_SPILL, &sc->spill)))
-		return r;
-	for (size_t i = 0; i < sc->nrejected; i++)
-		if ((r = claims_push(v, file, sc->rejected[i].table, CLAIM_OWN,
-		    &sc->rejected[i].ranges)) != 0)
-			return r;
-	return 0;
-}
-
-static int
-check_file(struct verify *v, size_t i)
-{
-	struct vfile *f = &v->files[i];
-	const char *name = f->path + f->dir_len + 1;
-	char scpath[PATH_MAX];
-	int r;
-
-	if ((size_t)snprintf(scpath, sizeof(scpath), "%.*s/.%s.json",
-	    (int)f->dir_len, f->path, name) >= sizeof(scpath))
-		return verify_failure(v, -ENAMETOOLONG, "%s", f->path);
-	if (!f->has_sidecar)
-		return verify_violation(v, "%s: no sidecar .%s.json", f->path,
-		    name);
-	if (!f->has_part)
-		return verify_violation(v, "%s: its part file %s is missing",
-		    scpath, name);
-	if ((r = sidecar_load(v, f, scpath)) != 0 ||
-	    (r = check_names(v, f)) != 0 ||
-	    (r = check_content(v, f)) != 0)
-		return r;
-	v->unread = add_sat(v->unread, sidecar_ranges_count(&f->sc.unread));
-	return claims_add(v, i);
-}
-
-static int
-cmp_claim(const void *pa, const void *pb)
+verify_cmp_claim(const void *pa, const void *pb)
 {
 	const struct claim *a = pa, *b = pb;
 	int c;
@@ -610,7 +392,7 @@ verify_partition(struct verify *v, const struct claim *c, size_t n)
 }
 
 static int
-cmp_str(const void *a, const void *b)
+verify_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -618,13 +400,14 @@ cmp_str(const void *a, const void *b)
 /* The table directories and the tables the claims name, counted once:
  * both lists are sorted, so a merge meets equal names side by side. */
 static size_t
-tables_count(struct verify *v)
+verify_count_tables(struct verify *v)
 {
 	const char *last = NULL, *t;
 	size_t n = 0, i = 0, k = 0;
 
 	if (v->ntables > 1)
-		qsort(v->tables, v->ntables, sizeof(*v->tables), cmp_str);
+		qsort(v->tables, v->ntables, sizeof(*v->tables),
+		    verify_cmp_str);
 	while (i < v->ntables || k < v->nclaims) {
 		if (k == v->nclaims || (i < v->ntables &&
 		    strcmp(v->tables[i], v->claims[k].table) <= 0))
@@ -640,7 +423,7 @@ tables_count(struct verify *v)
 
 /* Whether m lists the part file name. */
 static int
-manifest_lists(const struct manifest *m, const char *name)
+verify_manifest_lists(const struct manifest *m, const char *name)
 {
 	for (size_t i = 0; i < m->nfiles; i++)
 		if (strcmp(m->files[i].name, name) == 0)
@@ -650,7 +433,7 @@ manifest_lists(const struct manifest *m, const char *name)
 
 /* Checks the manifest m at path against the part files of its hour. */
 static int
-check_manifest_files(struct verify *v, const char *path,
+verify_manifest_files(struct verify *v, const char *path,
     const struct manifest *m, const char *dir)
 {
 	char key[PATH_MAX], why[1024];
@@ -677,7 +460,7 @@ check_manifest_files(struct verify *v, const char *path,
 	for (size_t i = 0, k = 0; i < n; i++) {
 		const char *name = v->files[lo + i].path + kl;
 
-		if (!manifest_lists(m, name)) {
+		if (!verify_manifest_lists(m, name)) {
 			v->awaiting++;
 			continue;
 		}
@@ -695,7 +478,7 @@ check_manifest_files(struct verify *v, const char *path,
 /* Hour h's manifest: it parses, belongs there, has its _SUCCESS beside it
  * and agrees with the part files there. */
 static int
-check_manifest(struct verify *v, const struct vhour *h)
+verify_manifest(struct verify *v, const struct vhour *h)
 {
 	char path[PATH_MAX], want[PATH_MAX], err[512], *text;
 	struct manifest m;
@@ -708,7 +491,7 @@ check_manifest(struct verify *v, const struct vhour *h)
 	if ((size_t)snprintf(path, sizeof(path), "%s/" MANIFEST_NAME,
 	    h->dir) >= sizeof(path))
 		return verify_failure(v, -ENAMETOOLONG, "%s", h->dir);
-	if ((r = text_load(v, path, "manifest", &text, &len)) != 0)
+	if ((r = verify_text_load(v, path, "manifest", &text, &len)) != 0)
 		return r;
 	r = manifest_parse(text, len, &m, err, sizeof(err));
 	free(text);
@@ -725,7 +508,7 @@ check_manifest(struct verify *v, const struct vhour *h)
 		r = verify_violation(v, "%s: no " MANIFEST_SUCCESS " beside it",
 		    path);
 	else
-		r = check_manifest_files(v, path, &m, h->dir);
+		r = verify_manifest_files(v, path, &m, h->dir);
 	manifest_clear(&m);
 	if (r == 0)
 		v->manifests++;
@@ -733,7 +516,7 @@ check_manifest(struct verify *v, const struct vhour *h)
 }
 
 static int
-cmp_hour(const void *a, const void *b)
+verify_cmp_hour(const void *a, const void *b)
 {
 	return strcmp(((const struct vhour *)a)->dir,
 	    ((const struct vhour *)b)->dir);
@@ -741,14 +524,14 @@ cmp_hour(const void *a, const void *b)
 
 /* Every hour with a manifest or a _SUCCESS, in the order of their paths. */
 static int
-check_manifests(struct verify *v)
+verify_manifests(struct verify *v)
 {
 	int r;
 
 	if (v->nhours > 1)
-		qsort(v->hours, v->nhours, sizeof(*v->hours), cmp_hour);
+		qsort(v->hours, v->nhours, sizeof(*v->hours), verify_cmp_hour);
 	for (size_t i = 0; i < v->nhours; i++)
-		if ((r = check_manifest(v, &v->hours[i])) != 0)
+		if ((r = verify_manifest(v, &v->hours[i])) != 0)
 			return r;
 	return 0;
 }
@@ -802,12 +585,12 @@ verify_check(const char *dir, char *msg, size_t msglen)
 	}
 	if ((r = verify_walk(&v, ".", L_ROOT)) != 0)
 		goto out;
-	files_merge(&v);
+	verify_merge_files(&v);
 	for (i = 0; i < v.nfiles; i++)
-		if ((r = check_file(&v, i)) != 0)
+		if ((r = verify_file(&v, i)) != 0)
 			goto out;
 	if (v.nclaims > 1)
-		qsort(v.claims, v.nclaims, sizeof(*v.claims), cmp_claim);
+		qsort(v.claims, v.nclaims, sizeof(*v.claims), verify_cmp_claim);
 	for (i = 0; i < v.nclaims; i = j) {
 		for (j = i + 1; j < v.nclaims &&
 		    verify_same_partition(&v.claims[i], &v.claims[j]); j++)
@@ -816,11 +599,11 @@ verify_check(const char *dir, char *msg, size_t msglen)
 			goto out;
 		partitions++;
 	}
-	if ((r = check_manifests(&v)) != 0)
+	if ((r = verify_manifests(&v)) != 0)
 		goto out;
 	snprintf(msg, msglen, "verify OK: %zu files, %" PRIu64 " rows, %zu "
 	    "partitions in %zu tables, %zu manifests", v.nfiles, v.rows,
-	    partitions, tables_count(&v), v.manifests);
+	    partitions, verify_count_tables(&v), v.manifests);
 	if (v.unread > 0) {
 		size_t len = strlen(msg);
 		snprintf(msg + len, msglen - len, "; %" PRIu64 " offsets deleted "

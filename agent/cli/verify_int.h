@@ -1,7 +1,10 @@
 /*
- * verify_int: what verify.c, the checks of `kedge verify`, shares with
- * verify_decode.c, which reads its part files back: the checker's state
- * and the helpers that write its message.  Private to agent/cli/verify*.c.
+ * verify_int: what verify.c, the checks of `kedge verify` (the walk of
+ * DIR, the partitions' offsets, the hours' manifests), shares with
+ * verify_file.c (each part file against its sidecar), verify_decode.c,
+ * which reads its part files back, and verify_parquet.c (a Parquet file's
+ * footer): the checker's state and the helpers that write its message.
+ * Private to agent/cli/verify*.c.
  */
 #ifndef KEDGE_VERIFY_INT_H
 #define KEDGE_VERIFY_INT_H
@@ -96,6 +99,19 @@ int verify_nomem(struct verify *v);
 /* Reads up to len bytes, fewer only at the end of the file.  Returns the
  * count or -errno. */
 ssize_t verify_read_some(int fd, void *buf, size_t len);
+
+/* Reads path, a sidecar or manifest (what), into *text (the caller frees
+ * it) and its length into *len.  Returns 0, 1 after writing a violation, or
+ * a negative errno. */
+int verify_text_load(struct verify *v, const char *path, const char *what,
+    char **text, size_t *len);
+
+/* Checks the part file v->files[i] and its sidecar (verify_file.c): both
+ * are there, the sidecar parses and agrees with the file's name, table
+ * directory and content.  Then adds what the sidecar says was deleted
+ * unread to v->unread, and the records it accounts for to v->claims.
+ * Returns 0, 1 after writing a violation, or a negative errno. */
+int verify_file(struct verify *v, size_t i);
 
 /* The decoders (verify_decode.c) read the open part file fd (path, for
  * the messages) through v->in and v->out, adding its bytes to v->hash when

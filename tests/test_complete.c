@@ -71,8 +71,8 @@ setup(void **state)
 	assert_int_equal(system(path), 0);
 	if ((f->t = target_open(f->c, err, sizeof(err))) == NULL)
 		fail_msg("target_open: %s", err);
-	if ((f->cp = completer_new(f->c, err, sizeof(err))) == NULL)
-		fail_msg("completer_new: %s", err);
+	if ((f->cp = complete_new(f->c, err, sizeof(err))) == NULL)
+		fail_msg("complete_new: %s", err);
 	*state = f;
 	return 0;
 }
@@ -82,7 +82,7 @@ teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	completer_free(f->cp);
+	complete_free(f->cp);
 	target_close(f->t);
 	conf_free(f->c);
 	remove_tree(f->dir);
@@ -109,7 +109,7 @@ view(struct fixture *f, int at_end, time_t last_record, int64_t pending_us)
 	v.ntopics = 1;
 	assert_non_null(v.topics[0].topic = strdup("a"));
 	v.topics[0].partitions = 2;
-	completer_set_view(f->cp, &v);
+	complete_set_view(f->cp, &v);
 }
 
 /* A file of partition 0 of hour 10 was published, of rows up to max_us:
@@ -140,7 +140,7 @@ published(struct fixture *f, int64_t max_us)
 	sc.has_event_range = 1;
 	sc.min_event_us = END - 3600 * US;
 	sc.max_event_us = max_us;
-	completer_published(f->cp, HOUR_DIR "/a+0+0+h1.txt", &sc);
+	complete_published(f->cp, HOUR_DIR "/a+0+0+h1.txt", &sc);
 }
 
 /* The other host's progress of partition 1. */
@@ -169,8 +169,8 @@ run(struct fixture *f)
 	char path[160], err[1024] = "";
 	int n;
 
-	if ((n = completer_run(f->cp, f->t, NOW, err, sizeof(err))) < 0)
-		fail_msg("completer_run: %s", err);
+	if ((n = complete_run(f->cp, f->t, NOW, err, sizeof(err))) < 0)
+		fail_msg("complete_run: %s", err);
 	snprintf(path, sizeof(path), "%s/target/" HOUR_DIR "/" MANIFEST_SUCCESS,
 	    f->dir);
 	assert_int_equal(access(path, F_OK) == 0, n > 0);
@@ -340,8 +340,8 @@ test_hour_without_part_file(void **state)
 	snprintf(path, sizeof(path), "%s/target/" HOUR_DIR "/a+0+0+h1.txt",
 	    f->dir);
 	assert_int_equal(unlink(path), 0);
-	if (completer_run(f->cp, f->t, NOW, err, sizeof(err)) < 0)
-		fail_msg("completer_run: %s", err);
+	if (complete_run(f->cp, f->t, NOW, err, sizeof(err)) < 0)
+		fail_msg("complete_run: %s", err);
 }
 
 int

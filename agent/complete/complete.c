@@ -51,7 +51,7 @@ complete_view_clear(struct complete_view *v)
 }
 
 struct completer *
-completer_new(const struct conf *c, char *err, size_t errlen)
+complete_new(const struct conf *c, char *err, size_t errlen)
 {
 	struct completer *cp;
 	char why[256];
@@ -76,7 +76,7 @@ completer_new(const struct conf *c, char *err, size_t errlen)
 }
 
 void
-completer_free(struct completer *cp)
+complete_free(struct completer *cp)
 {
 	if (cp == NULL)
 		return;
@@ -95,13 +95,13 @@ completer_free(struct completer *cp)
 }
 
 void
-completer_set_oncomplete(struct completer *cp, struct oncomplete *oc)
+complete_set_oncomplete(struct completer *cp, struct oncomplete *oc)
 {
 	cp->oc = oc;
 }
 
 void
-completer_set_view(struct completer *cp, struct complete_view *v)
+complete_set_view(struct completer *cp, struct complete_view *v)
 {
 	complete_view_clear(&cp->view);
 	cp->view = *v;
@@ -182,7 +182,7 @@ complete_split(const char *rel, char *table, size_t tlen, char *dt, char *hr)
 }
 
 void
-completer_published(struct completer *cp, const char *rel,
+complete_published(struct completer *cp, const char *rel,
     const struct sidecar *sc)
 {
 	char table[256], dt[9], hr[3];
@@ -513,7 +513,7 @@ complete_table(struct completer *cp, struct target *t, size_t i, time_t now,
 }
 
 int
-completer_run(struct completer *cp, struct target *t, time_t now, char *err,
+complete_run(struct completer *cp, struct target *t, time_t now, char *err,
     size_t errlen)
 {
 	const struct conf *c = cp->c;

@@ -70,22 +70,22 @@ struct complete_view {
 };
 
 /* Returns a completer, or NULL with the sentence in err. */
-struct completer *completer_new(const struct conf *c, char *err,
+struct completer *complete_new(const struct conf *c, char *err,
     size_t errlen);
-void completer_free(struct completer *cp); /* accepts NULL */
+void complete_free(struct completer *cp); /* accepts NULL */
 
 /* Notes a part file published at rel with its sidecar: its hour is to be
  * looked at again, and its event times count for its partition. */
-void completer_published(struct completer *cp, const char *rel,
+void complete_published(struct completer *cp, const char *rel,
     const struct sidecar *sc);
 
 /* Makes the completer note every revision it writes, or finds in the
  * target, to oc (oncomplete.h; not owned; NULL: none). */
 struct oncomplete;
-void completer_set_oncomplete(struct completer *cp, struct oncomplete *oc);
+void complete_set_oncomplete(struct completer *cp, struct oncomplete *oc);
 
 /* Replaces the view (taking what v holds; v is left empty). */
-void completer_set_view(struct completer *cp, struct complete_view *v);
+void complete_set_view(struct completer *cp, struct complete_view *v);
 void complete_view_clear(struct complete_view *v);
 
 /* For a partition just assigned to this host: writes its progress with
@@ -111,7 +111,7 @@ int complete_read_manifest(struct target *t, const char *dir,
 /* Writes this host's progress files and completes what hours it can, at
  * now.  Returns the number of manifests written, or a negative errno with
  * the sentence in err (the next run tries again). */
-int completer_run(struct completer *cp, struct target *t, time_t now,
+int complete_run(struct completer *cp, struct target *t, time_t now,
     char *err, size_t errlen);
 
 #endif /* KEDGE_COMPLETE_H */

@@ -121,7 +121,7 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 	crash_point("publish-mid");
 	if ((r = publish_one(p, src, rel, &size)) < 0)
 		goto out;
-	completer_published(p->cp, rel, &sc);
+	complete_published(p->cp, rel, &sc);
 	pthread_mutex_lock(&p->lock);
 	p->stats.files++;
 	p->stats.bytes += (uint64_t)size;
@@ -184,7 +184,7 @@ publish_complete(struct publisher *p)
 	char err[1024];
 	int n;
 
-	if ((n = completer_run(p->cp, p->target, time(NULL), err,
+	if ((n = complete_run(p->cp, p->target, time(NULL), err,
 	    sizeof(err))) < 0)
 		log_warnx("complete: %s; trying again after the next checkpoint",
 		    err);
@@ -215,7 +215,7 @@ publish_main(void *arg)
 		pthread_cond_broadcast(&p->cond);
 		/* everything the view's checkpoint released is in the target */
 		if (left == 0 && p->has_view && kicks >= p->view_kick) {
-			completer_set_view(p->cp, &p->view);
+			complete_set_view(p->cp, &p->view);
 			p->has_view = 0;
 			complete = 1;
 		}
@@ -251,7 +251,7 @@ publisher_free(struct publisher *p)
 {
 	oncomplete_stop(p->oc);
 	target_close(p->target);
-	completer_free(p->cp);
+	complete_free(p->cp);
 	complete_view_clear(&p->view);
 	free(p->ready_dir);
 	free(p);
@@ -275,12 +275,12 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 		goto fail;
 	}
 	if ((p->target = target_open(c, err, errlen)) == NULL ||
-	    (p->cp = completer_new(c, err, errlen)) == NULL)
+	    (p->cp = complete_new(c, err, errlen)) == NULL)
 		goto fail;
 	if (c->output.on_complete.n > 0) {
 		if ((p->oc = oncomplete_start(c, err, errlen)) == NULL)
 			goto fail;
-		completer_set_oncomplete(p->cp, p->oc);
+		complete_set_oncomplete(p->cp, p->oc);
 	}
 	if (target_warning(c, warning, sizeof(warning)))
 		log_warnx("%s", warning);

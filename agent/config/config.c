@@ -3,12 +3,12 @@
  * of confkeys.c.  Loading goes in three passes and stops at the first
  * error: the file's settings in file order, then the keys it left out
  * (defaults, or an error for a required key), then the checks that span
- * several keys.
+ * several keys (confcheck.c).  The lists it fills, and conf_free(), are in
+ * confvalue.c.
  */
-#include "agent/config/config.h"
+#include "agent/config/config_int.h"
 
 #include <errno.h>
-#include <libconfig.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,25 +18,8 @@
 #include "agent/udtf/registry.h"
 #include "lib/err.h"
 
-/* Where an error points: "FILE:LINE: key: ...". */
-struct conf_at {
-	const char *file;
-	int line;
-	const char *key;
-};
-
-struct conf_loader {
-	config_t cfg;
-	struct conf *c;
-	char *err;
-	size_t errlen;
-};
-
-static int conf_fail(struct conf_loader *ld, const struct conf_at *at,
-    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* Writes "FILE:LINE: key: " and the rest; returns -EINVAL. */
-static int
+int
 conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
     ...)
 {
@@ -53,7 +36,7 @@ conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
 	return -EINVAL;
 }
 
-static int
+int
 conf_oom(struct conf_loader *ld)
 {
 	return err_set(ld->err, ld->errlen, -ENOMEM, "%s: out of memory",
@@ -68,7 +51,7 @@ conf_line(const config_setting_t *s)
 	    (int)config_setting_source_line(s) : 1;
 }
 
-static struct conf_at
+struct conf_at
 conf_at_setting(const config_setting_t *s, const char *key)
 {
 	return (struct conf_at){ config_setting_source_file(s), conf_line(s),
@@ -77,7 +60,7 @@ conf_at_setting(const config_setting_t *s, const char *key)
 
 /* The line of rel under g, or of its nearest enclosing group that is
  * there, or of g itself (1 for the file's root). */
-static int
+int
 conf_line_of(config_setting_t *g, const char *rel)
 {
 	char p[CONF_NAME_MAX];
@@ -132,49 +115,6 @@ conf_scalar_text(const config_setting_t *s, char *buf, size_t len)
 		return buf;
 	}
 	return NULL;
-}
-
-static int
-conf_strv_has(const struct conf_strv *v, const char *s)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (strcmp(v->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-static int
-conf_strv_add(struct conf_strv *v, const char *s)
-{
-	char **grown = realloc(v->v, (v->n + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return -ENOMEM;
-	v->v = grown;
-	if ((v->v[v->n] = strdup(s)) == NULL)
-		return -ENOMEM;
-	v->n++;
-	return 0;
-}
-
-static void
-conf_strv_clear(struct conf_strv *v)
-{
-	for (size_t i = 0; i < v->n; i++)
-		free(v->v[i]);
-	free(v->v);
-	v->v = NULL;
-	v->n = 0;
-}
-
-static void
-conf_kvs_free(struct conf_kv *kv, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(kv[i].key);
-		free(kv[i].value);
-	}
-	free(kv);
 }
 
 static int
@@ -334,24 +274,6 @@ conf_set_list(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-static int
-conf_stage_add(struct conf_stage **v, size_t *n, const char *spec,
-    const struct udtf_plugin *udtf, int line)
-{
-	struct conf_stage *grown = realloc(*v, (*n + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return -ENOMEM;
-	*v = grown;
-	memset(&grown[*n], 0, sizeof(grown[*n]));
-	if ((grown[*n].spec = strdup(spec)) == NULL)
-		return -ENOMEM;
-	grown[*n].udtf = udtf;
-	grown[*n].line = line;
-	(*n)++;
-	return 0;
-}
-
 /* A UDTF, or a list of them: a chain in which each feeds the next. */
 static int
 conf_set_udtf(struct conf_loader *ld, const config_setting_t *s,
@@ -382,24 +304,6 @@ conf_set_udtf(struct conf_loader *ld, const config_setting_t *s,
 		if (conf_stage_add(dst, n, v, udtf, eat.line) != 0)
 			return conf_oom(ld);
 	}
-	return 0;
-}
-
-static int
-conf_kv_add(struct conf_kv **kv, size_t *n, const char *key,
-    const char *value, int line)
-{
-	struct conf_kv *grown = realloc(*kv, (*n + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return -ENOMEM;
-	*kv = grown;
-	grown[*n].key = strdup(key);
-	grown[*n].value = strdup(value);
-	grown[*n].line = line;
-	(*n)++; /* conf_free() frees what was copied */
-	if (grown[*n - 1].key == NULL || grown[*n - 1].value == NULL)
-		return -ENOMEM;
 	return 0;
 }
 
@@ -571,50 +475,6 @@ conf_check_udtf_config(struct conf_loader *ld, config_setting_t *ts,
 	return 0;
 }
 
-/* The checks of table i that span its keys, or tables before it. */
-static int
-conf_check_table(struct conf_loader *ld, config_setting_t *ts,
-    struct conf_table *tables, size_t i)
-{
-	struct conf_table *t = &tables[i];
-	char name[CONF_NAME_MAX] = "";
-	struct conf_at at = conf_at_setting(ts, name);
-	int max;
-
-	/* Parquet's codec is the ecosystem's default unless one is given */
-	if (t->format == FORMAT_PARQUET &&
-	    config_setting_lookup(ts, "codec") == NULL)
-		t->codec = CODEC_SNAPPY;
-	if (t->codec == CODEC_SNAPPY && t->format != FORMAT_PARQUET) {
-		snprintf(name, sizeof(name), "tables[%zu].codec", i);
-		at.line = conf_line_of(ts, "codec");
-		return conf_fail(ld, &at, "snappy is for format parquet only; "
-		    "format %s takes none, gzip or zstd",
-		    format_kind_name(t->format));
-	}
-	max = t->codec == CODEC_GZIP ? 9 : t->codec == CODEC_ZSTD ? 19 : 0;
-
-	for (size_t j = 0; j < i; j++) {
-		if (strcmp(tables[j].name, t->name) != 0)
-			continue;
-		snprintf(name, sizeof(name), "tables[%zu].name", i);
-		at.line = conf_line_of(ts, "name");
-		return conf_fail(ld, &at, "\"%s\" is already the name of "
-		    "tables[%zu] (line %d)", t->name, j, tables[j].line);
-	}
-	if (t->codec_level > max) {
-		snprintf(name, sizeof(name), "tables[%zu].codec_level", i);
-		at.line = conf_line_of(ts, "codec_level");
-		if (max == 0)
-			return conf_fail(ld, &at, "must be 0 with codec %s",
-			    codec_kind_name(t->codec));
-		return conf_fail(ld, &at, "%d is out of range for %s: 0 (its "
-		    "default) or 1..%d", t->codec_level,
-		    t->codec == CODEC_GZIP ? "gzip" : "zstd", max);
-	}
-	return conf_check_udtf_config(ld, ts, t, i);
-}
-
 static int
 conf_load_table(struct conf_loader *ld, config_setting_t *ts,
     struct conf_table *tables, size_t i)
@@ -636,7 +496,9 @@ conf_load_table(struct conf_loader *ld, config_setting_t *ts,
 	    (rc = conf_fill_defaults(ld, ts, CONF_TABLE_PREFIX, shown,
 	    &tables[i], seen)) != 0)
 		return rc;
-	return conf_check_table(ld, ts, tables, i);
+	if ((rc = conf_check_table(ld, ts, tables, i)) != 0)
+		return rc;
+	return conf_check_udtf_config(ld, ts, &tables[i], i);
 }
 
 static int
@@ -818,115 +680,6 @@ conf_fill_defaults(struct conf_loader *ld, config_setting_t *g,
 }
 
 static int
-conf_table_reads(const struct conf *c, const char *topic)
-{
-	for (size_t i = 0; i < c->n_tables; i++)
-		if (conf_strv_has(&c->tables[i].topics, topic))
-			return 1;
-	return 0;
-}
-
-/* kafka.topics, when given, is exactly what the tables read; when left
- * out, it is the union of their topics. */
-static int
-conf_check_topics(struct conf_loader *ld)
-{
-	config_setting_t *list = config_lookup(&ld->cfg, "kafka.topics");
-	struct conf *c = ld->c;
-	char name[CONF_NAME_MAX];
-	struct conf_at at;
-
-	for (size_t i = 0; i < c->n_tables; i++) {
-		const struct conf_strv *topics = &c->tables[i].topics;
-
-		for (size_t j = 0; j < topics->n; j++) {
-			if (conf_strv_has(&c->kafka.topics, topics->v[j]))
-				continue;
-			if (list == NULL) {
-				if (conf_strv_add(&c->kafka.topics,
-				    topics->v[j]) != 0)
-					return conf_oom(ld);
-				continue;
-			}
-			at = conf_at_setting(list, "kafka.topics");
-			return conf_fail(ld, &at, "does not list \"%s\", a "
-			    "topic of table \"%s\"; add it, or leave "
-			    "kafka.topics out to read the tables' topics",
-			    topics->v[j], c->tables[i].name);
-		}
-	}
-	for (size_t j = 0; list != NULL && j < c->kafka.topics.n; j++) {
-		if (conf_table_reads(c, c->kafka.topics.v[j]))
-			continue;
-		snprintf(name, sizeof(name), "kafka.topics[%zu]", j);
-		at = conf_at_setting(config_setting_get_elem(list, (unsigned)j),
-		    name);
-		return conf_fail(ld, &at, "\"%s\" feeds no table: its records "
-		    "would be consumed and dropped", c->kafka.topics.v[j]);
-	}
-	return 0;
-}
-
-/* Compares two absolute paths, ignoring repeated and trailing '/'. */
-static int
-conf_path_eq(const char *a, const char *b)
-{
-	for (;; a++, b++) {
-		while (a[0] == '/' && (a[1] == '/' || a[1] == '\0'))
-			a++;
-		while (b[0] == '/' && (b[1] == '/' || b[1] == '\0'))
-			b++;
-		if (*a != *b)
-			return 0;
-		if (*a == '\0')
-			return 1;
-	}
-}
-
-static int
-conf_check_dirs(struct conf_loader *ld)
-{
-	const char *spool = ld->c->output.spool_dir;
-	const char *local = ld->c->output.local_dir;
-	config_setting_t *root = config_root_setting(&ld->cfg);
-	struct conf_at at = conf_at_setting(root, "output.local_dir");
-	struct stat a, b;
-
-	at.line = conf_line_of(root, "output.local_dir");
-
-	if (stat(spool, &a) == 0 && stat(local, &b) == 0 ?
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino :
-	    conf_path_eq(spool, local))
-		return conf_fail(ld, &at, "%s is output.spool_dir too; use "
-		    "two directories", local);
-	return 0;
-}
-
-/* What output.target needs of other keys. */
-static int
-conf_check_target(struct conf_loader *ld)
-{
-	const struct conf *c = ld->c;
-	config_setting_t *root = config_root_setting(&ld->cfg);
-	struct conf_at at = conf_at_setting(root, "output.target");
-
-	if (strcmp(c->output.target, "webhdfs") != 0)
-		return conf_check_dirs(ld);
-	at.line = conf_line_of(root, "output.target");
-	if (c->output.webhdfs.url == NULL)
-		return conf_fail(ld, &at, "\"webhdfs\" needs output.webhdfs.url");
-	if (strcmp(c->output.webhdfs.auth, "kerberos") == 0 &&
-	    c->kerberos.principal == NULL) {
-		at = conf_at_setting(root, "output.webhdfs.auth");
-		at.line = conf_line_of(root, "output.webhdfs.auth");
-		return conf_fail(ld, &at, "\"kerberos\" (the default) needs "
-		    "kerberos.principal and its keytab; for a cluster without "
-		    "security set output.webhdfs.auth = \"simple\"");
-	}
-	return 0;
-}
-
-static int
 conf_read(struct conf_loader *ld)
 {
 	const char *path = ld->c->path;
@@ -987,75 +740,3 @@ done:
 	return ld.c;
 }
 
-/* Frees what key k holds at base (a struct conf, or a struct conf_table
- * for the keys of a table), the value conf_value_eq() compares. */
-static void
-conf_value_free(const struct conf_key *k, char *base)
-{
-	struct conf_table *t = (void *)base;
-	struct conf *c = (void *)base;
-	char *at = base + k->offset;
-
-	switch (k->type) {
-	case CONF_STRING:
-	case CONF_DIR:
-		free(*(char **)(void *)at);
-		break;
-	case CONF_ENUM: /* parsed: an int; else the name as written */
-		if (k->parse == NULL)
-			free(*(char **)(void *)at);
-		break;
-	case CONF_STRING_LIST:
-		conf_strv_clear((void *)at);
-		break;
-	case CONF_RDKAFKA:
-		conf_kvs_free(*(struct conf_kv **)(void *)at,
-		    *(size_t *)(void *)(base + k->count_offset));
-		break;
-	case CONF_UDTF:
-		for (size_t j = 0; j < t->n_udtf; j++) {
-			free(t->udtf[j].spec);
-			conf_kvs_free(t->udtf[j].params, t->udtf[j].n_params);
-		}
-		free(t->udtf);
-		break;
-	case CONF_TABLES:
-		for (size_t i = 0; i < c->n_tables; i++)
-			for (size_t j = 0; j < conf_key_count(); j++)
-				if (conf_key_at(j)->flags & CONF_IN_TABLE)
-					conf_value_free(conf_key_at(j),
-					    (char *)&c->tables[i]);
-		free(c->tables);
-		break;
-	case CONF_UDTF_CONFIG: /* in the array CONF_UDTF frees */
-	case CONF_INT:
-	case CONF_INT64:
-	case CONF_BYTE:
-	case CONF_BOOL:
-	case CONF_FRACTION:
-		break;
-	}
-}
-
-/* Walks the key table as conf_diff() does, so that a new key needs only
- * its entry in the table and its field in struct conf. */
-void
-conf_free(struct conf *c)
-{
-	if (c == NULL)
-		return;
-	free(c->path);
-	for (size_t i = 0; i < conf_key_count(); i++)
-		if (!(conf_key_at(i)->flags & CONF_IN_TABLE))
-			conf_value_free(conf_key_at(i), (char *)c);
-	free(c);
-}
-
-const struct conf_kv *
-conf_rdkafka_find(const struct conf *c, const char *key)
-{
-	for (size_t i = c->kafka.n_rdkafka; i > 0; i--)
-		if (strcmp(c->kafka.rdkafka[i - 1].key, key) == 0)
-			return &c->kafka.rdkafka[i - 1];
-	return NULL;
-}

@@ -1,3 +1,10 @@
+/*
+ * source: the consumer loop (see source.h): the partitions it tracks,
+ * rebalances, batches polled with the prefetching below, skips, commits
+ * and holds.  librdkafka's conf and callbacks are built in source_conf.c,
+ * the sentences for what stops it are in source_failure.c, check-config's
+ * probe is in source_probe.c.
+ */
 #include "agent/source/source_int.h"
 
 #include <errno.h>
@@ -119,7 +126,7 @@ source_pause(struct source *s, rd_kafka_topic_partition_list_t *list,
 		    "resume", rd_kafka_err2str(e));
 }
 
-static void
+void
 source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
     rd_kafka_topic_partition_list_t *parts, void *opaque)
 {
@@ -167,59 +174,6 @@ source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 	}
 }
 
-static void
-source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
-    const char *buf)
-{
-	(void)rk;
-	if (level <= 3)
-		log_errx("kafka: %s: %s", fac, buf);
-	else if (level == 4)
-		log_warnx("kafka: %s: %s", fac, buf);
-	else if (level <= 6)
-		log_info("kafka: %s: %s", fac, buf);
-	else
-		log_debug("kafka: %s: %s", fac, buf);
-}
-
-/* A fatal error, brokers that refuse kedge's authentication, a TLS
- * handshake that fails on a certificate or a batch too large to receive
- * (which librdkafka would retry for ever) stop kedge: see
- * source_failure(). */
-static void
-source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
-{
-	struct source *s = opaque;
-	int tls = strstr(reason, "certificate verify failed") != NULL;
-	int big = strstr(reason, "increase receive.message.max.bytes") != NULL;
-	int stop = err == RD_KAFKA_RESP_ERR__FATAL ||
-	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls || big;
-
-	(void)rk;
-	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && s->down_since == 0) {
-		s->down_since = time(NULL);
-		s->down_drained = 0;
-		log_warnx("kafka: no broker answers (%s); waiting for them, "
-		    "kedge resumes by itself", reason);
-		return;
-	}
-	if (!stop) {
-		log_warnx("kafka: %s", reason);
-		return;
-	}
-	log_errx("kafka: %s", reason);
-	if (s->failure[0] != '\0')
-		return;
-	if (tls)
-		source_tls_failure(s, reason);
-	else if (big)
-		source_size_failure(s, reason);
-	else if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
-		source_auth_failure(s, reason);
-	else
-		snprintf(s->failure, sizeof(s->failure), "%s", reason);
-}
-
 /* A broker answered (a record, a partition's end, a commit): the end of
  * an outage, if there was one. */
 static void
@@ -251,26 +205,6 @@ source_park_mark(struct source *s, const rd_kafka_conf_t *kc, char *err,
 	return 0;
 }
 
-static rd_kafka_conf_t *
-source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
-{
-	rd_kafka_conf_t *kc;
-
-	if ((kc = source_properties(c, err, errlen)) == NULL)
-		return NULL;
-	if (source_park_mark(s, kc, err, errlen) < 0)
-		goto fail;
-	rd_kafka_conf_set_log_cb(kc, source_log_cb);
-	rd_kafka_conf_set_error_cb(kc, source_error_cb);
-	rd_kafka_conf_set_opaque(kc, s);
-	if (s->grouped)
-		rd_kafka_conf_set_rebalance_cb(kc, source_rebalance);
-	return kc;
-fail:
-	rd_kafka_conf_destroy(kc);
-	return NULL;
-}
-
 struct source *
 source_new(const struct conf *c, const struct source_hooks *h, char *err,
     size_t errlen)
@@ -289,6 +223,10 @@ source_new(const struct conf *c, const struct source_hooks *h, char *err,
 	pthread_mutex_init(&s->tls_lock, NULL);
 	if ((kc = source_conf(s, c, err, errlen)) == NULL)
 		goto fail;
+	if (source_park_mark(s, kc, err, errlen) < 0) {
+		rd_kafka_conf_destroy(kc);
+		goto fail;
+	}
 	/* rd_kafka_new() takes ownership of kc, but only when it succeeds. */
 	if ((s->rk = rd_kafka_new(RD_KAFKA_CONSUMER, kc, why, sizeof(why))) == NULL) {
 		rd_kafka_conf_destroy(kc);
@@ -522,7 +460,7 @@ source_done(struct source *s, const rd_kafka_message_t *msg)
 
 /* e, or when it is no error the first error of a partition of list (NULL:
  * none): a request can succeed as a whole and fail for one partition. */
-static rd_kafka_resp_err_t
+rd_kafka_resp_err_t
 source_parts_error(rd_kafka_resp_err_t e,
     const rd_kafka_topic_partition_list_t *list)
 {
@@ -751,131 +689,6 @@ source_at_end(const struct source *s)
 		if (!s->parts[i].at_end)
 			return 0;
 	return 1;
-}
-
-/* For source_probe(): the brokers let kedge read: its group's committed
- * offsets (the group's ACL) and a fetch at the end of each topic's
- * partition 0 (the topic's READ), within timeout_ms. */
-static int
-source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
-{
-	const struct conf *c = s->conf;
-	rd_kafka_topic_partition_list_t *list, *copy;
-	rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
-	time_t until = time(NULL) + (timeout_ms + 999) / 1000;
-	char why[sizeof(s->failure)];
-	int ended = 0, r = 0;
-
-	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);
-	for (size_t i = 0; i < c->kafka.topics.n; i++)
-		rd_kafka_topic_partition_list_add(list, c->kafka.topics.v[i],
-		    0)->offset = RD_KAFKA_OFFSET_END;
-	/* A refused group shows as the consumer's error while it looks for
-	 * the group's coordinator, not as rd_kafka_committed()'s: look for it
-	 * each second. */
-	while (s->grouped) {
-		rd_kafka_message_t *m;
-
-		copy = rd_kafka_topic_partition_list_copy(list);
-		e = source_parts_error(rd_kafka_committed(s->rk, copy, 1000),
-		    copy);
-		rd_kafka_topic_partition_list_destroy(copy);
-		while (e == RD_KAFKA_RESP_ERR__TIMED_OUT &&
-		    (m = rd_kafka_consumer_poll(s->rk, 0)) != NULL) {
-			if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
-				e = m->err;
-			rd_kafka_message_destroy(m);
-		}
-		if (e != RD_KAFKA_RESP_ERR__TIMED_OUT || time(NULL) >= until)
-			break;
-	}
-	if (e == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
-		source_acl_sentence(s, e, NULL, why, sizeof(why));
-		snprintf(err, errlen, "kafka: %s", why);
-		r = -EACCES;
-	} else if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		snprintf(err, errlen, "kafka: cannot read the committed offsets "
-		    "of group %s: %s", c->kafka.group_id, rd_kafka_err2str(e));
-		r = -EIO;
-	} else if ((e = rd_kafka_assign(s->rk, list)) !=
-	    RD_KAFKA_RESP_ERR_NO_ERROR) {
-		snprintf(err, errlen, "kafka: cannot assign: %s",
-		    rd_kafka_err2str(e));
-		r = -EIO;
-	}
-	while (r == 0 && ended < list->cnt) {
-		rd_kafka_message_t *m = rd_kafka_consumer_poll(s->rk, 100);
-
-		if (m == NULL) {
-			if (time(NULL) <= until)
-				continue;
-			snprintf(err, errlen, "kafka: no answer to a fetch from "
-			    "%s within %d s", c->kafka.brokers, timeout_ms / 1000);
-			r = -EIO;
-			break;
-		}
-		if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-			ended++;
-		} else if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
-			source_acl_sentence(s, m->err, m, why, sizeof(why));
-			snprintf(err, errlen, "kafka: %s", why);
-			r = -EACCES;
-		}
-		rd_kafka_message_destroy(m);
-	}
-	rd_kafka_assign(s->rk, NULL);
-	rd_kafka_topic_partition_list_destroy(list);
-	return r;
-}
-
-int
-source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
-    char *err, size_t errlen)
-{
-	const struct conf *c = s->conf;
-	const struct rd_kafka_metadata *md;
-	rd_kafka_resp_err_t e;
-	size_t used;
-	int r = 0;
-
-	e = rd_kafka_metadata(s->rk, 1, NULL, &md, timeout_ms);
-	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		rd_kafka_message_t *m = rd_kafka_consumer_poll(s->rk, 100);
-
-		/* the poll serves the error callback: the reason, if any */
-		if (m != NULL)
-			rd_kafka_message_destroy(m);
-		if (s->failure[0] != '\0') {
-			snprintf(err, errlen, "kafka: %s", s->failure);
-			return -EACCES;
-		}
-		snprintf(err, errlen, "kafka: no metadata from %s within %d s: "
-		    "%s; check kafka.brokers and kafka.security, and that the "
-		    "brokers run", c->kafka.brokers, timeout_ms / 1000,
-		    rd_kafka_err2str(e));
-		return -EIO;
-	}
-	used = (size_t)snprintf(info, infolen, "%d broker(s)", md->broker_cnt);
-	for (size_t i = 0; i < c->kafka.topics.n && r == 0; i++) {
-		const struct rd_kafka_metadata_topic *t = NULL;
-
-		for (int j = 0; j < md->topic_cnt; j++)
-			if (strcmp(md->topics[j].topic, c->kafka.topics.v[i]) == 0)
-				t = &md->topics[j];
-		if (t == NULL || t->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-			snprintf(err, errlen, "kafka: topic %s: %s",
-			    c->kafka.topics.v[i], t == NULL ? "not on the brokers" :
-			    rd_kafka_err2str(t->err));
-			r = -ENOENT;
-		} else if (used < infolen) {
-			used += (size_t)snprintf(info + used, infolen - used,
-			    "; %s (%d partitions)", t->topic, t->partition_cnt);
-		}
-	}
-	rd_kafka_metadata_destroy(md);
-	if (r == 0)
-		r = source_probe_read(s, timeout_ms, err, errlen);
-	return r;
 }
 
 time_t

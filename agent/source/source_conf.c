@@ -1,9 +1,12 @@
-/* kedge's configuration as librdkafka's properties: see source.h. */
+/* kedge's configuration as librdkafka's: its properties (see source.h),
+ * and the conf with the source's callbacks (see source_int.h). */
 #include "agent/source/source_int.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "lib/log.h"
 
 /*
  * The defaults keep memory small for edge hosts: about 30,000 queued
@@ -155,4 +158,34 @@ source_insecure(const struct conf *c, char *why, size_t whylen)
 	}
 	rd_kafka_conf_destroy(kc);
 	return found;
+}
+
+static void
+source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
+    const char *buf)
+{
+	(void)rk;
+	if (level <= 3)
+		log_errx("kafka: %s: %s", fac, buf);
+	else if (level == 4)
+		log_warnx("kafka: %s: %s", fac, buf);
+	else if (level <= 6)
+		log_info("kafka: %s: %s", fac, buf);
+	else
+		log_debug("kafka: %s: %s", fac, buf);
+}
+
+rd_kafka_conf_t *
+source_conf(struct source *s, const struct conf *c, char *err, size_t errlen)
+{
+	rd_kafka_conf_t *kc;
+
+	if ((kc = source_properties(c, err, errlen)) == NULL)
+		return NULL;
+	rd_kafka_conf_set_log_cb(kc, source_log_cb);
+	rd_kafka_conf_set_error_cb(kc, source_error_cb);
+	rd_kafka_conf_set_opaque(kc, s);
+	if (s->grouped)
+		rd_kafka_conf_set_rebalance_cb(kc, source_rebalance);
+	return kc;
 }

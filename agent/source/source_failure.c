@@ -1,11 +1,53 @@
-/* The sentences for what stops consumption: see source_int.h. */
+/* librdkafka's error callback, which tells what stops consumption, and
+ * the sentences for it: see source_int.h. */
 #include "agent/source/source_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/x509_vfy.h>
+
+#include "lib/log.h"
+
+/* A fatal error, brokers that refuse kedge's authentication, a TLS
+ * handshake that fails on a certificate or a batch too large to receive
+ * (which librdkafka would retry for ever) stop kedge: see
+ * source_failure(). */
+void
+source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+	struct source *s = opaque;
+	int tls = strstr(reason, "certificate verify failed") != NULL;
+	int big = strstr(reason, "increase receive.message.max.bytes") != NULL;
+	int stop = err == RD_KAFKA_RESP_ERR__FATAL ||
+	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls || big;
+
+	(void)rk;
+	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && s->down_since == 0) {
+		s->down_since = time(NULL);
+		s->down_drained = 0;
+		log_warnx("kafka: no broker answers (%s); waiting for them, "
+		    "kedge resumes by itself", reason);
+		return;
+	}
+	if (!stop) {
+		log_warnx("kafka: %s", reason);
+		return;
+	}
+	log_errx("kafka: %s", reason);
+	if (s->failure[0] != '\0')
+		return;
+	if (tls)
+		source_tls_failure(s, reason);
+	else if (big)
+		source_size_failure(s, reason);
+	else if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION)
+		source_auth_failure(s, reason);
+	else
+		snprintf(s->failure, sizeof(s->failure), "%s", reason);
+}
 
 void
 source_auth_failure(struct source *s, const char *reason)

@@ -1,8 +1,10 @@
 /*
- * source_int: what source.c shares with source_conf.c (the librdkafka
- * properties kedge's configuration maps to) and source_failure.c (the
- * sentences that say why consumption cannot go on, with the fix).  Private
- * to source*.c: the rest of kedge sees only source.h.
+ * source_int: what source.c (the consumer loop) shares with source_conf.c
+ * (the librdkafka properties kedge's configuration maps to, and the
+ * callbacks), source_failure.c (librdkafka's error callback and the
+ * sentences that say why consumption cannot go on, with the fix) and
+ * source_probe.c (check-config's look at the brokers).  Private to
+ * source*.c: the rest of kedge sees only source.h.
  */
 #ifndef KEDGE_SOURCE_INT_H
 #define KEDGE_SOURCE_INT_H
@@ -54,11 +56,38 @@ struct source {
 
 #define SOURCE_STATIC_GROUP "kedge-static-assignment"
 
+/* librdkafka's rebalance callback in a group (source.c): tracks the
+ * partitions assigned and revoked and tells the hooks; opaque is the
+ * source. */
+void source_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+    rd_kafka_topic_partition_list_t *parts, void *opaque);
+
+/* Returns e, or when it is no error the first error of a partition of list
+ * (NULL: none): a request can succeed as a whole and fail for one
+ * partition (source.c). */
+rd_kafka_resp_err_t source_parts_error(rd_kafka_resp_err_t e,
+    const rd_kafka_topic_partition_list_t *list);
+
+/* The librdkafka conf for s (source_conf.c): source_properties() of c,
+ * with librdkafka's log going to kedge's, source_error_cb(), and in a
+ * group source_rebalance(), s their opaque.  Returns a conf the caller
+ * destroys or hands to rd_kafka_new(), or NULL with the sentence in err. */
+rd_kafka_conf_t *source_conf(struct source *s, const struct conf *c,
+    char *err, size_t errlen);
+
 /*
  * The failure sentences (source_failure.c).  Each but source_acl_sentence()
  * and source_cert_verify() writes its sentence to s->failure, which
  * source_failure() returns.
  */
+
+/* librdkafka's error callback; opaque is the source.  Every broker down
+ * starts an outage (s->down_since), which kedge waits out; a fatal error,
+ * a refused authentication, a certificate that fails verification or a
+ * batch too large to receive stops kedge with its sentence; any other
+ * error is logged. */
+void source_error_cb(rd_kafka_t *rk, int err, const char *reason,
+    void *opaque);
 
 /* Why kedge cannot authenticate to the brokers, with the fix where the
  * reason tells it: a service principal the KDC does not know is a wrong

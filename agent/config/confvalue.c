@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/config/confkeys.h"
+#include "lib/grow.h"
 
 int
 conf_strv_has(const struct conf_strv *v, const char *s)
@@ -24,11 +25,10 @@ conf_strv_has(const struct conf_strv *v, const char *s)
 int
 conf_strv_add(struct conf_strv *v, const char *s)
 {
-	char **grown = realloc(v->v, (v->n + 1) * sizeof(*grown));
+	size_t cap = v->n; /* a list built once, at load: no capacity kept */
 
-	if (grown == NULL)
+	if (grow_array((void **)&v->v, &cap, v->n + 1, sizeof(*v->v)) < 0)
 		return -ENOMEM;
-	v->v = grown;
 	if ((v->v[v->n] = strdup(s)) == NULL)
 		return -ENOMEM;
 	v->n++;
@@ -59,11 +59,12 @@ int
 conf_stage_add(struct conf_stage **v, size_t *n, const char *spec,
     const struct udtf_plugin *udtf, int line)
 {
-	struct conf_stage *grown = realloc(*v, (*n + 1) * sizeof(*grown));
+	struct conf_stage *grown;
+	size_t cap = *n; /* a list built once, at load: no capacity kept */
 
-	if (grown == NULL)
+	if (grow_array((void **)v, &cap, *n + 1, sizeof(**v)) < 0)
 		return -ENOMEM;
-	*v = grown;
+	grown = *v;
 	memset(&grown[*n], 0, sizeof(grown[*n]));
 	if ((grown[*n].spec = strdup(spec)) == NULL)
 		return -ENOMEM;
@@ -77,11 +78,12 @@ int
 conf_kv_add(struct conf_kv **kv, size_t *n, const char *key,
     const char *value, int line)
 {
-	struct conf_kv *grown = realloc(*kv, (*n + 1) * sizeof(*grown));
+	struct conf_kv *grown;
+	size_t cap = *n; /* a list built once, at load: no capacity kept */
 
-	if (grown == NULL)
+	if (grow_array((void **)kv, &cap, *n + 1, sizeof(**kv)) < 0)
 		return -ENOMEM;
-	*kv = grown;
+	grown = *kv;
 	grown[*n].key = strdup(key);
 	grown[*n].value = strdup(value);
 	grown[*n].line = line;

@@ -14,6 +14,7 @@
 #include "agent/target/target.h"
 #include "agent/twopc.h"
 #include "agent/write/tz.h"
+#include "lib/err.h"
 #include "lib/log.h"
 #include "security/krb.h"
 
@@ -37,13 +38,11 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 	memset(a, 0, sizeof(*a));
 	a->conf = a->live = c;
 	if ((a->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
-		snprintf(err, errlen, "%s: output.timezone: %s", c->path, why);
-		return -1;
+		return err_set(err, errlen, -1, "%s: output.timezone: %s",
+		    c->path, why);
 	}
-	if ((a->tables = calloc(c->n_tables, sizeof(*a->tables))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if ((a->tables = calloc(c->n_tables, sizeof(*a->tables))) == NULL)
+		return err_set(err, errlen, -1, "out of memory");
 	for (; a->ntables < c->n_tables; a->ntables++) {
 		a->tables[a->ntables] = table_new(c, a->ntables, a->tz, err, errlen);
 		if (a->tables[a->ntables] == NULL)
@@ -55,8 +54,7 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 	if ((a->writers = calloc(a->ntables + 1, sizeof(*a->writers))) == NULL ||
 	    (a->topic_partitions = calloc(c->kafka.topics.n,
 	    sizeof(*a->topic_partitions))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
+		return err_set(err, errlen, -1, "out of memory");
 	}
 	for (size_t i = 0; i < a->ntables; i++)
 		a->writers[a->nwriters++] = table_writer(a->tables[i]);
@@ -110,12 +108,12 @@ agent_check_nofile(const struct conf *c, size_t nwriters, char *err,
 		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
 			return 0;
 	}
-	snprintf(err, errlen, "RLIMIT_NOFILE is %llu (at most %llu), but %zu "
+	return err_set(err, errlen, -EMFILE,
+	    "RLIMIT_NOFILE is %llu (at most %llu), but %zu "
 	    "writers (the tables and _rejects) x 2 x output.roll.max_open_files "
 	    "(%d) + %d need %llu descriptors: raise LimitNOFILE= in the unit "
 	    "(ulimit -n), or lower output.roll.max_open_files in %s",
 	    (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
 	    nwriters, c->output.roll.max_open_files, AGENT_FD_RESERVE,
 	    (unsigned long long)need, c->path);
-	return -EMFILE;
 }

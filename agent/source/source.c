@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/err.h"
 #include "lib/escape.h"
 #include "lib/grow.h"
 #include "lib/log.h"
@@ -197,8 +198,8 @@ source_park_mark(struct source *s, const rd_kafka_conf_t *kc, char *err,
 
 	if (rd_kafka_conf_get(kc, "queued.min.messages", v, &len) !=
 	    RD_KAFKA_CONF_OK || (n = strtol(v, NULL, 10)) <= 0) {
-		snprintf(err, errlen, "kafka: cannot read queued.min.messages");
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL,
+		    "kafka: cannot read queued.min.messages");
 	}
 	s->park_mark = (size_t)n > SOURCE_PARK_SLACK ?
 	    (size_t)n - SOURCE_PARK_SLACK : 1;
@@ -315,9 +316,9 @@ source_start(struct source *s, source_start_fn *start_at, void *arg,
 	e = rd_kafka_subscribe(s->rk, list);
 	rd_kafka_topic_partition_list_destroy(list);
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		snprintf(err, errlen, "kafka: cannot subscribe: %s",
+		return err_set(err, errlen, -EINVAL,
+		    "kafka: cannot subscribe: %s",
 		    rd_kafka_err2str(e));
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -524,15 +525,15 @@ source_commit(struct source *s, const struct ckpt_record *rec,
 	}
 	rd_kafka_topic_partition_list_destroy(list);
 	if (e == RD_KAFKA_RESP_ERR__TIMED_OUT) {
-		snprintf(err, errlen, "kafka: offset commit: no answer from the "
+		return err_set(err, errlen, -EIO,
+		    "kafka: offset commit: no answer from the "
 		    "group's coordinator within %d s", SOURCE_COMMIT_WAIT_MS /
 		    1000);
-		return -EIO;
 	}
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		snprintf(err, errlen, "kafka: offset commit failed: %s",
+		return err_set(err, errlen, -EIO,
+		    "kafka: offset commit failed: %s",
 		    rd_kafka_err2str(e));
-		return -EIO;
 	}
 	source_alive(s);
 	return 0;
@@ -574,9 +575,9 @@ source_committed(struct source *s,
 	}
 	rd_kafka_topic_partition_list_destroy(list);
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
-		snprintf(err, errlen, "kafka: cannot read the committed offsets: %s",
+		return err_set(err, errlen, -EIO,
+		    "kafka: cannot read the committed offsets: %s",
 		    rd_kafka_err2str(e));
-		return -EIO;
 	}
 	return 0;
 }

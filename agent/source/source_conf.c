@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/err.h"
 #include "lib/log.h"
 
 /*
@@ -33,8 +34,8 @@ source_set(rd_kafka_conf_t *kc, const char *key, const char *value, char *err,
 	if (rd_kafka_conf_set(kc, key, value, why, sizeof(why)) ==
 	    RD_KAFKA_CONF_OK)
 		return 0;
-	snprintf(err, errlen, "librdkafka refuses %s: %s", key, why);
-	return -EINVAL;
+	return err_set(err, errlen, -EINVAL, "librdkafka refuses %s: %s", key,
+	    why);
 }
 
 /* SASL is GSSAPI with the tickets kedge's own login keeps in KRB5CCNAME:
@@ -65,9 +66,9 @@ source_security(rd_kafka_conf_t *kc, const struct conf *c, char *err,
 		return 0;
 	if (rd_kafka_conf_set_ssl_cert_verify_cb(kc, source_cert_verify) !=
 	    RD_KAFKA_CONF_OK) {
-		snprintf(err, errlen, "kafka.security.protocol %s: this librdkafka "
+		return err_set(err, errlen, -EINVAL,
+		    "kafka.security.protocol %s: this librdkafka "
 		    "is built without TLS", p);
-		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
 		if (tls[i].value != NULL && source_set(kc, tls[i].key,

@@ -6,6 +6,7 @@
  * committed offsets and never commits.
  */
 #include "agent/source/source_int.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -105,14 +106,14 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 		if (m != NULL)
 			rd_kafka_message_destroy(m);
 		if (s->failure[0] != '\0') {
-			snprintf(err, errlen, "kafka: %s", s->failure);
-			return -EACCES;
+			return err_set(err, errlen, -EACCES, "kafka: %s",
+			    s->failure);
 		}
-		snprintf(err, errlen, "kafka: no metadata from %s within %d s: "
+		return err_set(err, errlen, -EIO,
+		    "kafka: no metadata from %s within %d s: "
 		    "%s; check kafka.brokers and kafka.security, and that the "
 		    "brokers run", c->kafka.brokers, timeout_ms / 1000,
 		    rd_kafka_err2str(e));
-		return -EIO;
 	}
 	used = (size_t)snprintf(info, infolen, "%d broker(s)", md->broker_cnt);
 	for (size_t i = 0; i < c->kafka.topics.n && r == 0; i++) {

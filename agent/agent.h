@@ -46,7 +46,7 @@ struct agent {
 	time_t cert_end;           /* of the client certificate; 0: none */
 	time_t started;
 	time_t status_at;          /* when the status was last written */
-	struct spool_usage spool;  /* measured each second */
+	struct spool_usage spool;  /* read each second (spoolcount.h) */
 	int32_t *topic_partitions; /* of kafka.topics; <= 0: not known yet */
 	struct target *target;     /* checked before READY=1 */
 	const struct conf *live;   /* the last loaded: its reloadable keys */

@@ -24,6 +24,7 @@
 #include "agent/target/webhdfs.h"
 #include "agent/twopc.h"
 #include "agent/write/spool.h"
+#include "agent/write/spoolcount.h"
 #include "lib/crash.h"
 #include "lib/escape.h"
 #include "lib/grow.h"
@@ -377,7 +378,7 @@ run_backpressure(struct agent *a)
 	int full, held = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0;
 	uint64_t max = (uint64_t)live->spool.max_bytes;
 
-	if (spool_usage(c->output.spool_dir, u) < 0)
+	if (spoolcount_get(c->output.spool_dir, u) < 0)
 		return;
 	full = u->bytes > (held ? max / 10 * 9 : max) || run_spool_low(a);
 	if (full == held)
@@ -586,7 +587,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	struct source_hooks hooks = hooks_proto;
 	struct agent a;
 	char err[1024];
-	int status = 1;
+	int status = 1, r;
 
 	crash_init();
 	tick_init();
@@ -640,6 +641,12 @@ run_main(const struct conf *c, const struct run_opts *o)
 	}
 	if (twopc_recover(a.twopc, a.src) < 0)
 		goto out;
+	/* what earlier runs left, walked once; counted from here on */
+	if ((r = spoolcount_start(c->output.spool_dir)) < 0) {
+		log_errx("spool: cannot measure %s: %s", c->output.spool_dir,
+		    strerror(-r));
+		goto out;
+	}
 	if ((a.pub = publisher_start(c, err, sizeof(err))) == NULL ||
 	    source_start(a.src, twopc_start_at, a.twopc, err, sizeof(err)) < 0) {
 		log_errx("%s", err);

@@ -29,8 +29,8 @@
  * watermark gets _MANIFEST.json (manifest.h) and then _SUCCESS; when files
  * land in it later, a new revision of both.
  *
- * Names: completer_ for what takes the struct completer (the publisher's
- * object), complete_ for the rest of the module, functions and types.
+ * Names: complete_ for the module's functions and types; struct completer
+ * is the publisher's object.
  */
 #ifndef KEDGE_COMPLETE_H
 #define KEDGE_COMPLETE_H

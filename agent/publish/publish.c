@@ -17,6 +17,7 @@
 #include "agent/target/target.h"
 #include "agent/write/sidecar.h"
 #include "agent/write/spool.h"
+#include "agent/write/spoolcount.h"
 #include "lib/buf.h"
 #include "lib/crash.h"
 #include "lib/fsutil.h"
@@ -26,6 +27,7 @@
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
 
 struct publisher {
+	char *spool_dir;
 	char *ready_dir;
 	struct target *target;
 	pthread_t thread;
@@ -45,18 +47,17 @@ struct publisher {
 };
 
 /* Puts one spool file into the target at rel, then removes it from the
- * spool.  Returns 0 or -errno (logged). */
+ * spool and its bytes from the count; *st is what it was.  Returns 0 or
+ * -errno (logged). */
 static int
 publish_one(struct publisher *p, const char *src, const char *rel,
-    off_t *size)
+    struct stat *st)
 {
 	char err[1024];
-	struct stat st;
 	int r;
 
-	if (stat(src, &st) < 0)
+	if (stat(src, st) < 0)
 		return -errno;
-	*size = st.st_size;
 	if ((r = target_put(p->target, src, rel, err, sizeof(err))) < 0) {
 		/* every failure but a final name taken is retried: say so
 		 * where the target's sentence does not */
@@ -77,7 +78,10 @@ publish_one(struct publisher *p, const char *src, const char *rel,
 			log_warnx("publish: %s", err);
 		return r;
 	}
-	return unlink(src) < 0 ? -errno : 0;
+	if (unlink(src) < 0)
+		return -errno;
+	spoolcount_grow(p->spool_dir, -(int64_t)st->st_size);
+	return 0;
 }
 
 /* Reads the sidecar at path into sc; one that cannot be read leaves sc
@@ -103,7 +107,7 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 	const char *name = strrchr(rel, '/');
 	int dirlen = name ? (int)(name - rel) + 1 : 0;
 	struct sidecar sc = { 0 };
-	off_t size;
+	struct stat st;
 	int r;
 
 	name = name ? name + 1 : rel;
@@ -115,16 +119,17 @@ publish_file(struct publisher *p, const char *src, const char *rel)
 	/* gone when a run before this one moved it and then stopped */
 	if (access(side_src, F_OK) == 0) {
 		publish_read_sidecar(side_src, &sc);
-		if ((r = publish_one(p, side_src, side_rel, &size)) < 0)
+		if ((r = publish_one(p, side_src, side_rel, &st)) < 0)
 			goto out;
 	}
 	crash_point("publish-mid");
-	if ((r = publish_one(p, src, rel, &size)) < 0)
+	if ((r = publish_one(p, src, rel, &st)) < 0)
 		goto out;
+	spoolcount_ready(p->spool_dir, st.st_mtime, -1);
 	complete_published(p->cp, rel, &sc);
 	pthread_mutex_lock(&p->lock);
 	p->stats.files++;
-	p->stats.bytes += (uint64_t)size;
+	p->stats.bytes += (uint64_t)st.st_size;
 	pthread_mutex_unlock(&p->lock);
 	log_debug("publish: %s", rel);
 out:
@@ -253,6 +258,7 @@ publisher_free(struct publisher *p)
 	target_close(p->target);
 	complete_free(p->cp);
 	complete_view_clear(&p->view);
+	free(p->spool_dir);
 	free(p->ready_dir);
 	free(p);
 }
@@ -265,6 +271,7 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	int r;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->spool_dir = strdup(c->output.spool_dir)) == NULL ||
 	    asprintf(&p->ready_dir, "%s/ready", c->output.spool_dir) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;

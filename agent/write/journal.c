@@ -32,6 +32,7 @@ struct journal {
 	size_t npending, cap;
 	int events;                      /* rows since the last seal: */
 	int64_t min_event, max_event;    /* their event times */
+	uint64_t size;                   /* bytes written to it */
 };
 
 struct journal *
@@ -159,9 +160,11 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 	if (r == 0 && parked &&
 	    (j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0)
 		r = -errno;
-	if (r == 0 && (r = fs_write_all(j->fd, b.data, b.len)) == 0 &&
-	    fsync(j->fd) < 0)
-		r = -errno;
+	if (r == 0 && (r = fs_write_all(j->fd, b.data, b.len)) == 0) {
+		j->size += b.len;
+		if (fsync(j->fd) < 0)
+			r = -errno;
+	}
 	if (parked)
 		journal_park(j);
 	buf_clear(&b);
@@ -173,6 +176,12 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 	j->npending = 0;
 	j->events = 0;
 	return 0;
+}
+
+uint64_t
+journal_size(const struct journal *j)
+{
+	return j->size;
 }
 
 /* One line of a journal, as read. */

@@ -77,6 +77,9 @@ int journal_decimal(const char **s, const char *end, uint64_t max,
 int journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
     char *err, size_t errlen);
 
+/* The bytes journal_seal() has written to the journal so far. */
+uint64_t journal_size(const struct journal *j);
+
 /* Returns 1 when offsets were noted since the last seal. */
 int journal_dirty(const struct journal *j);
 

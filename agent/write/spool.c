@@ -17,6 +17,7 @@
 
 #include "agent/write/journal.h"
 #include "agent/write/rowlog.h"
+#include "agent/write/spoolcount.h"
 #include "lib/crash.h"
 #include "lib/fsutil.h"
 
@@ -85,9 +86,29 @@ spool_name_parse(const char *name, struct spool_name *out)
 	return 0;
 }
 
+/* The size of the file at path; 0 when there is none. */
+static int64_t
+spool_size(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* Removes the file at path from the spool, and its bytes from the count. */
+static void
+spool_remove(const char *spool_dir, const char *path)
+{
+	int64_t size = spool_size(path);
+
+	if (unlink(path) == 0)
+		spoolcount_grow(spool_dir, -size);
+}
+
 /* Cuts the file at path to len bytes and makes that durable. */
 static int
-spool_cut(const char *path, uint64_t len, char *err, size_t errlen)
+spool_cut(const char *spool_dir, const char *path, uint64_t len, char *err,
+    size_t errlen)
 {
 	struct stat st;
 	int fd, r = 0;
@@ -102,8 +123,14 @@ spool_cut(const char *path, uint64_t len, char *err, size_t errlen)
 		r = -EIO;
 		goto close;
 	}
-	if (((uint64_t)st.st_size > len && ftruncate(fd, (off_t)len) < 0) ||
-	    fsync(fd) < 0)
+	if ((uint64_t)st.st_size > len) {
+		if (ftruncate(fd, (off_t)len) < 0) {
+			r = -errno;
+			goto close;
+		}
+		spoolcount_grow(spool_dir, (int64_t)len - (int64_t)st.st_size);
+	}
+	if (fsync(fd) < 0)
 		r = -errno;
 close:
 	close(fd);
@@ -294,6 +321,32 @@ out:
 	return r;
 }
 
+/* Moves the sidecar and then the part file from into ready/, counting the
+ * part file there before it can be seen (the publisher counts it out), and
+ * uncounting it when it did not go; the bytes stay in the spool.  The
+ * names in ready/ are new while the spool is counted: only recovery, which
+ * comes before the count starts, moves a file onto one (a Parquet file
+ * converted again). */
+static int
+spool_move(const char *spool_dir, const char *sidecar,
+    const char *ready_sidecar, const char *from, const char *ready)
+{
+	struct stat st;
+	int r;
+
+	spool_ready_lock();
+	if ((r = fs_rename_durable(sidecar, ready_sidecar)) == 0 &&
+	    (r = lstat(from, &st) < 0 ? -errno : 0) == 0) {
+		spoolcount_ready(spool_dir, st.st_mtime, 1);
+		/* an error after the rename leaves the file moved */
+		if ((r = fs_rename_durable(from, ready)) < 0 &&
+		    access(from, F_OK) == 0)
+			spoolcount_ready(spool_dir, st.st_mtime, -1);
+	}
+	spool_ready_unlock();
+	return r;
+}
+
 int
 spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
     const struct spool_digest *known, char *err, size_t errlen)
@@ -307,6 +360,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	struct journal_file_info info;
 	struct journal_state st;
 	struct spool_name sn;
+	int64_t size;
 	int r;
 
 	name = name ? name + 1 : rel;
@@ -343,20 +397,23 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		goto out;
 	if (!st.found) {
 		/* nothing in it was ever decided: its records are read again */
-		unlink(data);
-		unlink(journal);
+		spool_remove(spool_dir, data);
+		spool_remove(spool_dir, journal);
 		r = 0;
 		goto out;
 	}
 	info = (struct journal_file_info){ table, sn.topic, sn.partition,
 	    sn.host, sn.first_offset, sn.format, sn.codec, digest.hex, 0 };
-	if ((r = spool_cut(data, st.len, err, errlen)) < 0)
+	if ((r = spool_cut(spool_dir, data, st.len, err, errlen)) < 0)
 		goto out;
 	/* the writer's digest holds when the file is kept whole; a file cut
 	 * back is read again */
 	if (sn.rows) {
-		if ((r = spool_convert(data, tmp, &st, &info, &digest,
-		    &info.codec, err, errlen)) < 0)
+		size = spool_size(tmp);
+		r = spool_convert(data, tmp, &st, &info, &digest, &info.codec, err,
+		    errlen);
+		spoolcount_grow(spool_dir, spool_size(tmp) - size);
+		if (r < 0)
 			goto out;
 		info.bytes = digest.len;
 	} else if (known != NULL && known->len == st.len) {
@@ -364,13 +421,13 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	} else if ((r = spool_sha256(data, &digest, err, errlen)) < 0) {
 		goto out;
 	}
-	if ((r = journal_write_sidecar(&st, &info, sidecar, err, errlen)) < 0)
+	size = spool_size(sidecar);
+	r = journal_write_sidecar(&st, &info, sidecar, err, errlen);
+	spoolcount_grow(spool_dir, spool_size(sidecar) - size);
+	if (r < 0)
 		goto out;
-	spool_ready_lock();
-	if ((r = fs_rename_durable(sidecar, ready_sidecar)) == 0)
-		r = fs_rename_durable(sn.rows ? tmp : data, ready);
-	spool_ready_unlock();
-	if (r < 0) {
+	if ((r = spool_move(spool_dir, sidecar, ready_sidecar, sn.rows ? tmp :
+	    data, ready)) < 0) {
 		/* which one is missing says where to look */
 		snprintf(err, errlen, "cannot move %s to %s/ready: %s (%s)", data,
 		    spool_dir, fs_strerror(-r), access(sidecar, F_OK) == 0 ?
@@ -380,9 +437,9 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	}
 	if (sn.rows) {
 		crash_point("convert-ready");
-		unlink(data);
+		spool_remove(spool_dir, data);
 	}
-	unlink(journal);
+	spool_remove(spool_dir, journal);
 	r = 1;
 out:
 	journal_state_clear(&st);
@@ -427,7 +484,9 @@ spool_walk_dir(struct spool_walk *sw, const char *rel)
 		if (S_ISDIR(st.st_mode)) {
 			r = spool_walk_dir(sw, sub);
 		} else if (sw->hidden) {
-			unlinkat(dirfd(d), de->d_name, 0);
+			if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+				spoolcount_grow(sw->spool_dir,
+				    -(int64_t)st.st_size);
 		} else if (sw->list != NULL) {
 			if (spool_name_parse(de->d_name, &sn) == 0)
 				sw->list(sn.topic, sn.partition, sw->arg);
@@ -475,10 +534,18 @@ spool_recover(const char *spool_dir, spool_decide_fn *decide, void *arg,
 	return spool_walk_dir(&sw, "");
 }
 
-/* Adds what is under dir to u; ready says whether it is under ready/. */
+/* What spool_usage() adds to as it walks. */
+struct spool_measure {
+	struct spool_usage *u;
+	void (*ready)(time_t mtime, void *arg);
+	void *arg;
+};
+
+/* Adds what is under dir to m; ready says whether it is under ready/. */
 static void
-spool_usage_dir(const char *dir, int ready, struct spool_usage *u)
+spool_usage_dir(const char *dir, int ready, struct spool_measure *m)
 {
+	struct spool_usage *u = m->u;
 	char sub[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
@@ -494,7 +561,7 @@ spool_usage_dir(const char *dir, int ready, struct spool_usage *u)
 		if (S_ISDIR(st.st_mode)) {
 			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir,
 			    de->d_name) < sizeof(sub))
-				spool_usage_dir(sub, ready, u);
+				spool_usage_dir(sub, ready, m);
 			continue;
 		}
 		u->bytes += (uint64_t)st.st_size;
@@ -503,23 +570,37 @@ spool_usage_dir(const char *dir, int ready, struct spool_usage *u)
 		u->ready_files++;
 		if (u->oldest_ready == 0 || st.st_mtime < u->oldest_ready)
 			u->oldest_ready = st.st_mtime;
+		if (m->ready != NULL)
+			m->ready(st.st_mtime, m->arg);
 	}
 	closedir(d);
 }
 
 int
-spool_usage(const char *spool_dir, struct spool_usage *out)
+spool_free(const char *spool_dir, uint64_t *out)
 {
-	char dir[PATH_MAX];
 	struct statvfs vfs;
 
-	memset(out, 0, sizeof(*out));
 	if (statvfs(spool_dir, &vfs) < 0)
 		return -errno;
-	out->free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	*out = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	return 0;
+}
+
+int
+spool_usage(const char *spool_dir, struct spool_usage *out,
+    void (*ready)(time_t mtime, void *arg), void *arg)
+{
+	struct spool_measure m = { out, ready, arg };
+	char dir[PATH_MAX];
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = spool_free(spool_dir, &out->free_bytes)) < 0)
+		return r;
 	snprintf(dir, sizeof(dir), "%s/open", spool_dir);
-	spool_usage_dir(dir, 0, out);
+	spool_usage_dir(dir, 0, &m);
 	snprintf(dir, sizeof(dir), "%s/ready", spool_dir);
-	spool_usage_dir(dir, 1, out);
+	spool_usage_dir(dir, 1, &m);
 	return 0;
 }

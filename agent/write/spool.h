@@ -100,7 +100,15 @@ struct spool_usage {
 	uint64_t free_bytes;   /* on the spool's file system, for kedge */
 };
 
-/* Measures the spool.  Returns 0 or -errno. */
-int spool_usage(const char *spool_dir, struct spool_usage *out);
+/* Measures the spool by walking it, which costs in proportion to the
+ * files it holds: the run loop reads spoolcount.h's counters instead, and
+ * spoolcount_start() walks once.  ready, when not NULL, is called with the
+ * mtime of each part file in ready/.  Returns 0 or -errno. */
+int spool_usage(const char *spool_dir, struct spool_usage *out,
+    void (*ready)(time_t mtime, void *arg), void *arg);
+
+/* The bytes free for kedge on the spool's file system into *out.  Returns
+ * 0 or -errno. */
+int spool_free(const char *spool_dir, uint64_t *out);
 
 #endif /* KEDGE_SPOOL_H */

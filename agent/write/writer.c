@@ -12,6 +12,7 @@
 #include "agent/write/journal.h"
 #include "agent/write/rowlog.h"
 #include "agent/write/spool.h"
+#include "agent/write/spoolcount.h"
 #include "lib/fsutil.h"
 
 /* Formatted rows are written, each chunk compressed as one gzip member or
@@ -284,6 +285,7 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 		    fs_strerror(-r));
 		return r;
 	}
+	spoolcount_grow(w->spool_dir, (int64_t)src->len);
 	if (p->hash != NULL)
 		spool_hash_update(p->hash, src->data, src->len);
 	p->file_bytes += src->len;
@@ -315,14 +317,17 @@ static int
 part_seal(struct writer *w, struct part *p, uint64_t id, char *err,
     size_t errlen)
 {
+	uint64_t journal_was = journal_size(p->journal);
 	int r;
 
 	if (!p->dirty)
 		return 0;
 	if (p->fd >= 0 && (r = part_sync(w, p, err, errlen)) < 0)
 		return r;
-	if ((r = journal_seal(p->journal, id, p->file_bytes, p->rows, err,
-	    errlen)) < 0)
+	r = journal_seal(p->journal, id, p->file_bytes, p->rows, err, errlen);
+	spoolcount_grow(w->spool_dir, (int64_t)(journal_size(p->journal) -
+	    journal_was));
+	if (r < 0)
 		return r;
 	p->dirty = 0;
 	return 0;

@@ -182,6 +182,54 @@ test_local_rejects(void **state)
 	    25, &us), -EINVAL);
 }
 
+/* The cached parse gives what timeparse_local() gives, for every text in
+ * turn: a changed day, time or offset, a text refused after one of the
+ * same date was taken, and one of a date taken before a refused one. */
+static void
+test_local_cached_matches(void **state)
+{
+	static const char *const texts[] = {
+		"10/Oct/2000:13:55:36 -0700",
+		"10/Oct/2000:13:55:37 -0700",
+		"10/Oct/2000:23:59:59 +0530",     /* same date, other offset */
+		"10/Oct/2000:00:00:00 +0000",
+		"10/Oct/2000:13:55:60 -0700",     /* same date, bad second */
+		"10/Oct/2000:24:00:00 -0700",
+		"10/Oct/2000:13:55:36 -2400",
+		"10/Oct/2000:13:55:36 *0700",
+		"10/Oct/2000 13:55:36 -0700",
+		"10/Oct/2000:13-55:36 -0700",
+		"10/Oct/2000:13:55:3x -0700",
+		"11/Oct/2000:13:55:36 -0700",     /* the next day */
+		"29/Feb/2023:13:55:36 -0700",     /* a refused date... */
+		"11/Oct/2000:13:55:36 -0700",     /* ...leaves the last taken */
+		"29/Feb/2024:00:00:00 -1200",
+		"29/Feb/2024:00:00:01 +1400",
+		"01/Jan/0000:00:00:00 +0000",
+		"01/Jan/1969:23:59:59 -0001",
+		"01/Jan/1969:23:59:58 -0001",
+	};
+	struct timeparse_local_cache cache;
+	int64_t want, got;
+
+	(void)state;
+	memset(&cache, 0, sizeof(cache));
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		size_t len = strlen(texts[i]);
+		int r = timeparse_local(texts[i], len, &want);
+
+		want = r < 0 ? 42 : want;
+		got = 42;
+		assert_int_equal(timeparse_local_cached(&cache, texts[i], len,
+		    &got), r);
+		if (got != want)
+			fail_msg("\"%s\": %lld, not %lld", texts[i],
+			    (long long)got, (long long)want);
+	}
+	assert_int_equal(timeparse_local_cached(&cache, texts[0], 25, &got),
+	    -EINVAL);
+}
+
 static void
 test_iso8601(void **state)
 {
@@ -270,6 +318,7 @@ main(void)
 		cmocka_unit_test(test_local_boundaries),
 		cmocka_unit_test(test_local_round_trip),
 		cmocka_unit_test(test_local_rejects),
+		cmocka_unit_test(test_local_cached_matches),
 		cmocka_unit_test(test_iso8601),
 		cmocka_unit_test(test_iso8601_rejects),
 		cmocka_unit_test(test_msec),

@@ -60,6 +60,7 @@ struct nginx_field {
 	char first[16];  /* lit[0] sixteen times: what find_literal() seeks */
 	uint64_t rest;   /* lit[1..], its first (up to) eight bytes */
 	uint64_t rest_mask; /* the bytes of a word that rest holds */
+	struct timeparse_local_cache time_cache; /* a $time_local's last */
 };
 
 struct nginx_state {
@@ -617,7 +618,8 @@ convert_value(struct nginx_state *st, size_t i, const char *s, size_t len,
 		r = parse_double(s, len, &out->u.d);
 		break;
 	case NGINX_TIME_LOCAL:
-		r = timeparse_local(s, len, &out->u.ts_us);
+		r = timeparse_local_cached(&st->fields[i].time_cache, s, len,
+		    &out->u.ts_us);
 		break;
 	case NGINX_TIME_ISO8601:
 		r = timeparse_iso8601(s, len, &out->u.ts_us);

@@ -1,6 +1,7 @@
 #include "agent/udtf/timeparse.h"
 
 #include <errno.h>
+#include <string.h>
 
 #define US_PER_S 1000000LL
 #define TIME_LOCAL_LEN 26 /* "10/Oct/2000:13:55:36 -0700" */
@@ -148,25 +149,88 @@ timeparse_days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + doe - 719468;
 }
 
+/* The date of a $time_local, "10/Oct/2000", into *days.  Returns 0 or
+ * -EINVAL when it is not one or names a day that does not exist. */
+static int
+local_days(const char *s, int64_t *days)
+{
+	int day, mon, year;
+
+	if (s[2] != '/' || s[6] != '/')
+		return -EINVAL;
+	day = read_digits(s, 2);
+	mon = month_of(s + 3);
+	year = read_digits(s + 7, 4);
+	if (year < 0 || mon < 1 || day < 1 || day > days_in_month(year, mon))
+		return -EINVAL;
+	*days = timeparse_days_from_civil(year, (unsigned)mon, (unsigned)day);
+	return 0;
+}
+
+/* Two ASCII digits as a number; -1 if one is not a digit. */
+static inline int
+two_digits(const char *s)
+{
+	unsigned hi = (unsigned)(unsigned char)s[0] - '0',
+	    lo = (unsigned)(unsigned char)s[1] - '0';
+
+	return hi <= 9 && lo <= 9 ? (int)(hi * 10 + lo) : -1;
+}
+
+/* The rest of a $time_local, ":13:55:36 -0700" from byte 11 on, at the
+ * date that is days: sets *us and returns 0, or returns -EINVAL.  The
+ * offset is read here, not by read_offset(): it has one form only. */
+static inline int
+local_clock(const char *s, int64_t days, int64_t *us)
+{
+	int hour = two_digits(s + 12), min = two_digits(s + 15),
+	    sec = two_digits(s + 18), off_h = two_digits(s + 22),
+	    off_m = two_digits(s + 24), sign = s[21] == '+' ? 1 :
+	    s[21] == '-' ? -1 : 0;
+
+	/* a value of -1 is past every bound as an unsigned */
+	if (s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ' ||
+	    sign == 0 || (unsigned)hour > 23 || (unsigned)min > 59 ||
+	    (unsigned)sec > 59 || (unsigned)off_h > 23 ||
+	    (unsigned)off_m > 59)
+		return -EINVAL;
+	*us = (days * 86400 + hour * 3600 + min * 60 + sec -
+	    sign * (off_h * 3600 + off_m * 60)) * US_PER_S;
+	return 0;
+}
+
 /* Fixed width, so every field is at a known offset. */
 int
 timeparse_local(const char *s, size_t len, int64_t *us)
 {
-	struct civil c;
+	int64_t days;
 
-	if (len != TIME_LOCAL_LEN || s[2] != '/' || s[6] != '/' ||
-	    s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ')
+	if (len != TIME_LOCAL_LEN || local_days(s, &days) < 0)
 		return -EINVAL;
-	c.day = read_digits(s, 2);
-	c.mon = month_of(s + 3);
-	c.year = read_digits(s + 7, 4);
-	c.hour = read_digits(s + 12, 2);
-	c.min = read_digits(s + 15, 2);
-	c.sec = read_digits(s + 18, 2);
-	c.frac_us = 0;
-	if (read_offset(s + 21, 5, &c.offset_s) < 0)
+	return local_clock(s, days, us);
+}
+
+int
+timeparse_local_cached(struct timeparse_local_cache *cache, const char *s,
+    size_t len, int64_t *us)
+{
+	uint64_t head;
+	uint32_t tail;
+	int64_t days;
+
+	if (len != TIME_LOCAL_LEN)
 		return -EINVAL;
-	return civil_to_us(&c, us);
+	memcpy(&head, s, 8);
+	memcpy(&tail, s + 7, 4);
+	/* a date taken has a '/' in head: an empty cache matches none */
+	if (head == cache->head && tail == cache->tail)
+		return local_clock(s, cache->days, us);
+	if (local_days(s, &days) < 0)
+		return -EINVAL;
+	cache->head = head;
+	cache->tail = tail;
+	cache->days = days;
+	return local_clock(s, days, us);
 }
 
 /* The date and time have a fixed width; the fraction and the offset

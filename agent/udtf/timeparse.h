@@ -24,6 +24,20 @@ int64_t timeparse_days_from_civil(int64_t y, unsigned m, unsigned d);
  * not exist. */
 int timeparse_local(const char *s, size_t len, int64_t *us);
 
+/* The date of the last $time_local that timeparse_local_cached() took:
+ * the lines of a log mostly share it, whatever their times and offsets.
+ * Zeroed, it is empty. */
+struct timeparse_local_cache {
+	uint64_t head;  /* the date's bytes 0..7 ("10/Oct/2"); 0: none */
+	uint32_t tail;  /* its bytes 7..10 ("2000") */
+	int64_t days;   /* since 1970-01-01 */
+};
+
+/* timeparse_local(), exactly, through cache: a text of the date last
+ * taken costs the reading of its time and offset only. */
+int timeparse_local_cached(struct timeparse_local_cache *cache,
+    const char *s, size_t len, int64_t *us);
+
 /* Parses nginx's $time_iso8601, "2000-10-10T13:55:36-07:00", and also an
  * offset written "Z" or "+0000", and an optional fraction of a second after
  * the seconds (".123", digits past the sixth are ignored).  Sets *us and

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #define US_PER_S 1000000LL
-#define TIME_LOCAL_LEN 26 /* "10/Oct/2000:13:55:36 -0700" */
 #define ISO_DATETIME_LEN 19 /* "2000-10-10T13:55:36" */
 /* The largest whole second whose microseconds, fraction included, fit. */
 #define MSEC_MAX_S (INT64_MAX / US_PER_S - 1)
@@ -205,7 +204,7 @@ timeparse_local(const char *s, size_t len, int64_t *us)
 {
 	int64_t days;
 
-	if (len != TIME_LOCAL_LEN || local_days(s, &days) < 0)
+	if (len != TIMEPARSE_LOCAL_LEN || local_days(s, &days) < 0)
 		return -EINVAL;
 	return local_clock(s, days, us);
 }
@@ -218,7 +217,7 @@ timeparse_local_cached(struct timeparse_local_cache *cache, const char *s,
 	uint32_t tail;
 	int64_t days;
 
-	if (len != TIME_LOCAL_LEN)
+	if (len != TIMEPARSE_LOCAL_LEN)
 		return -EINVAL;
 	memcpy(&head, s, 8);
 	memcpy(&tail, s + 7, 4);

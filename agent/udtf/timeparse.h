@@ -18,6 +18,9 @@
  * not checked. */
 int64_t timeparse_days_from_civil(int64_t y, unsigned m, unsigned d);
 
+/* The length of every $time_local. */
+#define TIMEPARSE_LOCAL_LEN 26
+
 /* Parses nginx's $time_local, "10/Oct/2000:13:55:36 -0700": English month
  * abbreviation, a UTC offset that is required.  Sets *us and returns 0, or
  * returns -EINVAL when the text is not such a time or names a day that does

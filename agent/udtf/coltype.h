@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "agent/udtf/timeparse.h"
 #include "agent/udtf/udtf.h"
 
 enum coltype_kind {
@@ -80,5 +81,16 @@ const char *coltype_kind_name(enum coltype_kind kind);
  * is not a TYPE" in err (the text cut short and made printable). */
 int coltype_convert(enum coltype_kind kind, const char *name, const char *s,
     size_t len, struct udtf_value *v, char *err, size_t errlen);
+
+/* What a column keeps from one conversion to the next: the date of its
+ * last ISO 8601 timestamp.  Zeroed, it is empty. */
+struct coltype_cache {
+	struct timeparse_date_cache date;
+};
+
+/* coltype_convert(), exactly, with the column's cache. */
+int coltype_convert_cached(enum coltype_kind kind, struct coltype_cache *cache,
+    const char *name, const char *s, size_t len, struct udtf_value *v,
+    char *err, size_t errlen);
 
 #endif /* KEDGE_UDTF_COLTYPE_H */

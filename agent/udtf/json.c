@@ -49,6 +49,7 @@ struct json_state {
 	char *explode;              /* "": none */
 	int reject_missing;
 	struct udtf_value *row;     /* the root's columns */
+	struct coltype_cache *caches; /* per column */
 	struct udtf_value *rows;    /* with explode: a row per element */
 	size_t rows_cap;            /* in rows */
 	size_t maxshare;            /* the most columns that unescape a value */
@@ -137,8 +138,8 @@ json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return coltype_convert(spec->kind, spec->name, text, len, out, err,
-	    errlen);
+	return coltype_convert_cached(spec->kind, &st->caches[i], spec->name,
+	    text, len, out, err, errlen);
 }
 
 /* Converts into row the root's columns (elem 0) or element e's
@@ -294,7 +295,8 @@ json_compile(struct json_state *st, const char *fields, char *err,
 		return r;
 	st->fields = calloc(st->cols.n, sizeof(*st->fields));
 	st->row = calloc(st->cols.n, sizeof(*st->row));
-	if (st->fields == NULL || st->row == NULL)
+	st->caches = calloc(st->cols.n, sizeof(*st->caches));
+	if (st->fields == NULL || st->row == NULL || st->caches == NULL)
 		goto oom;
 	for (size_t i = 0; i < st->cols.n; i++)
 		if ((r = jsonpath_add(st->paths, "fields", st->cols.v[i].source,
@@ -359,6 +361,7 @@ json_fini(void *state)
 	free(st->fields);
 	free(st->explode);
 	free(st->row);
+	free(st->caches);
 	free(st->rows);
 	buf_clear(&st->scratch);
 	free(st);

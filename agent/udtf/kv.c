@@ -85,6 +85,7 @@ struct kv_state {
 	size_t *next_col;          /* the next column of the same key */
 	unsigned char *seen;       /* per want: met in the current record */
 	struct udtf_value *values; /* per column, refilled per record */
+	struct coltype_cache *caches; /* per column */
 	struct buf scratch;        /* unescaped values of the current record */
 	unsigned char blank[256];     /* the blanks around pairs */
 	unsigned char key_end[256];   /* the bytes that end a key */
@@ -284,7 +285,8 @@ kv_build_wants(struct kv_state *st)
 	    (st->slots = malloc(size * sizeof *st->slots)) == NULL ||
 	    (st->next_col = malloc(n * sizeof *st->next_col)) == NULL ||
 	    (st->seen = calloc(n, 1)) == NULL ||
-	    (st->values = calloc(n, sizeof *st->values)) == NULL)
+	    (st->values = calloc(n, sizeof *st->values)) == NULL ||
+	    (st->caches = calloc(n, sizeof *st->caches)) == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < size; i++)
 		st->slots[i] = -1;
@@ -367,6 +369,7 @@ kv_fini(void *state)
 	free(st->next_col);
 	free(st->seen);
 	free(st->values);
+	free(st->caches);
 	buf_clear(&st->scratch);
 	free(st);
 }
@@ -613,7 +616,7 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 		}
 		return 0;
 	}
-	return coltype_convert(spec->kind, spec->name,
+	return coltype_convert_cached(spec->kind, &st->caches[col], spec->name,
 	    pair->value != NULL ? pair->value : pair->key, pair->len, v, err,
 	    errlen);
 }

@@ -72,7 +72,7 @@ struct nginx_field {
 	char first[16];  /* lit[0] sixteen times: what find_literal() seeks */
 	uint64_t rest;   /* lit[1..], its first (up to) eight bytes */
 	uint64_t rest_mask; /* the bytes of a word that rest holds */
-	struct timeparse_local_cache time_cache; /* a $time_local's last */
+	struct timeparse_date_cache time_cache; /* a $time_local's last */
 };
 
 struct nginx_state {

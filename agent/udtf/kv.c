@@ -607,7 +607,14 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 	const struct coltype_spec *spec = &st->fields.v[col];
 	struct udtf_value *v = &st->values[col];
 
-	if (pair->len == 0 && spec->kind != COLTYPE_STRING) {
+	if (spec->kind == COLTYPE_STRING) {
+		/* coltype's conversion of a string is the text itself */
+		v->type = UDTF_STRING;
+		v->u.s.ptr = pair->value != NULL ? pair->value : pair->key;
+		v->u.s.len = pair->len;
+		return 0;
+	}
+	if (pair->len == 0) {
 		if (pair->value == NULL && spec->kind == COLTYPE_BOOL) {
 			v->type = UDTF_BOOL;
 			v->u.b = 1;

@@ -350,13 +350,10 @@ coltype_sql_time(const char *s, size_t len, int64_t *us)
 	return timeparse_iso8601(buf, len, us);
 }
 
-/* cache may be NULL: none. */
 static int
-coltype_timestamp(struct coltype_cache *cache, const char *s, size_t len,
-    int64_t *us)
+coltype_timestamp(const char *s, size_t len, int64_t *us)
 {
-	if ((cache != NULL ? timeparse_iso8601_cached(&cache->date, s, len,
-	    us) : timeparse_iso8601(s, len, us)) == 0 ||
+	if (timeparse_iso8601(s, len, us) == 0 ||
 	    coltype_sql_time(s, len, us) == 0 ||
 	    timeparse_local(s, len, us) == 0 ||
 	    timeparse_msec(s, len, us) == 0)
@@ -365,8 +362,8 @@ coltype_timestamp(struct coltype_cache *cache, const char *s, size_t len,
 }
 
 static int
-coltype_convert_value(enum coltype_kind kind, struct coltype_cache *cache,
-    const char *s, size_t len, struct udtf_value *v)
+coltype_convert_value(enum coltype_kind kind, const char *s, size_t len,
+    struct udtf_value *v)
 {
 	int64_t i;
 
@@ -384,7 +381,7 @@ coltype_convert_value(enum coltype_kind kind, struct coltype_cache *cache,
 	case COLTYPE_BOOL:
 		return coltype_bool(s, len, &v->u.b);
 	case COLTYPE_TIMESTAMP:
-		return coltype_timestamp(cache, s, len, &v->u.ts_us);
+		return coltype_timestamp(s, len, &v->u.ts_us);
 	case COLTYPE_TIMESTAMP_MS:
 		if (coltype_int64(s, len, &i) < 0 || i > INT64_MAX / 1000 ||
 		    i < INT64_MIN / 1000)
@@ -401,18 +398,10 @@ int
 coltype_convert(enum coltype_kind kind, const char *name, const char *s,
     size_t len, struct udtf_value *v, char *err, size_t errlen)
 {
-	return coltype_convert_cached(kind, NULL, name, s, len, v, err, errlen);
-}
-
-int
-coltype_convert_cached(enum coltype_kind kind, struct coltype_cache *cache,
-    const char *name, const char *s, size_t len, struct udtf_value *v,
-    char *err, size_t errlen)
-{
 	char shown[48];
 	size_t n = 0;
 
-	if (coltype_convert_value(kind, cache, s, len, v) == 0)
+	if (coltype_convert_value(kind, s, len, v) == 0)
 		return 0;
 	for (size_t i = 0; i < len && n + 4 < sizeof(shown); i++) {
 		unsigned char c = (unsigned char)s[i];

@@ -182,6 +182,54 @@ test_local_rejects(void **state)
 	    25, &us), -EINVAL);
 }
 
+/* The cached parse gives what timeparse_local() gives, for every text in
+ * turn: a changed day, time or offset, a text refused after one of the
+ * same date was taken, and one of a date taken before a refused one. */
+static void
+test_local_cached_matches(void **state)
+{
+	static const char *const texts[] = {
+		"10/Oct/2000:13:55:36 -0700",
+		"10/Oct/2000:13:55:37 -0700",
+		"10/Oct/2000:23:59:59 +0530",     /* same date, other offset */
+		"10/Oct/2000:00:00:00 +0000",
+		"10/Oct/2000:13:55:60 -0700",     /* same date, bad second */
+		"10/Oct/2000:24:00:00 -0700",
+		"10/Oct/2000:13:55:36 -2400",
+		"10/Oct/2000:13:55:36 *0700",
+		"10/Oct/2000 13:55:36 -0700",
+		"10/Oct/2000:13-55:36 -0700",
+		"10/Oct/2000:13:55:3x -0700",
+		"11/Oct/2000:13:55:36 -0700",     /* the next day */
+		"29/Feb/2023:13:55:36 -0700",     /* a refused date... */
+		"11/Oct/2000:13:55:36 -0700",     /* ...leaves the last taken */
+		"29/Feb/2024:00:00:00 -1200",
+		"29/Feb/2024:00:00:01 +1400",
+		"01/Jan/0000:00:00:00 +0000",
+		"01/Jan/1969:23:59:59 -0001",
+		"01/Jan/1969:23:59:58 -0001",
+	};
+	struct timeparse_date_cache cache;
+	int64_t want, got;
+
+	(void)state;
+	memset(&cache, 0, sizeof(cache));
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		size_t len = strlen(texts[i]);
+		int r = timeparse_local(texts[i], len, &want);
+
+		want = r < 0 ? 42 : want;
+		got = 42;
+		assert_int_equal(timeparse_local_cached(&cache, texts[i], len,
+		    &got), r);
+		if (got != want)
+			fail_msg("\"%s\": %lld, not %lld", texts[i],
+			    (long long)got, (long long)want);
+	}
+	assert_int_equal(timeparse_local_cached(&cache, texts[0], 25, &got),
+	    -EINVAL);
+}
+
 static void
 test_iso8601(void **state)
 {
@@ -236,6 +284,50 @@ test_iso8601_rejects(void **state)
 	}
 }
 
+/* The cached ISO 8601 parse gives what timeparse_iso8601() gives, text
+ * after text, as the $time_local one does. */
+static void
+test_iso8601_cached_matches(void **state)
+{
+	static const char *const texts[] = {
+		"2000-10-10T13:55:36-07:00",
+		"2000-10-10T13:55:37.5Z",
+		"2000-10-10T23:59:59.1234567+0530",
+		"2000-10-10T13:55:60Z",           /* same date, bad second */
+		"2000-10-10T24:00:00Z",
+		"2000-10-10 13:55:36Z",
+		"2000-10-10T13:55:36.Z",
+		"2000-10-10T13:55:36",
+		"2000-10-10T13:55:36+2400",
+		"2000-10-10T1x:55:36Z",
+		"2000-10-11T00:00:00Z",           /* the next day */
+		"2023-02-29T00:00:00Z",           /* a refused date... */
+		"2000-10-11T00:00:01Z",           /* ...leaves the last taken */
+		"2024-02-29T12:00:00-12:00",
+		"0000-01-01T00:00:00Z",
+		"1969-12-31T23:59:59.999999Z",
+	};
+	struct timeparse_date_cache cache;
+	int64_t want, got;
+
+	(void)state;
+	memset(&cache, 0, sizeof(cache));
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		size_t len = strlen(texts[i]);
+		int r = timeparse_iso8601(texts[i], len, &want);
+
+		want = r < 0 ? 42 : want;
+		got = 42;
+		assert_int_equal(timeparse_iso8601_cached(&cache, texts[i], len,
+		    &got), r);
+		if (got != want)
+			fail_msg("\"%s\": %lld, not %lld", texts[i],
+			    (long long)got, (long long)want);
+	}
+	assert_int_equal(timeparse_iso8601_cached(&cache, texts[0], 19, &got),
+	    -EINVAL);
+}
+
 static void
 test_msec(void **state)
 {
@@ -270,8 +362,10 @@ main(void)
 		cmocka_unit_test(test_local_boundaries),
 		cmocka_unit_test(test_local_round_trip),
 		cmocka_unit_test(test_local_rejects),
+		cmocka_unit_test(test_local_cached_matches),
 		cmocka_unit_test(test_iso8601),
 		cmocka_unit_test(test_iso8601_rejects),
+		cmocka_unit_test(test_iso8601_cached_matches),
 		cmocka_unit_test(test_msec),
 	};
 

@@ -126,6 +126,16 @@ test_int64(void **state)
 	hx_assert_i64(0, "v", 42);
 	hx_run_ok("{\"v\":-9223372036854775808}", 1);
 	hx_assert_i64(0, "v", INT64_MIN);
+	/* on either side of eighteen bytes, which cannot overflow */
+	hx_run_ok("{\"v\":999999999999999999}", 1);
+	hx_assert_i64(0, "v", 999999999999999999LL);
+	hx_run_ok("{\"v\":-99999999999999999}", 1);
+	hx_assert_i64(0, "v", -99999999999999999LL);
+	hx_run_ok("{\"v\":9223372036854775807}", 1);
+	hx_assert_i64(0, "v", INT64_MAX);
+	hx_run_ok("{\"v\":-0}", 1);
+	hx_assert_i64(0, "v", 0);
+	hx_run_rejected("{\"v\":-1.5}", "column v: \"-1.5\" is not an int64");
 	hx_run_ok("{\"v\":\"17\"}", 1);
 	hx_assert_i64(0, "v", 17);
 	hx_run_ok("{\"v\":\"\\u0031\\u0032\"}", 1);

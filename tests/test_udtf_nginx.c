@@ -430,6 +430,34 @@ test_combined_time_offsets(void **state)
 	}
 }
 
+/* A value read without the literal scan (digits, a $time_local) ends
+ * where the scan would end it: not where a literal whose first byte a
+ * time may hold, or a digit, follows. */
+static void
+test_quick_ends_as_scanned(void **state)
+{
+	(void)state;
+	hx_open_ok(NGINX, "log_format", "$time_local $status:$pid", NULL);
+	hx_run_rejected("10/Oct/2000:13:55:36 -0700 200:1",
+	    "time_local: \"10/Oct/2000:13:55:36\" is not a time");
+	hx_open_ok(NGINX, "log_format", "[$time_local]${status}0$pid.", NULL);
+	hx_run_ok("[10/Oct/2000:13:55:36 -0700]2001230.", 1);
+	hx_assert_ts(0, "time_local",
+	    oracle_us(2000, 10, 10, 13, 55, 36, -7 * 3600));
+	hx_assert_i64(0, "status", 2);
+	hx_assert_i64(0, "pid", 1230);
+	hx_run_rejected("[10/Oct/2000:13:55:37 -0700]0077.",
+	    "status: \"\" is not an integer");
+	hx_run_rejected("[10/Oct/2000:13:55:36 -0700]12a0.",
+	    "status: \"12a\" is not an integer");
+	hx_run_rejected("[10/Oct/2000:13:55:36 -0700]99999999999999999999"
+	    "0.", "status: \"99999999999999999999\" is out of range");
+	hx_run_rejected("[10/Oct/2000:13:55:60 -0700]10.",
+	    "time_local: \"10/Oct/2000:13:55:60 -0700\" is not a time");
+	hx_run_rejected("[10/Oct/2000:13:55:36 -0700x]10.",
+	    "time_local: \"10/Oct/2000:13:55:36 -0700x\" is not a time");
+}
+
 /* Other formats and escapes. */
 
 static void
@@ -592,6 +620,8 @@ main(void)
 		cmocka_unit_test_teardown(test_combined_bad_values,
 		    hx_teardown),
 		cmocka_unit_test_teardown(test_combined_time_offsets,
+		    hx_teardown),
+		cmocka_unit_test_teardown(test_quick_ends_as_scanned,
 		    hx_teardown),
 		cmocka_unit_test_teardown(test_typed_format, hx_teardown),
 		cmocka_unit_test_teardown(test_escape_json, hx_teardown),

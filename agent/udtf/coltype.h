@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "agent/udtf/timeparse.h"
 #include "agent/udtf/udtf.h"
 
 enum coltype_kind {
@@ -80,5 +81,29 @@ const char *coltype_kind_name(enum coltype_kind kind);
  * is not a TYPE" in err (the text cut short and made printable). */
 int coltype_convert(enum coltype_kind kind, const char *name, const char *s,
     size_t len, struct udtf_value *v, char *err, size_t errlen);
+
+/* What a column keeps from one conversion to the next: the date of its
+ * last ISO 8601 timestamp.  Zeroed, it is empty. */
+struct coltype_cache {
+	struct timeparse_date_cache date;
+};
+
+/* coltype_convert(), exactly, with the column's cache.  Only an ISO 8601
+ * timestamp goes through the cache; anything else, and a timestamp in
+ * another format, is coltype_convert()'s, whose first try,
+ * timeparse_iso8601(), then fails as the cached one did.  Inline, so that
+ * the other kinds cost no call more. */
+static inline int
+coltype_convert_cached(enum coltype_kind kind, struct coltype_cache *cache,
+    const char *name, const char *s, size_t len, struct udtf_value *v,
+    char *err, size_t errlen)
+{
+	if (kind == COLTYPE_TIMESTAMP && timeparse_iso8601_cached(&cache->date,
+	    s, len, &v->u.ts_us) == 0) {
+		v->type = UDTF_TIMESTAMP;
+		return 0;
+	}
+	return coltype_convert(kind, name, s, len, v, err, errlen);
+}
 
 #endif /* KEDGE_UDTF_COLTYPE_H */

@@ -49,6 +49,7 @@ struct json_state {
 	char *explode;              /* "": none */
 	int reject_missing;
 	struct udtf_value *row;     /* the root's columns */
+	struct coltype_cache *caches; /* per column */
 	struct udtf_value *rows;    /* with explode: a row per element */
 	size_t rows_cap;            /* in rows */
 	size_t maxshare;            /* the most columns that unescape a value */
@@ -105,6 +106,47 @@ json_string_text(struct json_state *st, const struct jsonpath_value *v,
 	return 0;
 }
 
+/* What the scan already knows spares coltype's conversion, with the same
+ * result: a string column takes the text as it is, a bool column a JSON
+ * true or false, an int64 column a number that is [-]digits, eighteen
+ * bytes at most (no overflow).  Returns whether *out is set. */
+static int
+json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
+    const char *text, size_t len, struct udtf_value *out)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	switch (kind) {
+	case COLTYPE_STRING:
+		out->type = UDTF_STRING;
+		out->u.s.ptr = text;
+		out->u.s.len = len;
+		return 1;
+	case COLTYPE_BOOL:
+		if (v->kind != JSONPATH_TRUE && v->kind != JSONPATH_FALSE)
+			return 0;
+		out->type = UDTF_BOOL;
+		out->u.b = v->kind == JSONPATH_TRUE;
+		return 1;
+	case COLTYPE_INT64:
+		if (v->kind != JSONPATH_NUMBER || len > 18)
+			return 0;
+		for (i = text[0] == '-'; i < len; i++) {
+			unsigned d = (unsigned)(unsigned char)text[i] - '0';
+
+			if (d > 9)
+				return 0; /* a fraction or an exponent */
+			n = n * 10 + d;
+		}
+		out->type = UDTF_INT64;
+		out->u.i64 = text[0] == '-' ? -(int64_t)n : (int64_t)n;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Turns column i's value v into *out. */
 static int
 json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
@@ -137,8 +179,10 @@ json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return coltype_convert(spec->kind, spec->name, text, len, out, err,
-	    errlen);
+	if (json_convert_known(spec->kind, v, text, len, out))
+		return 0;
+	return coltype_convert_cached(spec->kind, &st->caches[i], spec->name,
+	    text, len, out, err, errlen);
 }
 
 /* Converts into row the root's columns (elem 0) or element e's
@@ -294,7 +338,8 @@ json_compile(struct json_state *st, const char *fields, char *err,
 		return r;
 	st->fields = calloc(st->cols.n, sizeof(*st->fields));
 	st->row = calloc(st->cols.n, sizeof(*st->row));
-	if (st->fields == NULL || st->row == NULL)
+	st->caches = calloc(st->cols.n, sizeof(*st->caches));
+	if (st->fields == NULL || st->row == NULL || st->caches == NULL)
 		goto oom;
 	for (size_t i = 0; i < st->cols.n; i++)
 		if ((r = jsonpath_add(st->paths, "fields", st->cols.v[i].source,
@@ -359,6 +404,7 @@ json_fini(void *state)
 	free(st->fields);
 	free(st->explode);
 	free(st->row);
+	free(st->caches);
 	free(st->rows);
 	buf_clear(&st->scratch);
 	free(st);

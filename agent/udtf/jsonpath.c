@@ -41,6 +41,9 @@ struct jsonpath_node {
 	unsigned mask;
 	int slot;          /* where its value is recorded, -1: nowhere */
 	int explode;       /* the explode array */
+	/* pointers, as the nodes stay where they are once sealed: */
+	struct jsonpath_node *first;  /* the member found first last time */
+	struct jsonpath_node *follow; /* the sibling found after it then */
 	uint64_t seen;     /* the visit that last took it: the first key wins */
 	uint64_t head;     /* a member's first (up to) eight name bytes */
 	uint64_t head_mask; /* the bytes of a word that head holds */
@@ -80,6 +83,7 @@ struct jsonpath_frame {
 	char close;                   /* ']' or '}' */
 	int found;                    /* members of node found */
 	size_t index;                 /* elements read */
+	struct jsonpath_node *last;   /* the member of node found last */
 };
 
 static const char *const jsonpath_kind_names[] = {
@@ -445,6 +449,35 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 	}
 }
 
+/* Returns the member child of f's node that the documents before had
+ * next, when it is the key text, or NULL: records mostly hold their keys
+ * in one order, and a guess right spares the hash. */
+JSONPATH_HOT struct jsonpath_node *
+guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
+    const char *key, size_t len, int escaped)
+{
+	struct jsonpath_node *n = f->last != NULL ? f->last->follow :
+	    f->node->first;
+
+	if (n == NULL || escaped)
+		return NULL;
+	if (n->namelen != len || !(sc->end - key >= 8 ? same_name(n, key, len) :
+	    memcmp(n->name, key, len) == 0))
+		return NULL;
+	return n;
+}
+
+/* Notes that child, a member of f's node, came after f->last. */
+JSONPATH_HOT void
+learn_member(struct jsonpath_frame *f, struct jsonpath_node *child)
+{
+	if (f->last != NULL)
+		f->last->follow = child;
+	else
+		f->node->first = child;
+	f->last = child;
+}
+
 static struct jsonpath_node *
 match_element(struct jsonpath_pass *sc, const struct jsonpath_node *node,
     size_t index)
@@ -511,10 +544,13 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 	if ((p = scan_string(sc, p, &escaped)) == NULL)
 		return NULL;
 	if (parent != NULL && f->found < parent->nmembers &&
-	    (child = match_member(sc, parent, key, (size_t)(p - 1 - key),
-	    escaped)) != NULL && child->seen != sc->gen) {
+	    ((child = guess_member(sc, f, key, (size_t)(p - 1 - key),
+	    escaped)) != NULL || (child = match_member(sc, parent, key,
+	    (size_t)(p - 1 - key), escaped)) != NULL) &&
+	    child->seen != sc->gen) {
 		child->seen = sc->gen;
 		f->found++;
+		learn_member(f, child);
 		*node = child;
 	}
 	p = skip_ws_to(p, sc->end, ':');
@@ -643,7 +679,7 @@ jsonpath_walk(struct jsonpath_pass *sc)
 				return fail_at(sc, p, "nesting deeper than 64");
 			f = &stack[depth++];
 			*f = (struct jsonpath_frame){ node, p,
-			    *p == '{' ? '}' : ']', 0, 0 };
+			    *p == '{' ? '}' : ']', 0, 0, NULL };
 			p = skip_ws(p + 1, end);
 			if (p == end || *p != f->close) {
 				if ((p = next_item(sc, f, p, &node)) == NULL)

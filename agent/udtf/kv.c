@@ -72,6 +72,7 @@ struct kv_want {
 	const char *key; /* a field's source */
 	size_t len;
 	size_t col;      /* heads the next_col chain of the columns it fills */
+	int32_t follow;  /* the want found after it in the last record, -1 */
 	uint64_t head;   /* the key's first (up to) eight bytes */
 	uint64_t head_mask; /* the bytes of a word that head holds */
 };
@@ -84,7 +85,10 @@ struct kv_state {
 	size_t mask;               /* slots has mask + 1 entries */
 	size_t *next_col;          /* the next column of the same key */
 	unsigned char *seen;       /* per want: met in the current record */
+	int32_t first;             /* the want found first in the last record */
+	int32_t last;              /* the want found last in this one, -1 */
 	struct udtf_value *values; /* per column, refilled per record */
+	struct coltype_cache *caches; /* per column */
 	struct buf scratch;        /* unescaped values of the current record */
 	unsigned char blank[256];     /* the blanks around pairs */
 	unsigned char key_end[256];   /* the bytes that end a key */
@@ -270,6 +274,23 @@ kv_lookup(const struct kv_state *st, const char *s, size_t len,
 	return -1;
 }
 
+/* Returns the want that came after the last one found in the record
+ * before, when it is the key s[0..len), or -1: records mostly hold their
+ * keys in one order, and a guess right spares the hash.  readable as in
+ * kv_lookup(). */
+static inline int32_t
+kv_guess(const struct kv_state *st, const char *s, size_t len,
+    size_t readable)
+{
+	int32_t g = st->last < 0 ? st->first : st->wants[st->last].follow;
+
+	if (g < 0 || st->wants[g].len != len || !(readable >= 8 ?
+	    kv_same_key(&st->wants[g], s, len) :
+	    memcmp(st->wants[g].key, s, len) == 0))
+		return -1;
+	return g;
+}
+
 /* Builds wants, their hash and the column chains from the fields: columns
  * of one key (a=k, b=k:int64) are all filled from its value. */
 static int
@@ -284,10 +305,12 @@ kv_build_wants(struct kv_state *st)
 	    (st->slots = malloc(size * sizeof *st->slots)) == NULL ||
 	    (st->next_col = malloc(n * sizeof *st->next_col)) == NULL ||
 	    (st->seen = calloc(n, 1)) == NULL ||
-	    (st->values = calloc(n, sizeof *st->values)) == NULL)
+	    (st->values = calloc(n, sizeof *st->values)) == NULL ||
+	    (st->caches = calloc(n, sizeof *st->caches)) == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < size; i++)
 		st->slots[i] = -1;
+	st->first = -1;
 	for (size_t c = 0; c < n; c++) {
 		const char *key = st->fields.v[c].source;
 		size_t len = strlen(key), h;
@@ -300,7 +323,7 @@ kv_build_wants(struct kv_state *st)
 		}
 		st->next_col[c] = KV_NO_COL;
 		w = (int32_t)st->nwants++;
-		st->wants[w] = (struct kv_want){ key, len, c, 0, 0 };
+		st->wants[w] = (struct kv_want){ key, len, c, -1, 0, 0 };
 		memcpy(&st->wants[w].head, key, len < 8 ? len : 8);
 		memset(&st->wants[w].head_mask, 0xff, len < 8 ? len : 8);
 		for (h = kv_hash(key, len) & st->mask; st->slots[h] >= 0;
@@ -367,6 +390,7 @@ kv_fini(void *state)
 	free(st->next_col);
 	free(st->seen);
 	free(st->values);
+	free(st->caches);
 	buf_clear(&st->scratch);
 	free(st);
 }
@@ -604,7 +628,14 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 	const struct coltype_spec *spec = &st->fields.v[col];
 	struct udtf_value *v = &st->values[col];
 
-	if (pair->len == 0 && spec->kind != COLTYPE_STRING) {
+	if (spec->kind == COLTYPE_STRING) {
+		/* coltype's conversion of a string is the text itself */
+		v->type = UDTF_STRING;
+		v->u.s.ptr = pair->value != NULL ? pair->value : pair->key;
+		v->u.s.len = pair->len;
+		return 0;
+	}
+	if (pair->len == 0) {
 		if (pair->value == NULL && spec->kind == COLTYPE_BOOL) {
 			v->type = UDTF_BOOL;
 			v->u.b = 1;
@@ -613,7 +644,7 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 		}
 		return 0;
 	}
-	return coltype_convert(spec->kind, spec->name,
+	return coltype_convert_cached(spec->kind, &st->caches[col], spec->name,
 	    pair->value != NULL ? pair->value : pair->key, pair->len, v, err,
 	    errlen);
 }
@@ -624,13 +655,20 @@ static int
 kv_take(struct kv_state *st, size_t reclen, const char *end,
     struct kv_pair *pair, char *err, size_t errlen)
 {
-	int32_t w = kv_lookup(st, pair->key, pair->keylen,
-	    (size_t)(end - pair->key));
+	size_t readable = (size_t)(end - pair->key);
+	int32_t w = kv_guess(st, pair->key, pair->keylen, readable);
 	int r;
 
+	if (w < 0)
+		w = kv_lookup(st, pair->key, pair->keylen, readable);
 	if (w < 0 || st->seen[w])
 		return 0;
 	st->seen[w] = 1;
+	if (st->last < 0)
+		st->first = w;
+	else
+		st->wants[st->last].follow = w;
+	st->last = w;
 	if (pair->escaped && kv_unescape(st, reclen, pair) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -673,6 +711,7 @@ kv_process(void *state, const struct udtf_record *rec,
 	for (size_t i = 0; i < st->fields.n; i++)
 		st->values[i].type = UDTF_NULL;
 	memset(st->seen, 0, st->nwants);
+	st->last = -1;
 	buf_reset(&st->scratch);
 	while ((r = kv_next_pair(st, &c, &pair, err, errlen)) > 0) {
 		npairs++;

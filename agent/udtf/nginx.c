@@ -49,17 +49,30 @@ enum nginx_kind {
 	NGINX_MSEC
 };
 
+/* Where a value can be seen to end without find_literal()'s scan: after
+ * its digits, or its 26 bytes of $time_local, when its literal's first
+ * byte cannot be among those (nor a backslash) and the literal follows
+ * there.  find_literal() would then stop there too, and the value is
+ * converted as it is read. */
+enum nginx_quick {
+	NGINX_QUICK_NONE,
+	NGINX_QUICK_DIGITS,
+	NGINX_QUICK_TIME_LOCAL  /* once the time has parsed */
+};
+
 /* One step of the program: a variable, then the literal that follows it,
  * which is empty only when the variable ends the format. */
 struct nginx_field {
 	const char *var; /* the name in the format, not NUL-terminated */
 	size_t varlen;
 	enum nginx_kind kind;
+	enum nginx_quick quick;
 	const char *lit;
 	size_t litlen;
 	char first[16];  /* lit[0] sixteen times: what find_literal() seeks */
 	uint64_t rest;   /* lit[1..], its first (up to) eight bytes */
 	uint64_t rest_mask; /* the bytes of a word that rest holds */
+	struct timeparse_date_cache time_cache; /* a $time_local's last */
 };
 
 struct nginx_state {
@@ -239,6 +252,24 @@ read_variable(const char *format, size_t at, const char **var, size_t *varlen,
 	return 0;
 }
 
+/* Whether the end of field f's values can be found without a scan. */
+static enum nginx_quick
+quick_of(const struct nginx_field *f)
+{
+	/* the bytes a $time_local that parses may hold */
+	static const char time_bytes[] = "0123456789/: +-"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+	if (f->litlen == 0)
+		return NGINX_QUICK_NONE;
+	if (f->kind == NGINX_INT && !nginx_is_digit(f->lit[0]))
+		return NGINX_QUICK_DIGITS;
+	if (f->kind == NGINX_TIME_LOCAL && f->lit[0] != '\\' &&
+	    memchr(time_bytes, f->lit[0], sizeof(time_bytes)) == NULL)
+		return NGINX_QUICK_TIME_LOCAL;
+	return NGINX_QUICK_NONE;
+}
+
 /* Fills st->prefix and st->fields from st->format.  Returns 0 or -EINVAL
  * with a sentence in err. */
 static int
@@ -287,6 +318,7 @@ compile_format(struct nginx_state *st, char *err, size_t errlen)
 
 		if (f->litlen > 0)
 			memset(f->first, f->lit[0], 16);
+		f->quick = quick_of(f);
 		memcpy(&f->rest, f->lit + (f->litlen > 0), n);
 		memset(&f->rest_mask, 0xff, n);
 	}
@@ -617,7 +649,8 @@ convert_value(struct nginx_state *st, size_t i, const char *s, size_t len,
 		r = parse_double(s, len, &out->u.d);
 		break;
 	case NGINX_TIME_LOCAL:
-		r = timeparse_local(s, len, &out->u.ts_us);
+		r = timeparse_local_cached(&st->fields[i].time_cache, s, len,
+		    &out->u.ts_us);
 		break;
 	case NGINX_TIME_ISO8601:
 		r = timeparse_iso8601(s, len, &out->u.ts_us);
@@ -688,8 +721,9 @@ same_bytes(const char *a, const char *b, size_t n)
 
 /* Whether the literal of f goes on at s, its first byte just before s:
  * when eight bytes can be read from s, its next (up to) eight bytes
- * compare as one word, without a loop. */
-static int
+ * compare as one word, without a loop.  Inlined into both callers, as
+ * GCC leaves it out of one. */
+static inline __attribute__((always_inline)) int
 same_rest(const struct nginx_field *f, const char *s, const char *end)
 {
 	uint64_t w;
@@ -732,6 +766,43 @@ find_literal(const struct nginx_state *st, const struct nginx_field *f,
 		*mismatch = 1;
 	}
 	return NULL;
+}
+
+/* Returns where field i's value, from p on, ends when it is one that
+ * quick_of() allowed for, its literal following there, after converting
+ * it into st->values[i]; NULL when it is not, and find_literal() and
+ * convert_value() must look.  Eighteen digits or fewer cannot overflow. */
+static const char *
+quick_end(struct nginx_state *st, size_t i, const char *p, const char *end)
+{
+	const struct nginx_field *f = &st->fields[i];
+	struct udtf_value *out = &st->values[i];
+	uint64_t v = 0;
+	size_t n = 0;
+
+	if (f->quick == NGINX_QUICK_NONE)
+		return NULL;
+	if (f->quick == NGINX_QUICK_DIGITS) {
+		for (; p + n < end && nginx_is_digit(p[n]); n++)
+			v = v * 10 + (uint64_t)(p[n] - '0');
+		if (n == 0 || n > 18)
+			return NULL;
+	} else {
+		n = TIMEPARSE_LOCAL_LEN;
+	}
+	if ((size_t)(end - p) < n + f->litlen || p[n] != f->lit[0] ||
+	    !same_rest(f, p + n + 1, end))
+		return NULL;
+	if (f->quick == NGINX_QUICK_DIGITS) {
+		out->type = UDTF_INT64;
+		out->u.i64 = (int64_t)v;
+	} else if (timeparse_local_cached(&st->fields[i].time_cache, p, n,
+	    &out->u.ts_us) == 0) {
+		out->type = UDTF_TIMESTAMP;
+	} else {
+		return NULL; /* not a time, so perhaps not its end */
+	}
+	return p + n;
 }
 
 static int
@@ -784,12 +855,18 @@ nginx_process(void *state, const struct udtf_record *rec,
 	buf_reset(&st->scratch);
 	for (size_t i = 0; i < st->nfields; i++) {
 		const struct nginx_field *f = &st->fields[i];
-		const char *value = p, *at = end;
+		const char *value = p, *at = quick_end(st, i, p, end);
 		int mismatch = 0, escaped = f->litlen > 0 ? 0 : -1;
 
-		if (f->litlen > 0 && (at = find_literal(st, f, rec->data, p, end,
-		    &mismatch, &escaped)) == NULL)
+		if (at != NULL) {
+			p = at + f->litlen; /* converted */
+			continue;
+		}
+		if (f->litlen > 0 && (at = find_literal(st, f, rec->data, p,
+		    end, &mismatch, &escaped)) == NULL)
 			return reject_literal(st, i, mismatch, err, errlen);
+		if (at == NULL)
+			at = end;
 		p = at + f->litlen;
 		if ((r = convert_value(st, i, value, (size_t)(at - value),
 		    (size_t)(end - value), escaped, err, errlen)) < 0)

@@ -1,19 +1,12 @@
 #include "agent/udtf/timeparse.h"
 
 #include <errno.h>
+#include <string.h>
 
 #define US_PER_S 1000000LL
-#define TIME_LOCAL_LEN 26 /* "10/Oct/2000:13:55:36 -0700" */
 #define ISO_DATETIME_LEN 19 /* "2000-10-10T13:55:36" */
 /* The largest whole second whose microseconds, fraction included, fit. */
 #define MSEC_MAX_S (INT64_MAX / US_PER_S - 1)
-
-/* The broken-down time every format is read into before the arithmetic. */
-struct civil {
-	int year, mon, day, hour, min, sec;
-	int frac_us;
-	int offset_s; /* local = UTC + offset */
-};
 
 static int
 timeparse_is_digit(char c)
@@ -113,25 +106,6 @@ read_offset(const char *s, size_t len, int *offset_s)
 	return 0;
 }
 
-/* Checks the fields and turns them into microseconds since the epoch. */
-static int
-civil_to_us(const struct civil *c, int64_t *us)
-{
-	int64_t days, secs;
-
-	if (c->year < 0 || c->mon < 1 || c->mon > 12 || c->day < 1 ||
-	    c->day > days_in_month(c->year, c->mon) || c->hour < 0 ||
-	    c->hour > 23 || c->min < 0 || c->min > 59 || c->sec < 0 ||
-	    c->sec > 59)
-		return -EINVAL;
-	days = timeparse_days_from_civil(c->year, (unsigned)c->mon,
-	    (unsigned)c->day);
-	secs = days * 86400 + c->hour * 3600 + c->min * 60 + c->sec -
-	    c->offset_s;
-	*us = secs * US_PER_S + c->frac_us;
-	return 0;
-}
-
 /* Howard Hinnant's days_from_civil: shift the year to start in March so
  * that the leap day is the last day of the year, then count 400-year eras
  * of 146097 days. */
@@ -148,25 +122,168 @@ timeparse_days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + doe - 719468;
 }
 
+/* The date of a $time_local, "10/Oct/2000", into *days.  Returns 0 or
+ * -EINVAL when it is not one or names a day that does not exist. */
+static int
+local_days(const char *s, int64_t *days)
+{
+	int day, mon, year;
+
+	if (s[2] != '/' || s[6] != '/')
+		return -EINVAL;
+	day = read_digits(s, 2);
+	mon = month_of(s + 3);
+	year = read_digits(s + 7, 4);
+	if (year < 0 || mon < 1 || day < 1 || day > days_in_month(year, mon))
+		return -EINVAL;
+	*days = timeparse_days_from_civil(year, (unsigned)mon, (unsigned)day);
+	return 0;
+}
+
+/* Two ASCII digits as a number; -1 if one is not a digit. */
+static inline int
+two_digits(const char *s)
+{
+	unsigned hi = (unsigned)(unsigned char)s[0] - '0',
+	    lo = (unsigned)(unsigned char)s[1] - '0';
+
+	return hi <= 9 && lo <= 9 ? (int)(hi * 10 + lo) : -1;
+}
+
+/* The rest of a $time_local, ":13:55:36 -0700" from byte 11 on, at the
+ * date that is days: sets *us and returns 0, or returns -EINVAL.  The
+ * offset is read here, not by read_offset(): it has one form only. */
+static inline int
+local_clock(const char *s, int64_t days, int64_t *us)
+{
+	int hour = two_digits(s + 12), min = two_digits(s + 15),
+	    sec = two_digits(s + 18), off_h = two_digits(s + 22),
+	    off_m = two_digits(s + 24), sign = s[21] == '+' ? 1 :
+	    s[21] == '-' ? -1 : 0;
+
+	/* a value of -1 is past every bound as an unsigned */
+	if (s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ' ||
+	    sign == 0 || (unsigned)hour > 23 || (unsigned)min > 59 ||
+	    (unsigned)sec > 59 || (unsigned)off_h > 23 ||
+	    (unsigned)off_m > 59)
+		return -EINVAL;
+	*us = (days * 86400 + hour * 3600 + min * 60 + sec -
+	    sign * (off_h * 3600 + off_m * 60)) * US_PER_S;
+	return 0;
+}
+
 /* Fixed width, so every field is at a known offset. */
 int
 timeparse_local(const char *s, size_t len, int64_t *us)
 {
-	struct civil c;
+	int64_t days;
 
-	if (len != TIME_LOCAL_LEN || s[2] != '/' || s[6] != '/' ||
-	    s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ')
+	if (len != TIMEPARSE_LOCAL_LEN || local_days(s, &days) < 0)
 		return -EINVAL;
-	c.day = read_digits(s, 2);
-	c.mon = month_of(s + 3);
-	c.year = read_digits(s + 7, 4);
-	c.hour = read_digits(s + 12, 2);
-	c.min = read_digits(s + 15, 2);
-	c.sec = read_digits(s + 18, 2);
-	c.frac_us = 0;
-	if (read_offset(s + 21, 5, &c.offset_s) < 0)
+	return local_clock(s, days, us);
+}
+
+/* Whether the date of datelen bytes at s (at least eight) is the one
+ * cache holds; a date taken has a separator among its first eight bytes,
+ * so an empty cache holds none.  Sets *head and *tail to its key. */
+static inline int
+date_cached(const struct timeparse_date_cache *cache, const char *s,
+    size_t datelen, uint64_t *head, uint32_t *tail)
+{
+	memcpy(head, s, 8);
+	memcpy(tail, s + datelen - 4, 4);
+	return *head == cache->head && *tail == cache->tail;
+}
+
+static void
+date_keep(struct timeparse_date_cache *cache, uint64_t head, uint32_t tail,
+    int64_t days)
+{
+	cache->head = head;
+	cache->tail = tail;
+	cache->days = days;
+}
+
+int
+timeparse_local_cached(struct timeparse_date_cache *cache, const char *s,
+    size_t len, int64_t *us)
+{
+	uint64_t head;
+	uint32_t tail;
+	int64_t days;
+
+	if (len != TIMEPARSE_LOCAL_LEN)
 		return -EINVAL;
-	return civil_to_us(&c, us);
+	if (date_cached(cache, s, 11, &head, &tail))
+		return local_clock(s, cache->days, us);
+	if (local_days(s, &days) < 0)
+		return -EINVAL;
+	date_keep(cache, head, tail, days);
+	return local_clock(s, days, us);
+}
+
+/* The date of an ISO 8601 time, "2000-10-10", into *days.  Returns 0 or
+ * -EINVAL when it is not one or names a day that does not exist. */
+static int
+iso_days(const char *s, int64_t *days)
+{
+	int year, mon, day;
+
+	if (s[4] != '-' || s[7] != '-')
+		return -EINVAL;
+	year = read_digits(s, 4);
+	mon = read_digits(s + 5, 2);
+	day = read_digits(s + 8, 2);
+	if (year < 0 || mon < 1 || mon > 12 || day < 1 ||
+	    day > days_in_month(year, mon))
+		return -EINVAL;
+	*days = timeparse_days_from_civil(year, (unsigned)mon, (unsigned)day);
+	return 0;
+}
+
+/* The rest of an ISO 8601 time of len bytes (more than 19), "T13:55:36"
+ * from byte 10 on with a fraction and an offset, at the date that is days:
+ * sets *us and returns 0, or returns -EINVAL. */
+static int
+iso_clock(const char *s, size_t len, int64_t days, int64_t *us)
+{
+	size_t pos = ISO_DATETIME_LEN;
+	int hour = two_digits(s + 11), min = two_digits(s + 14),
+	    sec = two_digits(s + 17), frac_us = 0, offset_s;
+
+	if (s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
+	    (unsigned)hour > 23 || (unsigned)min > 59 || (unsigned)sec > 59)
+		return -EINVAL;
+	if (s[pos] == '.') {
+		size_t n = read_fraction(s + pos + 1, len - pos - 1, &frac_us);
+
+		if (n == 0)
+			return -EINVAL;
+		pos += 1 + n;
+	}
+	if (read_offset(s + pos, len - pos, &offset_s) < 0)
+		return -EINVAL;
+	*us = (days * 86400 + hour * 3600 + min * 60 + sec - offset_s) *
+	    US_PER_S + frac_us;
+	return 0;
+}
+
+int
+timeparse_iso8601_cached(struct timeparse_date_cache *cache, const char *s,
+    size_t len, int64_t *us)
+{
+	uint64_t head;
+	uint32_t tail;
+	int64_t days;
+
+	if (len <= ISO_DATETIME_LEN)
+		return -EINVAL;
+	if (date_cached(cache, s, 10, &head, &tail))
+		return iso_clock(s, len, cache->days, us);
+	if (iso_days(s, &days) < 0)
+		return -EINVAL;
+	date_keep(cache, head, tail, days);
+	return iso_clock(s, len, days, us);
 }
 
 /* The date and time have a fixed width; the fraction and the offset
@@ -174,29 +291,11 @@ timeparse_local(const char *s, size_t len, int64_t *us)
 int
 timeparse_iso8601(const char *s, size_t len, int64_t *us)
 {
-	struct civil c;
-	size_t pos = ISO_DATETIME_LEN;
+	int64_t days;
 
-	if (len <= ISO_DATETIME_LEN || s[4] != '-' || s[7] != '-' ||
-	    s[10] != 'T' || s[13] != ':' || s[16] != ':')
+	if (len <= ISO_DATETIME_LEN || iso_days(s, &days) < 0)
 		return -EINVAL;
-	c.year = read_digits(s, 4);
-	c.mon = read_digits(s + 5, 2);
-	c.day = read_digits(s + 8, 2);
-	c.hour = read_digits(s + 11, 2);
-	c.min = read_digits(s + 14, 2);
-	c.sec = read_digits(s + 17, 2);
-	c.frac_us = 0;
-	if (s[pos] == '.') {
-		size_t n = read_fraction(s + pos + 1, len - pos - 1, &c.frac_us);
-
-		if (n == 0)
-			return -EINVAL;
-		pos += 1 + n;
-	}
-	if (read_offset(s + pos, len - pos, &c.offset_s) < 0)
-		return -EINVAL;
-	return civil_to_us(&c, us);
+	return iso_clock(s, len, days, us);
 }
 
 /* Stops short of overflow: the largest instant accepted is MSEC_MAX_S plus

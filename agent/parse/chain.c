@@ -312,12 +312,12 @@ chain_layout(struct chain *ch, const struct conf *c, size_t index,
 	for (size_t i = 0; i < ch->ncols; i++)
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(ch->cols[i].name, ch->cols[j].name) == 0) {
-				snprintf(err, errlen, "%s:%d: tables[%zu].udtf: "
+				return err_set(err, errlen, -EINVAL,
+				    "%s:%d: tables[%zu].udtf: "
 				    "two columns named \"%s\" in the chain %s; "
 				    "rename one in its udtf_config",
 				    c->path, c->tables[index].line, index,
 				    ch->cols[i].name, ch->name);
-				return -EINVAL;
 			}
 	return 0;
 }

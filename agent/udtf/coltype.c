@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "agent/udtf/timeparse.h"
+#include "lib/err.h"
 #include "lib/grow.h"
 
 static const char *const coltype_names[] = {
@@ -143,16 +144,16 @@ coltype_parse_entry(const char *key, const char *entry, unsigned flags,
 	int r = -EINVAL;
 
 	if (eq != NULL && (flags & COLTYPE_NO_SOURCE)) {
-		snprintf(err, errlen, "%s: \"%s\": write NAME[:TYPE], without "
+		return err_set(err, errlen, -EINVAL,
+		    "%s: \"%s\": write NAME[:TYPE], without "
 		    "'='", key, entry);
-		return -EINVAL;
 	}
 	if ((spec->source = coltype_trimmed(src, srclen)) == NULL)
 		return -ENOMEM;
 	if (spec->source[0] == '\0') {
-		snprintf(err, errlen, "%s: \"%s\" names nothing to extract", key,
+		return err_set(err, errlen, -EINVAL,
+		    "%s: \"%s\" names nothing to extract", key,
 		    entry);
-		return -EINVAL;
 	}
 	spec->name = eq != NULL ? coltype_trimmed(entry, (size_t)(eq - entry)) :
 	    coltype_derive_name(spec->source);
@@ -164,9 +165,9 @@ coltype_parse_entry(const char *key, const char *entry, unsigned flags,
 			return -ENOMEM;
 	}
 	if (spec->name[0] == '\0') {
-		snprintf(err, errlen, "%s: \"%s\" needs a column name: write "
+		return err_set(err, errlen, -EINVAL,
+		    "%s: \"%s\" needs a column name: write "
 		    "NAME=%s", key, entry, spec->source);
-		return -EINVAL;
 	}
 	spec->kind = COLTYPE_STRING;
 	if (colon == NULL || colon < src)
@@ -204,9 +205,9 @@ coltype_parse(const char *key, const char *text, unsigned flags,
 			return -ENOMEM;
 		if (entry[0] == '\0') {
 			free(entry);
-			snprintf(err, errlen, "%s: empty entry in \"%s\"", key,
+			return err_set(err, errlen, -EINVAL,
+			    "%s: empty entry in \"%s\"", key,
 			    text);
-			return -EINVAL;
 		}
 		if (grow_array((void **)&out->v, &cap, out->n + 1,
 		    sizeof(*out->v)) < 0) {
@@ -410,7 +411,7 @@ coltype_convert(enum coltype_kind kind, const char *name, const char *s,
 	if (n < len)
 		shown[n++] = '.', shown[n++] = '.', shown[n++] = '.';
 	shown[n] = '\0';
-	snprintf(err, errlen, "column %s: \"%s\" is not a%s %s", name, shown,
+	return err_set(err, errlen, -EINVAL, "column %s: \"%s\" is not a%s %s",
+	    name, shown,
 	    kind == COLTYPE_INT64 ? "n" : "", coltype_kind_name(kind));
-	return -EINVAL;
 }

@@ -21,6 +21,7 @@
 #include "agent/udtf/coltype.h"
 #include "agent/udtf/params.h"
 #include "lib/buf.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -118,19 +119,19 @@ csv_read_syntax(struct csv_state *st, const char **vals, char *err,
 	const char *d = vals[CSV_DELIMITER], *q = vals[CSV_QUOTE];
 
 	if (d[0] == '\0' || d[1] != '\0' || d[0] == '\n' || d[0] == '\r') {
-		snprintf(err, errlen, "delimiter: \"%s\" must be one byte "
+		return err_set(err, errlen, -EINVAL,
+		    "delimiter: \"%s\" must be one byte "
 		    "other than a line end", d);
-		return -EINVAL;
 	}
 	if (q[0] != '\0' && (q[1] != '\0' || q[0] == '\n' || q[0] == '\r')) {
-		snprintf(err, errlen, "quote: \"%s\" must be one byte other "
+		return err_set(err, errlen, -EINVAL,
+		    "quote: \"%s\" must be one byte other "
 		    "than a line end, or empty", q);
-		return -EINVAL;
 	}
 	if (q[0] == d[0]) {
-		snprintf(err, errlen, "quote and delimiter are both \"%s\"; "
+		return err_set(err, errlen, -EINVAL,
+		    "quote and delimiter are both \"%s\"; "
 		    "they must differ", d);
-		return -EINVAL;
 	}
 	st->delim = d[0];
 	st->quote = q[0] != '\0' ? (unsigned char)q[0] : -1;
@@ -219,8 +220,8 @@ static int
 csv_reject_at(const struct csv_cursor *c, const char *at, const char *why,
     char *err, size_t errlen)
 {
-	snprintf(err, errlen, "byte %zu: %s", (size_t)(at - c->base), why);
-	return -EINVAL;
+	return err_set(err, errlen, -EINVAL, "byte %zu: %s",
+	    (size_t)(at - c->base), why);
 }
 
 /* Reads the quoted field at c->p (its opening quote) into *f. */
@@ -340,10 +341,8 @@ csv_convert(struct csv_state *st, size_t reclen, size_t i,
 		v->type = UDTF_NULL;
 		return 0;
 	}
-	if (f->escaped && csv_unescape(st, reclen, f) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (f->escaped && csv_unescape(st, reclen, f) < 0)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	return coltype_convert(spec->kind, spec->name, f->s, f->len, v, err,
 	    errlen);
 }
@@ -364,9 +363,9 @@ csv_process(void *state, const struct udtf_record *rec,
 	if (csv_split(st, &c, &n, err, errlen) < 0)
 		return -EINVAL;
 	if ((n < ncols && !st->allow_missing) || n > ncols) {
-		snprintf(err, errlen, "%zu field%s, expected %zu", n,
+		return err_set(err, errlen, -EINVAL,
+		    "%zu field%s, expected %zu", n,
 		    n == 1 ? "" : "s", ncols);
-		return -EINVAL;
 	}
 	buf_reset(&st->scratch);
 	for (size_t i = 0; i < ncols; i++) {

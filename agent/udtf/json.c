@@ -27,6 +27,7 @@
 #include "agent/udtf/jsonpath.h"
 #include "agent/udtf/params.h"
 #include "lib/buf.h"
+#include "lib/err.h"
 #include "lib/grow.h"
 
 #include <errno.h>
@@ -157,8 +158,8 @@ json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
 	size_t len = v->len;
 
 	if (v->kind == JSONPATH_MISSING && st->reject_missing) {
-		snprintf(err, errlen, "path %s is missing", spec->source);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "path %s is missing",
+		    spec->source);
 	}
 	if (v->kind == JSONPATH_MISSING || v->kind == JSONPATH_NULL) {
 		out->type = UDTF_NULL;
@@ -166,18 +167,17 @@ json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
 	}
 	if (spec->kind != COLTYPE_JSON && (v->kind == JSONPATH_OBJECT ||
 	    v->kind == JSONPATH_ARRAY)) {
-		snprintf(err, errlen, "column %s: is %s, not a%s %s%s",
+		return err_set(err, errlen, -EINVAL,
+		    "column %s: is %s, not a%s %s%s",
 		    spec->name, jsonpath_kind_name(v->kind),
 		    spec->kind == COLTYPE_INT64 ? "n" : "",
 		    coltype_kind_name(spec->kind),
 		    spec->kind == COLTYPE_STRING ?
 		    "; type json keeps its JSON text" : "");
-		return -EINVAL;
 	}
 	if (spec->kind != COLTYPE_JSON && v->kind == JSONPATH_STRING &&
 	    json_string_text(st, v, &text, &len) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	if (json_convert_known(spec->kind, v, text, len, out))
 		return 0;
@@ -225,8 +225,7 @@ json_convert_elems(struct json_state *st, size_t n, char *err,
 	/* a row is ncols values */
 	if (grow_array((void **)&st->rows, &st->rows_cap, n,
 	    ncols * sizeof(*st->rows)) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	for (size_t e = 0; e < n; e++) {
 		rows = st->rows + e * ncols;
@@ -247,17 +246,13 @@ json_process(void *state, const struct udtf_record *rec,
 	    (size_t)out->max_rows + 1 : SIZE_MAX, n;
 	int r;
 
-	if (rec->len == 0) {
-		snprintf(err, errlen, "empty record");
-		return -EINVAL;
-	}
+	if (rec->len == 0)
+		return err_set(err, errlen, -EINVAL, "empty record");
 	if ((r = jsonpath_scan(st->paths, rec->data, rec->len, keep, err,
 	    errlen)) < 0)
 		return r;
-	if (rec->len > SIZE_MAX / st->maxshare) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (rec->len > SIZE_MAX / st->maxshare)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	/* an unescaped string is no longer than its JSON text, and the
 	 * strings of distinct paths do not overlap */
 	st->reserve = rec->len * st->maxshare;
@@ -277,10 +272,10 @@ json_process(void *state, const struct udtf_record *rec,
 		    st->cols.n)) < 0)
 			return r;
 	if (n > keep) {
-		snprintf(err, errlen, "explode array %s has %zu elements, more "
+		return err_set(err, errlen, -E2BIG,
+		    "explode array %s has %zu elements, more "
 		    "than the %zu rows the emitter said it takes", st->explode,
 		    n, keep - 1);
-		return -E2BIG;
 	}
 	return 0;
 }
@@ -351,8 +346,7 @@ json_compile(struct json_state *st, const char *fields, char *err,
 		goto oom;
 	return 0;
 oom:
-	snprintf(err, errlen, "out of memory");
-	return -ENOMEM;
+	return err_set(err, errlen, -ENOMEM, "out of memory");
 }
 
 static void *

@@ -10,6 +10,7 @@
  */
 #include "agent/udtf/jsonpath.h"
 
+#include "lib/err.h"
 #include "lib/grow.h"
 #include "lib/utf8.h"
 
@@ -806,42 +807,41 @@ path_add(struct jsonpath *jp, const char *key, const char *path,
 		const char *at = s;
 
 		if (jp->nodes[node].explode) {
-			snprintf(err, errlen, "%s: path \"%s\" goes into the "
+			return err_set(err, errlen, -EINVAL,
+			    "%s: path \"%s\" goes into the "
 			    "explode array %s; reach its elements with a path "
 			    "starting with @", key, path, jp->explode);
-			return -EINVAL;
 		}
 		if (steps > JSONPATH_MAX_DEPTH) {
-			snprintf(err, errlen, "%s: path \"%s\" is deeper than "
+			return err_set(err, errlen, -EINVAL,
+			    "%s: path \"%s\" is deeper than "
 			    "%d, which no document may be", key, path,
 			    JSONPATH_MAX_DEPTH);
-			return -EINVAL;
 		}
 		if (name && (len = strcspn(s, ".[]")) == 0) {
-			snprintf(err, errlen, "%s: path \"%s\" has an empty "
+			return err_set(err, errlen, -EINVAL,
+			    "%s: path \"%s\" has an empty "
 			    "member name at byte %zu", key, path,
 			    (size_t)(s - path));
-			return -EINVAL;
 		}
 		if (!name && path_index(&s, &index) < 0) {
-			snprintf(err, errlen, "%s: path \"%s\": write an array "
+			return err_set(err, errlen, -EINVAL,
+			    "%s: path \"%s\": write an array "
 			    "index as [N], N a decimal number below 10^9", key,
 			    path);
-			return -EINVAL;
 		}
 		s += len;
 		if ((node = child_of(jp, node, name ? at : NULL, len,
 		    index)) < 0) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
+			return err_set(err, errlen, -ENOMEM, "out of memory");
 		}
 		if (*s == '\0')
 			break;
 		if (*s != '.' && *s != '[') {
-			snprintf(err, errlen, "%s: path \"%s\": expected '.', "
+			return err_set(err, errlen, -EINVAL,
+			    "%s: path \"%s\": expected '.', "
 			    "'[' or the end at byte %zu", key, path,
 			    (size_t)(s - path));
-			return -EINVAL;
 		}
 		name = *s == '.';
 		s += name;
@@ -956,9 +956,9 @@ jsonpath_add(struct jsonpath *jp, const char *key, const char *path,
 
 	*elem = is_relative(path);
 	if (*elem && jp->elem_root < 0) {
-		snprintf(err, errlen, "%s: path \"%s\" starts with @, the "
+		return err_set(err, errlen, -EINVAL,
+		    "%s: path \"%s\" starts with @, the "
 		    "explode element, but explode is not set", key, path);
-		return -EINVAL;
 	}
 	if (!*elem)
 		r = path_add(jp, key, path, path, path[0] != '[', 0, &leaf,

@@ -22,6 +22,7 @@
 #include "agent/udtf/coltype.h"
 #include "agent/udtf/params.h"
 #include "lib/buf.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -155,9 +156,8 @@ kv_one_byte(const char **vals, int k, int may_be_empty, int *out, char *err,
 		*out = -1;
 		return 0;
 	}
-	snprintf(err, errlen, "%s: \"%s\" must be one byte%s",
+	return err_set(err, errlen, -EINVAL, "%s: \"%s\" must be one byte%s",
 	    kv_keys[k].name, v, may_be_empty ? ", or empty" : "");
-	return -EINVAL;
 }
 
 /* Lists the (one to three) bytes that table stop marks in out[48], each
@@ -201,16 +201,16 @@ kv_read_syntax(struct kv_state *st, const char **vals, char *err,
 	kv_list_stops(st->key_end, st->key_stops);
 	kv_list_stops(st->value_end, st->value_stops);
 	if (pair == kv || st->blank[kv]) {
-		snprintf(err, errlen, "kv_separator: \"%s\" cannot be told "
+		return err_set(err, errlen, -EINVAL,
+		    "kv_separator: \"%s\" cannot be told "
 		    "apart from pair_separator \"%s\" or the blanks around "
 		    "pairs", vals[KV_KV_SEPARATOR], vals[KV_PAIR_SEPARATOR]);
-		return -EINVAL;
 	}
 	if (st->quote == pair || st->quote == kv || st->quote == '\\' ||
 	    (st->quote >= 0 && st->blank[st->quote])) {
-		snprintf(err, errlen, "quote: \"%s\" cannot be a separator, a "
+		return err_set(err, errlen, -EINVAL,
+		    "quote: \"%s\" cannot be a separator, a "
 		    "blank or the backslash", vals[KV_QUOTE]);
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -404,9 +404,9 @@ kv_reject_at(const struct kv_cursor *c, const char *at, const char *why,
 	char shown[KV_SHOWN_SIZE];
 
 	kv_show(shown, key, keylen);
-	snprintf(err, errlen, "byte %zu: %s%s", (size_t)(at - c->base), why,
+	return err_set(err, errlen, -EINVAL, "byte %zu: %s%s",
+	    (size_t)(at - c->base), why,
 	    shown);
-	return -EINVAL;
 }
 
 /* Returns the first byte in [p, end) that stop marks, or end.  Most of a
@@ -669,10 +669,8 @@ kv_take(struct kv_state *st, size_t reclen, const char *end,
 	else
 		st->wants[st->last].follow = w;
 	st->last = w;
-	if (pair->escaped && kv_unescape(st, reclen, pair) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if (pair->escaped && kv_unescape(st, reclen, pair) < 0)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	for (size_t c = st->wants[w].col; c != KV_NO_COL; c = st->next_col[c])
 		if ((r = kv_convert(st, c, pair, err, errlen)) < 0)
 			return r;
@@ -688,8 +686,7 @@ kv_reject_missing(const struct kv_state *st, char *err, size_t errlen)
 		if (st->seen[w])
 			continue;
 		kv_show(shown, st->wants[w].key, st->wants[w].len);
-		snprintf(err, errlen, "missing key %s", shown);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL, "missing key %s", shown);
 	}
 	return 0;
 }
@@ -721,10 +718,8 @@ kv_process(void *state, const struct udtf_record *rec,
 	}
 	if (r < 0)
 		return r;
-	if (npairs == 0) {
-		snprintf(err, errlen, "no pair in the record");
-		return -EINVAL;
-	}
+	if (npairs == 0)
+		return err_set(err, errlen, -EINVAL, "no pair in the record");
 	if (st->reject_missing && kv_reject_missing(st, err, errlen) < 0)
 		return -EINVAL;
 	r = out->emit(out, st->values, st->fields.n);

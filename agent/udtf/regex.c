@@ -16,6 +16,7 @@
 
 #include "agent/udtf/coltype.h"
 #include "agent/udtf/params.h"
+#include "lib/err.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -111,9 +112,9 @@ regex_compile(struct regex_state *st, const char *pattern, char *err,
 	    &code, &offset, NULL);
 	if (st->code == NULL) {
 		pcre2_get_error_message(code, msg, sizeof msg);
-		snprintf(err, errlen, "pattern: %s at offset %zu", (char *)msg,
+		return err_set(err, errlen, -EINVAL,
+		    "pattern: %s at offset %zu", (char *)msg,
 		    (size_t)offset);
-		return -EINVAL;
 	}
 	pcre2_pattern_info(st->code, PCRE2_INFO_ALLOPTIONS, &options);
 	pcre2_pattern_info(st->code, PCRE2_INFO_NEWLINE, &newline);
@@ -160,9 +161,9 @@ regex_columns_make(struct regex_state *st, char *err, size_t errlen)
 
 	pcre2_pattern_info(st->code, PCRE2_INFO_NAMECOUNT, &count);
 	if (count == 0) {
-		snprintf(err, errlen, "pattern has no named group "
+		return err_set(err, errlen, -EINVAL,
+		    "pattern has no named group "
 		    "(?<name>...); only named groups become columns");
-		return -EINVAL;
 	}
 	pcre2_pattern_info(st->code, PCRE2_INFO_NAMEENTRYSIZE, &entry_size);
 	pcre2_pattern_info(st->code, PCRE2_INFO_NAMETABLE, &table);
@@ -170,8 +171,7 @@ regex_columns_make(struct regex_state *st, char *err, size_t errlen)
 	    (st->cols = calloc(count, sizeof *st->cols)) == NULL ||
 	    (st->kinds = calloc(count, sizeof *st->kinds)) == NULL ||
 	    (st->values = calloc(count, sizeof *st->values)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	/* An entry is the group number, big-endian in two bytes, then the
 	 * NUL-terminated name; the table is sorted by name. */
@@ -240,8 +240,7 @@ regex_match_setup(struct regex_state *st, char *err, size_t errlen)
 	    (st->mctx = pcre2_match_context_create(NULL)) == NULL ||
 	    (st->jit && (st->jit_stack = pcre2_jit_stack_create(
 	    REGEX_JIT_STACK_MIN, REGEX_JIT_STACK_MAX, NULL)) == NULL)) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	}
 	st->ovector = pcre2_get_ovector_pointer(st->md);
 	pcre2_set_match_limit(st->mctx, REGEX_MATCH_LIMIT);
@@ -378,8 +377,8 @@ regex_emit(struct regex_state *st, const char *s, int rc,
 		if (coltype_convert(st->kinds[g->col], st->cols[g->col].name,
 		    s + from, to - from, &st->values[g->col], why,
 		    sizeof why) < 0) {
-			snprintf(err, errlen, "byte %zu: %s", (size_t)from, why);
-			return -EINVAL;
+			return err_set(err, errlen, -EINVAL, "byte %zu: %s",
+			    (size_t)from, why);
 		}
 	}
 	r = out->emit(out, st->values, st->ncols);
@@ -468,10 +467,8 @@ regex_process(void *state, const struct udtf_record *rec,
 	if (st->all)
 		return regex_match_all(st, s, rec->len, out, err, errlen);
 	rc = regex_exec(st, s, rec->len, 0, 0);
-	if (rc == PCRE2_ERROR_NOMATCH) {
-		snprintf(err, errlen, "no match for pattern");
-		return -EINVAL;
-	}
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return err_set(err, errlen, -EINVAL, "no match for pattern");
 	if (rc < 0)
 		return regex_reject_error(st, rc, 0, err, errlen);
 	return regex_emit(st, s, rc, out, err, errlen);

@@ -12,6 +12,7 @@
 
 #include "agent/udtf/coltype.h"
 #include "agent/udtf/params.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -84,9 +85,9 @@ split_max_events(const char *value, size_t *out, char *err, size_t errlen)
 
 	if (coltype_convert(COLTYPE_INT64, "max_events", value, strlen(value),
 	    &v, why, sizeof why) < 0 || v.u.i64 < 1) {
-		snprintf(err, errlen, "max_events must be a whole number of "
+		return err_set(err, errlen, -EINVAL,
+		    "max_events must be a whole number of "
 		    "at least 1, not \"%s\"", value);
-		return -EINVAL;
 	}
 	*out = (uint64_t)v.u.i64 > SIZE_MAX ? SIZE_MAX : (size_t)v.u.i64;
 	return 0;
@@ -232,9 +233,9 @@ split_process(void *state, const struct udtf_record *rec,
 	/* Counted first, so that a rejected record emits nothing: in a chain
 	 * the next UDTF would already have parsed each row */
 	if (split_too_many(st, data, rec->len)) {
-		snprintf(err, errlen, "more than %zu events in one record",
+		return err_set(err, errlen, -EINVAL,
+		    "more than %zu events in one record",
 		    st->max_events);
-		return -EINVAL;
 	}
 	while (split_next(st, &c, &v))
 		if ((r = out->emit(out, &v, 1)) < 0)

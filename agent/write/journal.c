@@ -13,6 +13,7 @@
 #include "agent/write/format.h"
 #include "agent/write/sidecar.h"
 #include "lib/buf.h"
+#include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/grow.h"
 
@@ -169,9 +170,8 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 		journal_park(j);
 	buf_clear(&b);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", j->path,
+		return err_set(err, errlen, r, "cannot write %s: %s", j->path,
 		    fs_strerror(-r));
-		return r;
 	}
 	j->npending = 0;
 	j->events = 0;
@@ -376,17 +376,16 @@ journal_read(const char *path, uint64_t upto, struct journal_state *st,
 
 	memset(st, 0, sizeof(*st));
 	if ((r = fs_read_all(path, &st->text)) < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
+		return err_set(err, errlen, r, "cannot read %s: %s", path,
 		    fs_strerror(-r));
-		return r;
 	}
 	journal_lines(&st->text, st->text.len, journal_find_mark, &jf);
 	/* what follows the mark kept is dropped, damaged or not; a damaged
 	 * line before it would make the file's description a guess */
 	if (jf.damaged != 0 && st->found && jf.damaged_end <= st->journal_len) {
-		snprintf(err, errlen, "%s: line %zu is damaged: it is none that "
+		return err_set(err, errlen, -EINVAL,
+		    "%s: line %zu is damaged: it is none that "
 		    "kedge writes", path, jf.damaged);
-		return -EINVAL;
 	}
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "agent/write/rowlog.h"
 #include "agent/write/spoolcount.h"
 #include "lib/crash.h"
+#include "lib/err.h"
 #include "lib/fsutil.h"
 
 /* Removes suffix from the end of s when it is there; returns 1 if it was. */
@@ -205,9 +206,8 @@ spool_sha256(const char *path, struct spool_digest *out, char *err,
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", path,
+		return err_set(err, errlen, r, "cannot read %s: %s", path,
 		    fs_strerror(errno));
-		return r;
 	}
 	if ((h = spool_hash_new()) == NULL)
 		r = -ENOMEM;
@@ -273,8 +273,8 @@ spool_convert(const char *path, const char *tmp, const struct journal_state *st,
 	int r;
 
 	if ((r = journal_span(st, &last_offset)) < 0) {
-		snprintf(err, errlen, "%s: its journal is damaged", path);
-		return r;
+		return err_set(err, errlen, r, "%s: its journal is damaged",
+		    path);
 	}
 	snprintf(partition, sizeof(partition), "%" PRId32, info->partition);
 	snprintf(first, sizeof(first), "%" PRId64, info->first_offset);
@@ -283,10 +283,8 @@ spool_convert(const char *path, const char *tmp, const struct journal_state *st,
 	    info->table, "kedge.topic", info->topic, "kedge.partition",
 	    partition, "kedge.first_offset", first, "kedge.last_offset", last };
 
-	if ((sink.hash = spool_hash_new()) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if ((sink.hash = spool_hash_new()) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	if ((sink.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0) {
 		r = -errno;
@@ -365,8 +363,8 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 
 	name = name ? name + 1 : rel;
 	if (spool_name_parse(name, &sn) < 0 || slash == NULL) {
-		snprintf(err, errlen, "%s/open/%s is not a part file", spool_dir, rel);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL,
+		    "%s/open/%s is not a part file", spool_dir, rel);
 	}
 	/* the name in ready/: a log's is its Parquet file's */
 	snprintf(final, sizeof(final), "%.*s", (int)(strlen(name) -
@@ -384,14 +382,12 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	    (size_t)snprintf(ready_sidecar, sizeof(ready_sidecar),
 	    "%s/ready/%.*s/.%s.json", spool_dir, dirlen, rel, final) >=
 	    sizeof(ready_sidecar)) {
-		snprintf(err, errlen, "%s/open/%s: path too long", spool_dir, rel);
-		return -ENAMETOOLONG;
+		return err_set(err, errlen, -ENAMETOOLONG,
+		    "%s/open/%s: path too long", spool_dir, rel);
 	}
 	memset(&st, 0, sizeof(st));
-	if ((table = strndup(rel, (size_t)(slash - rel))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
+	if ((table = strndup(rel, (size_t)(slash - rel))) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
 	if (access(journal, F_OK) == 0 &&
 	    (r = journal_read(journal, upto, &st, err, errlen)) < 0)
 		goto out;

@@ -13,6 +13,7 @@
 #include "agent/write/rowlog.h"
 #include "agent/write/spool.h"
 #include "agent/write/spoolcount.h"
+#include "lib/err.h"
 #include "lib/fsutil.h"
 
 /* Formatted rows are written, each chunk compressed as one gzip member or
@@ -274,16 +275,16 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 		if ((r = p->rows_buf.len == 0 ? codec_empty(w->codec, &w->out) :
 		    codec_write(w->codec, p->rows_buf.data, p->rows_buf.len,
 		    &w->out)) < 0 || (r = codec_finish(w->codec, &w->out)) < 0) {
-			snprintf(err, errlen, "table %s: compression failed: %s",
+			return err_set(err, errlen, r,
+			    "table %s: compression failed: %s",
 			    w->table, strerror(-r));
-			return r;
 		}
 		src = &w->out;
 	}
 	if ((r = fs_write_all(p->fd, src->data, src->len)) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", p->open_path,
+		return err_set(err, errlen, r, "cannot write %s: %s",
+		    p->open_path,
 		    fs_strerror(-r));
-		return r;
 	}
 	spoolcount_grow(w->spool_dir, (int64_t)src->len);
 	if (p->hash != NULL)
@@ -304,9 +305,9 @@ part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
 		return r;
 	if (fsync(p->fd) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "cannot fsync %s: %s", p->open_path,
+		return err_set(err, errlen, r, "cannot fsync %s: %s",
+		    p->open_path,
 		    fs_strerror(errno));
-		return r;
 	}
 	return 0;
 }
@@ -385,8 +386,8 @@ writer_write(struct writer *w, const struct tz_hour *hour,
 	w->last = p;
 	if ((r = format_row(&w->format, w->cols, vals, w->ncols,
 	    &p->rows_buf)) < 0 || (r = part_note(p, o)) < 0) {
-		snprintf(err, errlen, "table %s: out of memory", w->table);
-		return r;
+		return err_set(err, errlen, r, "table %s: out of memory",
+		    w->table);
 	}
 	p->rows++;
 	p->last_write = now;
@@ -438,8 +439,8 @@ writer_note_skipped(struct writer *w, const struct tz_hour *hour,
 	p->sealed = 0;
 	if (journal_add_range(p->journal, unread ? JOURNAL_UNREAD :
 	    JOURNAL_EMPTY, NULL, offset, last) < 0) {
-		snprintf(err, errlen, "table %s: out of memory", w->table);
-		return -ENOMEM;
+		return err_set(err, errlen, -ENOMEM, "table %s: out of memory",
+		    w->table);
 	}
 	return 0;
 }

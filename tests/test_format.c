@@ -235,6 +235,33 @@ test_hive_null_and_empty(void **state)
 	buf_clear(&out);
 }
 
+/* Every integer next to a power of ten, either sign, as printf writes it. */
+static void
+test_integer_digits(void **state)
+{
+	const struct format f = { FORMAT_HIVE_TEXT, ',', NULL };
+	const struct udtf_column col = { "n", UDTF_INT64 };
+	char want[32];
+	int64_t p = 1;
+
+	(void)state;
+	for (int e = 0; e <= 18; e++) {
+		const int64_t near[] = { p - 1, p, p + 1 };
+
+		for (size_t k = 0; k < NELEM(near); k++)
+			for (int neg = 0; neg <= 1; neg++) {
+				int64_t i = neg ? -near[k] : near[k];
+				struct udtf_value v = v_i64(i);
+				int n = snprintf(want, sizeof(want), "%lld\n",
+				    (long long)i);
+
+				expect_row(&f, &col, &v, 1, want, (size_t)n);
+			}
+		if (e < 18)
+			p *= 10;
+	}
+}
+
 static void
 test_hive_types(void **state)
 {
@@ -683,6 +710,7 @@ main(void)
 		cmocka_unit_test(test_hive_escape),
 		cmocka_unit_test(test_hive_null_and_empty),
 		cmocka_unit_test(test_hive_types),
+		cmocka_unit_test(test_integer_digits),
 		cmocka_unit_test(test_double_round_trip),
 		cmocka_unit_test(test_hive_read_back),
 		cmocka_unit_test(test_timestamps),

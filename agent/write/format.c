@@ -119,18 +119,50 @@ format_double(double d, char *p)
 	return (size_t)len;
 }
 
+/* Appends i in decimal, two digits a step, straight into out: a row has
+ * a few integers, and a division and a copy for each digit showed. */
+static int
+format_int64(int64_t i, struct buf *out)
+{
+	static const char pairs[] =
+	    "00010203040506070809101112131415161718192021222324"
+	    "25262728293031323334353637383940414243444546474849"
+	    "50515253545556575859606162636465666768697071727374"
+	    "75767778798081828384858687888990919293949596979899";
+	uint64_t u = i < 0 ? -(uint64_t)i : (uint64_t)i, t;
+	size_t n = 1 + (i < 0);
+	char *p;
+	int r;
+
+	for (t = u; t >= 10; t /= 10)
+		n++;
+	if (out->cap - out->len < n && (r = buf_reserve(out, n)) < 0)
+		return r;
+	p = out->data + out->len + n;
+	out->len += n;
+	for (; u >= 100; u /= 100) {
+		p -= 2;
+		memcpy(p, pairs + u % 100 * 2, 2);
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, pairs + u * 2, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
+	if (i < 0)
+		*--p = '-';
+	return 0;
+}
+
 static int
 format_number(const struct udtf_value *v, struct buf *out)
 {
 	char num[FORMAT_NUM_MAX];
-	size_t n;
 
 	if (v->type == UDTF_INT64)
-		n = format_fixed(v->u.i64 < 0, v->u.i64 < 0 ?
-		    -(uint64_t)v->u.i64 : (uint64_t)v->u.i64, 0, num);
-	else
-		n = format_double(v->u.d, num);
-	return format_put(out, num, n);
+		return format_int64(v->u.i64, out);
+	return format_put(out, num, format_double(v->u.d, num));
 }
 
 /* The bits of x's bytes that are delim, '\\', '\n' or '\r'; its lowest set

@@ -275,11 +275,21 @@ run_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 	}
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct udtf_record *in = recs;
+		const char *run_topic = NULL;
 		size_t m = 0, done;
+		int reads = 0;
 
-		for (size_t j = 0; j < n; j++)
-			if (table_reads_topic(a->tables[i], recs[j].topic))
+		for (size_t j = 0; j < n; j++) {
+			/* a poll's records come in runs of one topic, whose
+			 * name is one string while they live */
+			if (recs[j].topic != run_topic) {
+				run_topic = recs[j].topic;
+				reads = table_reads_topic(a->tables[i],
+				    run_topic);
+			}
+			if (reads)
 				mine[m++] = recs[j];
+		}
 		if (m == 0)
 			continue;
 		if (m < n)

@@ -306,8 +306,12 @@ run_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 			return;
 		}
 	}
+	/* a partition's next offset is its last record's: once per run of
+	 * one partition's records */
 	for (size_t i = 0; i < n; i++)
-		source_done(a->src, msgs[i]);
+		if (i + 1 == n || msgs[i + 1]->rkt != msgs[i]->rkt ||
+		    msgs[i + 1]->partition != msgs[i]->partition)
+			source_done(a->src, msgs[i]);
 	if (a->records == 0 && n > 0)
 		clock_gettime(CLOCK_MONOTONIC, &a->first);
 	a->records += n;

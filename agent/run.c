@@ -274,11 +274,21 @@ run_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 	}
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct udtf_record *in = recs;
+		const char *run_topic = NULL;
 		size_t m = 0, done;
+		int reads = 0;
 
-		for (size_t j = 0; j < n; j++)
-			if (table_reads_topic(a->tables[i], recs[j].topic))
+		for (size_t j = 0; j < n; j++) {
+			/* a poll's records come in runs of one topic, whose
+			 * name is one string while they live */
+			if (recs[j].topic != run_topic) {
+				run_topic = recs[j].topic;
+				reads = table_reads_topic(a->tables[i],
+				    run_topic);
+			}
+			if (reads)
 				mine[m++] = recs[j];
+		}
 		if (m == 0)
 			continue;
 		if (m < n)
@@ -295,8 +305,12 @@ run_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 			return;
 		}
 	}
+	/* a partition's next offset is its last record's: once per run of
+	 * one partition's records */
 	for (size_t i = 0; i < n; i++)
-		source_done(a->src, msgs[i]);
+		if (i + 1 == n || msgs[i + 1]->rkt != msgs[i]->rkt ||
+		    msgs[i + 1]->partition != msgs[i]->partition)
+			source_done(a->src, msgs[i]);
 	if (a->records == 0 && n > 0)
 		clock_gettime(CLOCK_MONOTONIC, &a->first);
 	a->records += n;

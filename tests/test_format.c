@@ -119,6 +119,20 @@ expect_escape(const char *in, size_t inlen, char delim, const char *want,
 	buf_clear(&out);
 }
 
+/* expect_escape() of a copy of in that has exactly inlen bytes, so that
+ * a sanitizer build sees any read past its end. */
+static void
+expect_escape_exact(const char *in, size_t inlen, char delim,
+    const char *want, size_t wantlen)
+{
+	char *copy = malloc(inlen);
+
+	assert_non_null(copy);
+	memcpy(copy, in, inlen);
+	expect_escape(copy, inlen, delim, want, wantlen);
+	free(copy);
+}
+
 #define EXPECT_ESCAPE(in, delim, want) \
 	expect_escape(in, sizeof(in) - 1, delim, want, sizeof(want) - 1)
 
@@ -219,6 +233,33 @@ test_hive_null_and_empty(void **state)
 	for (size_t i = 0; i < n; i++)
 		free(fl[i].data);
 	buf_clear(&out);
+}
+
+/* Every integer next to a power of ten, either sign, as printf writes it. */
+static void
+test_integer_digits(void **state)
+{
+	const struct format f = { FORMAT_HIVE_TEXT, ',', NULL };
+	const struct udtf_column col = { "n", UDTF_INT64 };
+	char want[32];
+	int64_t p = 1;
+
+	(void)state;
+	for (int e = 0; e <= 18; e++) {
+		const int64_t near[] = { p - 1, p, p + 1 };
+
+		for (size_t k = 0; k < NELEM(near); k++)
+			for (int neg = 0; neg <= 1; neg++) {
+				int64_t i = neg ? -near[k] : near[k];
+				struct udtf_value v = v_i64(i);
+				int n = snprintf(want, sizeof(want), "%lld\n",
+				    (long long)i);
+
+				expect_row(&f, &col, &v, 1, want, (size_t)n);
+			}
+		if (e < 18)
+			p *= 10;
+	}
 }
 
 static void
@@ -609,26 +650,27 @@ test_specials_at_every_offset(void **state)
 	(void)state;
 	for (size_t c = 0; c < NELEM(hive); c++) {
 		esclen = strlen(hive[c].esc);
-		for (size_t at = 0; at < 40; at++) {
-			/* x...x B x...x, then the same with a second B at
-			 * the end. */
-			for (int twice = 0; twice <= 1; twice++) {
-				memset(in, 'x', sizeof(in));
-				memset(want, 'x', sizeof(want));
-				inlen = 41 + (size_t)twice;
-				in[at] = hive[c].byte;
-				memcpy(want + at, hive[c].esc, esclen);
-				wantlen = 41 + esclen - 1;
-				if (twice) {
-					in[41] = hive[c].byte;
-					memcpy(want + wantlen, hive[c].esc,
-					    esclen);
-					wantlen += esclen;
+		/* every length up to 47, for the 16- and 8-byte steps and
+		 * the last overlapping one: x...x B x...x, and the same with
+		 * a second B at the end */
+		for (size_t len = 1; len < 48; len++)
+			for (size_t at = 0; at < len; at++)
+				for (int twice = 0; twice <= 1; twice++) {
+					memset(in, 'x', sizeof(in));
+					memset(want, 'x', sizeof(want));
+					inlen = len + (size_t)twice;
+					in[at] = hive[c].byte;
+					memcpy(want + at, hive[c].esc, esclen);
+					wantlen = len + esclen - 1;
+					if (twice) {
+						in[len] = hive[c].byte;
+						memcpy(want + wantlen, hive[c].esc,
+						    esclen);
+						wantlen += esclen;
+					}
+					expect_escape_exact(in, inlen,
+					    hive[c].delim, want, wantlen);
 				}
-				expect_escape(in, inlen, hive[c].delim, want,
-				    wantlen);
-			}
-		}
 	}
 	for (size_t c = 0; c < NELEM(json); c++) {
 		size_t blen = strlen(json[c].in), olen = strlen(json[c].out);
@@ -668,6 +710,7 @@ main(void)
 		cmocka_unit_test(test_hive_escape),
 		cmocka_unit_test(test_hive_null_and_empty),
 		cmocka_unit_test(test_hive_types),
+		cmocka_unit_test(test_integer_digits),
 		cmocka_unit_test(test_double_round_trip),
 		cmocka_unit_test(test_hive_read_back),
 		cmocka_unit_test(test_timestamps),

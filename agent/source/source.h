@@ -80,14 +80,15 @@ void source_positions(const struct source *s,
     void *arg);
 
 /* Waits up to timeout_ms for records and puts up to max of them in msgs;
- * the caller destroys each with rd_kafka_message_destroy() after
- * source_done().  Partition ends and errors are handled here and not
+ * the caller destroys each with rd_kafka_message_destroy() once
+ * source_done() has seen it or a later record of its partition.  Partition
+ * ends and errors are handled here and not
  * returned.  Returns the number of records. */
 size_t source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
     int timeout_ms);
 
-/* Records that msg has been processed: its offset + 1 is committed at the
- * next source_commit(). */
+/* Records that msg, and the records before it in its partition, have been
+ * processed: its offset + 1 is committed at the next source_commit(). */
 void source_done(struct source *s, const rd_kafka_message_t *msg);
 
 /* Commits the given offsets with metadata (a checkpoint's, see ckpt.h) on

@@ -90,25 +90,26 @@ tz_slot_load(struct tz_slot *e, int64_t slot)
 }
 
 /* Finds the local hour of ts_us and how many seconds into it ts_us is:
- * from the cache when its slot is uniform, else from libc. */
-static inline int
-tz_lookup(struct tz *tz, int64_t ts_us, struct tz_hour *h, int *hour_s)
+ * from the cache when its slot is uniform (the cached hour, not a copy),
+ * else from libc into scratch.  Returns NULL out of range. */
+static inline const struct tz_hour *
+tz_lookup(struct tz *tz, int64_t ts_us, struct tz_hour *scratch, int *hour_s)
 {
 	struct tz_slot *e;
 	int64_t t, slot;
 
 	if (ts_us < 0 || ts_us / TZ_US_PER_S > TZ_MAX_S)
-		return -ERANGE;
+		return NULL;
 	t = ts_us / TZ_US_PER_S;
 	slot = t / TZ_SLOT_S;
 	e = &tz->cache[slot & (TZ_CACHE_SLOTS - 1)];
 	if (e->slot != slot && tz_slot_load(e, slot) < 0)
-		return -ERANGE;
+		return NULL;
 	if (!e->uniform)
-		return tz_local_from_libc(t, h, hour_s);
-	*h = e->hour;
+		return tz_local_from_libc(t, scratch, hour_s) < 0 ? NULL :
+		    scratch;
 	*hour_s = e->start_s + (int)(t - slot * TZ_SLOT_S);
-	return 0;
+	return &e->hour;
 }
 
 static int
@@ -188,9 +189,14 @@ tz_close(struct tz *tz)
 int
 tz_hour_of(struct tz *tz, int64_t ts_us, struct tz_hour *out)
 {
+	const struct tz_hour *h;
 	int hour_s;
 
-	return tz_lookup(tz, ts_us, out, &hour_s);
+	if ((h = tz_lookup(tz, ts_us, out, &hour_s)) == NULL)
+		return -ERANGE;
+	if (h != out)
+		*out = *h;
+	return 0;
 }
 
 /* Writes "+HH:MM", or "+HH:MM:SS" for an offset that is not whole minutes
@@ -214,23 +220,28 @@ tz_put_offset(char *p, int32_t offset)
 int
 tz_format(struct tz *tz, int64_t ts_us, int iso, char *buf)
 {
-	struct tz_hour h;
+	/* minutes and seconds, two digits each, from a table */
+	static const char sixty[] =
+	    "000102030405060708091011121314151617181920212223242526272829"
+	    "303132333435363738394041424344454647484950515253545556575859";
+	const struct tz_hour *h;
+	struct tz_hour scratch;
 	int32_t us = (int32_t)(ts_us % TZ_US_PER_S);
-	int hour_s, r, n;
+	int hour_s, n;
 
-	if ((r = tz_lookup(tz, ts_us, &h, &hour_s)) < 0)
-		return r;
-	memcpy(buf, h.dt, 4);
+	if ((h = tz_lookup(tz, ts_us, &scratch, &hour_s)) == NULL)
+		return -ERANGE;
+	memcpy(buf, h->dt, 4);
 	buf[4] = '-';
-	memcpy(buf + 5, h.dt + 4, 2);
+	memcpy(buf + 5, h->dt + 4, 2);
 	buf[7] = '-';
-	memcpy(buf + 8, h.dt + 6, 2);
+	memcpy(buf + 8, h->dt + 6, 2);
 	buf[10] = iso ? 'T' : ' ';
-	memcpy(buf + 11, h.hr, 2);
+	memcpy(buf + 11, h->hr, 2);
 	buf[13] = ':';
-	tz_put_digits(buf + 14, hour_s / 60, 2);
+	memcpy(buf + 14, sixty + hour_s / 60 * 2, 2);
 	buf[16] = ':';
-	tz_put_digits(buf + 17, hour_s % 60, 2);
+	memcpy(buf + 17, sixty + hour_s % 60 * 2, 2);
 	n = 19;
 	if (us % 1000 != 0) {
 		buf[n] = '.';
@@ -242,7 +253,7 @@ tz_format(struct tz *tz, int64_t ts_us, int iso, char *buf)
 		n += 4;
 	}
 	if (iso)
-		n += tz_put_offset(buf + n, h.utc_offset_s);
+		n += tz_put_offset(buf + n, h->utc_offset_s);
 	buf[n] = '\0';
 	return n;
 }

@@ -7,44 +7,31 @@
 
 #include <stdint.h>
 
+/* The low n bytes of v at p, the lowest first. */
 static inline void
-le_put32(void *p, uint32_t v)
+le_put(void *p, uint64_t v, int n)
 {
 	unsigned char *b = p;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < n; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
 }
 
-static inline void
-le_put64(void *p, uint64_t v)
-{
-	unsigned char *b = p;
-
-	for (int i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline uint32_t
-le_get32(const void *p)
-{
-	const unsigned char *b = p;
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | b[i];
-	return v;
-}
-
+/* The n bytes at p as an integer, the lowest first. */
 static inline uint64_t
-le_get64(const void *p)
+le_get(const void *p, int n)
 {
 	const unsigned char *b = p;
 	uint64_t v = 0;
 
-	for (int i = 7; i >= 0; i--)
+	for (int i = n - 1; i >= 0; i--)
 		v = v << 8 | b[i];
 	return v;
 }
+
+static inline void le_put32(void *p, uint32_t v) { le_put(p, v, 4); }
+static inline void le_put64(void *p, uint64_t v) { le_put(p, v, 8); }
+static inline uint32_t le_get32(const void *p) { return (uint32_t)le_get(p, 4); }
+static inline uint64_t le_get64(const void *p) { return le_get(p, 8); }
 
 #endif /* KEDGE_LE_H */

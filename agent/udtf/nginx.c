@@ -3,14 +3,16 @@
  * log_format once into a program, a literal prefix and then one step per
  * variable: the variable and the literal text that follows it.  process()
  * runs that program over a line: each value ends where the next literal
- * begins, and becomes one typed column.  One line gives one row.
+ * begins, and becomes one typed column (nginx_convert_value(), in
+ * nginx_int.h, with nginx_value.c).  One line gives one row.  This file
+ * holds the log_format compiler, the line scan and the descriptor.
  */
 #include "agent/udtf/udtf.h"
 
+#include "agent/udtf/nginx_int.h"
 #include "agent/udtf/params.h"
 #include "agent/udtf/timeparse.h"
 #include "lib/buf.h"
-#include "lib/utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,69 +25,6 @@
 #define NGINX_COMBINED "$remote_addr - $remote_user [$time_local] " \
 	"\"$request\" $status $body_bytes_sent \"$http_referer\" " \
 	"\"$http_user_agent\""
-
-/* A reason quotes at most this many bytes of a value, each byte written as
- * at most 4 ("\xHH"), plus the quotes, "..." and the NUL. */
-#define QUOTE_MAX 40
-#define QUOTED_SIZE (QUOTE_MAX * 4 + 6)
-
-/* request_time has at most this many digits: their value fits in uint64_t
- * and a power of ten this large is exact in a double. */
-#define DOUBLE_DIGITS_MAX 18
-
-/* How nginx escaped values: log_format's escape= parameter. */
-enum nginx_escape {
-	NGINX_ESCAPE_DEFAULT, /* " \ and non-ASCII or control bytes as \xHH */
-	NGINX_ESCAPE_JSON,    /* JSON string escapes */
-	NGINX_ESCAPE_NONE
-};
-
-enum nginx_kind {
-	NGINX_STRING,
-	NGINX_INT,
-	NGINX_DOUBLE,
-	NGINX_TIME_LOCAL,
-	NGINX_TIME_ISO8601,
-	NGINX_MSEC
-};
-
-/* Where a value can be seen to end without find_literal()'s scan: after
- * its digits, or its 26 bytes of $time_local, when its literal's first
- * byte cannot be among those (nor a backslash) and the literal follows
- * there.  find_literal() would then stop there too, and the value is
- * converted as it is read. */
-enum nginx_quick {
-	NGINX_QUICK_NONE,
-	NGINX_QUICK_DIGITS,
-	NGINX_QUICK_TIME_LOCAL  /* once the time has parsed */
-};
-
-/* One step of the program: a variable, then the literal that follows it,
- * which is empty only when the variable ends the format. */
-struct nginx_field {
-	const char *var; /* the name in the format, not NUL-terminated */
-	size_t varlen;
-	enum nginx_kind kind;
-	enum nginx_quick quick;
-	const char *lit;
-	size_t litlen;
-	char first[16];  /* lit[0] sixteen times: what find_literal() seeks */
-	uint64_t rest;   /* lit[1..], its first (up to) eight bytes */
-	uint64_t rest_mask; /* the bytes of a word that rest holds */
-	struct timeparse_date_cache time_cache; /* a $time_local's last */
-};
-
-struct nginx_state {
-	char *format;             /* the literals and names point into it */
-	const char *prefix;       /* the literal before the first variable */
-	size_t prefixlen;
-	enum nginx_escape escape;
-	struct nginx_field *fields;
-	struct udtf_column *cols; /* one per field; owns the names */
-	struct udtf_value *values; /* one per field, refilled per record */
-	size_t nfields;
-	struct buf scratch;       /* unescaped values of the current record */
-};
 
 static const struct {
 	const char *name;
@@ -125,47 +64,10 @@ static const struct udtf_key nginx_keys[] = {
 static void nginx_fini(void *state);
 
 static int
-nginx_is_digit(char c)
-{
-	return (unsigned)(c - '0') <= 9;
-}
-
-static int
 is_name_char(char c)
 {
 	return nginx_is_digit(c) || (c >= 'a' && c <= 'z') ||
 	    (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-/* Writes s as a short, printable, double-quoted text for a reason. */
-static void
-quote(char *dst, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = len > QUOTE_MAX ? QUOTE_MAX : len, o = 0;
-
-	dst[o++] = '"';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			dst[o++] = '\\';
-			dst[o++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		} else {
-			dst[o++] = (char)c;
-		}
-	}
-	if (n < len) {
-		memcpy(dst + o, "...", 3);
-		o += 3;
-	}
-	dst[o++] = '"';
-	dst[o] = '\0';
 }
 
 /* Compiling the log_format. */
@@ -410,263 +312,6 @@ nginx_fini(void *state)
 	free(st);
 }
 
-/* Converting values. */
-
-static int
-parse_int(const char *s, size_t len, int64_t *out)
-{
-	uint64_t v = 0, limit = INT64_MAX;
-	size_t i = 0;
-	int neg = len > 0 && s[0] == '-';
-
-	if (neg) {
-		limit++;
-		i++;
-	}
-	if (i == len)
-		return -EINVAL;
-	for (; i < len; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-
-		if (d > 9)
-			return -EINVAL;
-		/* v * 10 + d > limit, without a division a digit */
-		if (v >= limit / 10 && (v > limit / 10 || d > limit % 10))
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return 0;
-}
-
-/* Reads "123" or "0.123" as strtod() would, without its locale: while the
- * digits, read as one integer, stay below 2^53, the result is one division
- * of two exact doubles and so correctly rounded. */
-static int
-parse_double(const char *s, size_t len, double *out)
-{
-	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
-	    1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
-	    1e18 };
-	uint64_t mant = 0;
-	size_t i, digits = 0, dot = len;
-
-	for (i = 0; i < len; i++) {
-		if (s[i] == '.' && dot == len && i > 0 && i + 1 < len) {
-			dot = i;
-			continue;
-		}
-		if (!nginx_is_digit(s[i]) || ++digits > DOUBLE_DIGITS_MAX)
-			return -EINVAL;
-		mant = mant * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (digits == 0)
-		return -EINVAL;
-	*out = (double)mant / pow10[dot == len ? 0 : len - dot - 1];
-	return 0;
-}
-
-/* Undoes escape=default: \xHH is the byte 0xHH; any other backslash is
- * itself.  Returns the length written; dst holds at least len bytes. */
-static size_t
-unescape_default(char *dst, const char *s, size_t len)
-{
-	size_t o = 0, i = 0;
-
-	while (i < len) {
-		const char *bs = memchr(s + i, '\\', len - i);
-		size_t run = bs ? (size_t)(bs - (s + i)) : len - i;
-		int hi, lo;
-
-		memcpy(dst + o, s + i, run);
-		o += run;
-		i += run;
-		if (i == len)
-			break;
-		if (i + 3 < len && s[i + 1] == 'x' &&
-		    (hi = utf8_hex_value(s[i + 2])) >= 0 &&
-		    (lo = utf8_hex_value(s[i + 3])) >= 0) {
-			dst[o++] = (char)(hi << 4 | lo);
-			i += 4;
-		} else {
-			dst[o++] = s[i++];
-		}
-	}
-	return o;
-}
-
-/* Reads the 4 hex digits of a \uXXXX at s[0..3]; -1 if they are not. */
-static long
-read_hex4(const char *s, size_t avail)
-{
-	long v = 0;
-
-	if (avail < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		int h = utf8_hex_value(s[i]);
-
-		if (h < 0)
-			return -1;
-		v = v << 4 | h;
-	}
-	return v;
-}
-
-/* Reads the \uXXXX escape at s[i] (a backslash), with its low surrogate
- * when it is a high one.  Returns the code point and sets *used, or -1 when
- * it is not a valid escape (a lone surrogate included). */
-static long
-read_json_u(const char *s, size_t len, size_t i, size_t *used)
-{
-	long cp = read_hex4(s + i + 2, len - i - 2), lo;
-
-	if (cp < 0)
-		return -1;
-	if (cp < 0xd800 || cp > 0xdfff) {
-		*used = 6;
-		return cp;
-	}
-	if (cp > 0xdbff || i + 7 >= len || s[i + 6] != '\\' ||
-	    s[i + 7] != 'u')
-		return -1;
-	lo = read_hex4(s + i + 8, len - i - 8);
-	if (lo < 0xdc00 || lo > 0xdfff)
-		return -1;
-	*used = 12;
-	return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-}
-
-/* Undoes escape=json; an escape that is not valid JSON stays as written.
- * Returns the length written; dst holds at least len bytes, as no escape
- * grows when decoded. */
-static size_t
-unescape_json(char *dst, const char *s, size_t len)
-{
-	size_t o = 0, i = 0;
-
-	while (i < len) {
-		const char *bs = memchr(s + i, '\\', len - i);
-		size_t run = bs ? (size_t)(bs - (s + i)) : len - i, used = 2;
-		long cp = -1;
-
-		memcpy(dst + o, s + i, run);
-		o += run;
-		i += run;
-		if (i == len)
-			break;
-		if (i + 1 < len) {
-			switch (s[i + 1]) {
-			case '"': case '\\': case '/': cp = s[i + 1]; break;
-			case 'b': cp = '\b'; break;
-			case 'f': cp = '\f'; break;
-			case 'n': cp = '\n'; break;
-			case 'r': cp = '\r'; break;
-			case 't': cp = '\t'; break;
-			case 'u': cp = read_json_u(s, len, i, &used); break;
-			default: break;
-			}
-		}
-		if (cp < 0) {
-			dst[o++] = s[i++];
-		} else {
-			o += utf8_put(dst + o, cp);
-			i += used;
-		}
-	}
-	return o;
-}
-
-/* Sets *out to the string value s, unescaped into the scratch buffer when it
- * holds escapes (escaped: 1 it does, 0 it does not, -1 not known yet).
- * rest is how many bytes of the line are left from s on: the values still
- * to come are no longer, so reserving rest once keeps every string already
- * in the scratch buffer where it is. */
-static int
-convert_string(struct nginx_state *st, const char *s, size_t len,
-    size_t rest, int escaped, struct udtf_value *out)
-{
-	char *dst;
-
-	out->type = UDTF_STRING;
-	if (escaped < 0)
-		escaped = memchr(s, '\\', len) != NULL;
-	if (st->escape == NGINX_ESCAPE_NONE || !escaped) {
-		out->u.s.ptr = s;
-		out->u.s.len = len;
-		return 0;
-	}
-	if (buf_reserve(&st->scratch, rest) < 0)
-		return -ENOMEM;
-	dst = st->scratch.data + st->scratch.len;
-	if (st->escape == NGINX_ESCAPE_JSON)
-		out->u.s.len = unescape_json(dst, s, len);
-	else
-		out->u.s.len = unescape_default(dst, s, len);
-	out->u.s.ptr = dst;
-	st->scratch.len += out->u.s.len;
-	return 0;
-}
-
-static int
-reject_value(const char *column, const char *s, size_t len, const char *why,
-    char *err, size_t errlen)
-{
-	char quoted[QUOTED_SIZE];
-
-	quote(quoted, s, len);
-	snprintf(err, errlen, "%s: %s %s", column, quoted, why);
-	return -EINVAL;
-}
-
-/* Turns the value of field i, s[0..len), into st->values[i]. */
-static int
-convert_value(struct nginx_state *st, size_t i, const char *s, size_t len,
-    size_t rest, int escaped, char *err, size_t errlen)
-{
-	struct udtf_value *out = &st->values[i];
-	const char *column = st->cols[i].name;
-	int r = 0;
-
-	if (len == 1 && s[0] == '-') {
-		out->type = UDTF_NULL;
-		return 0;
-	}
-	out->type = st->cols[i].type;
-	switch (st->fields[i].kind) {
-	case NGINX_STRING:
-		if (convert_string(st, s, len, rest, escaped, out) < 0) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		return 0;
-	case NGINX_INT:
-		if ((r = parse_int(s, len, &out->u.i64)) == -ERANGE)
-			return reject_value(column, s, len, "is out of range",
-			    err, errlen);
-		break;
-	case NGINX_DOUBLE:
-		r = parse_double(s, len, &out->u.d);
-		break;
-	case NGINX_TIME_LOCAL:
-		r = timeparse_local_cached(&st->fields[i].time_cache, s, len,
-		    &out->u.ts_us);
-		break;
-	case NGINX_TIME_ISO8601:
-		r = timeparse_iso8601(s, len, &out->u.ts_us);
-		break;
-	case NGINX_MSEC:
-		r = timeparse_msec(s, len, &out->u.ts_us);
-		break;
-	}
-	if (r < 0)
-		return reject_value(column, s, len,
-		    out->type == UDTF_INT64 ? "is not an integer" :
-		    out->type == UDTF_DOUBLE ? "is not a number" :
-		    "is not a time", err, errlen);
-	return 0;
-}
-
 /* Parsing a line. */
 
 /* Returns the first byte in [p, end) that is a or b, or end; sixteen bytes
@@ -771,7 +416,8 @@ find_literal(const struct nginx_state *st, const struct nginx_field *f,
 /* Returns where field i's value, from p on, ends when it is one that
  * quick_of() allowed for, its literal following there, after converting
  * it into st->values[i]; NULL when it is not, and find_literal() and
- * convert_value() must look.  Eighteen digits or fewer cannot overflow. */
+ * nginx_convert_value() must look.  Eighteen digits or fewer cannot
+ * overflow. */
 static const char *
 quick_end(struct nginx_state *st, size_t i, const char *p, const char *end)
 {
@@ -821,7 +467,7 @@ reject_literal(const struct nginx_state *st, size_t i, int mismatch,
 	if (!mismatch) {
 		snprintf(err, errlen, "line ends inside $%s", st->cols[i].name);
 	} else {
-		quote(quoted, st->fields[i].lit, st->fields[i].litlen);
+		nginx_quote(quoted, st->fields[i].lit, st->fields[i].litlen);
 		snprintf(err, errlen, "expected %s after $%s", quoted,
 		    st->cols[i].name);
 	}
@@ -847,7 +493,7 @@ nginx_process(void *state, const struct udtf_record *rec,
 	    !same_bytes(p, st->prefix, st->prefixlen)) {
 		char quoted[QUOTED_SIZE];
 
-		quote(quoted, st->prefix, st->prefixlen);
+		nginx_quote(quoted, st->prefix, st->prefixlen);
 		snprintf(err, errlen, "line does not start with %s", quoted);
 		return -EINVAL;
 	}
@@ -868,7 +514,7 @@ nginx_process(void *state, const struct udtf_record *rec,
 		if (at == NULL)
 			at = end;
 		p = at + f->litlen;
-		if ((r = convert_value(st, i, value, (size_t)(at - value),
+		if ((r = nginx_convert_value(st, i, value, (size_t)(at - value),
 		    (size_t)(end - value), escaped, err, errlen)) < 0)
 			return r;
 	}

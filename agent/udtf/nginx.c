@@ -13,6 +13,7 @@
 #include "agent/udtf/params.h"
 #include "agent/udtf/timeparse.h"
 #include "lib/buf.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -139,14 +140,14 @@ read_variable(const char *format, size_t at, const char **var, size_t *varlen,
 	for (end = start; is_name_char(format[end]); end++)
 		;
 	if (braced && format[end] != '}') {
-		snprintf(err, errlen, "log_format: the \"${\" at offset %zu is "
+		return err_set(err, errlen, -EINVAL,
+		    "log_format: the \"${\" at offset %zu is "
 		    "not closed by \"}\" after a variable name", at);
-		return -EINVAL;
 	}
 	if (end == start) {
-		snprintf(err, errlen, "log_format: the \"$\" at offset %zu has "
+		return err_set(err, errlen, -EINVAL,
+		    "log_format: the \"$\" at offset %zu has "
 		    "an empty variable name", at);
-		return -EINVAL;
 	}
 	*var = format + start;
 	*varlen = end - start;
@@ -195,10 +196,10 @@ compile_format(struct nginx_state *st, char *err, size_t errlen)
 			st->prefix = format + lit;
 			st->prefixlen = at - lit;
 		} else if (at == lit) {
-			snprintf(err, errlen, "log_format: $%.*s and $%.*s have "
+			return err_set(err, errlen, -EINVAL,
+			    "log_format: $%.*s and $%.*s have "
 			    "no text between them, so a line cannot be split",
 			    (int)f[-1].varlen, f[-1].var, (int)f->varlen, f->var);
-			return -EINVAL;
 		} else {
 			f[-1].lit = format + lit;
 			f[-1].litlen = at - lit;
@@ -208,9 +209,9 @@ compile_format(struct nginx_state *st, char *err, size_t errlen)
 		at = lit = next;
 	}
 	if (st->nfields == 0) {
-		snprintf(err, errlen, "log_format has no variable, so there is "
+		return err_set(err, errlen, -EINVAL,
+		    "log_format has no variable, so there is "
 		    "nothing to parse");
-		return -EINVAL;
 	}
 	st->fields[st->nfields - 1].lit = format + lit;
 	st->fields[st->nfields - 1].litlen = at - lit;
@@ -233,15 +234,13 @@ static int
 name_columns(struct nginx_state *st, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < st->nfields; i++) {
-		if (name_column(st, i) < 0) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
+		if (name_column(st, i) < 0)
+			return err_set(err, errlen, -ENOMEM, "out of memory");
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(st->cols[i].name, st->cols[j].name) == 0) {
-				snprintf(err, errlen, "log_format gives two "
+				return err_set(err, errlen, -EINVAL,
+				    "log_format gives two "
 				    "columns the name %s", st->cols[i].name);
-				return -EINVAL;
 			}
 		}
 	}
@@ -454,8 +453,7 @@ quick_end(struct nginx_state *st, size_t i, const char *p, const char *end)
 static int
 reject_line(const char *why, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s", why);
-	return -EINVAL;
+	return err_set(err, errlen, -EINVAL, "%s", why);
 }
 
 static int
@@ -494,8 +492,8 @@ nginx_process(void *state, const struct udtf_record *rec,
 		char quoted[QUOTED_SIZE];
 
 		nginx_quote(quoted, st->prefix, st->prefixlen);
-		snprintf(err, errlen, "line does not start with %s", quoted);
-		return -EINVAL;
+		return err_set(err, errlen, -EINVAL,
+		    "line does not start with %s", quoted);
 	}
 	p += st->prefixlen;
 	buf_reset(&st->scratch);

@@ -7,6 +7,7 @@
  */
 #include "agent/udtf/nginx_int.h"
 
+#include "lib/err.h"
 #include "lib/utf8.h"
 
 #include <stdio.h>
@@ -53,8 +54,7 @@ nginx_reject_value(const char *column, const char *s, size_t len,
 	char quoted[QUOTED_SIZE];
 
 	nginx_quote(quoted, s, len);
-	snprintf(err, errlen, "%s: %s %s", column, quoted, why);
-	return -EINVAL;
+	return err_set(err, errlen, -EINVAL, "%s: %s %s", column, quoted, why);
 }
 
 /* Undoing escapes. */

@@ -379,6 +379,67 @@ test_start_on_what_is_left(void **state)
 	assert_int_equal(u.bytes, 0);
 }
 
+/* A file of the given age (seconds before now) in ready/, counted as the
+ * spool's code counts one coming. */
+static void
+ready_file(const struct fixture *f, int i, time_t mtime, int counted)
+{
+	struct utimbuf t = { mtime, mtime };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/ready/" HOUR "f%04d.txt", f->spool, i);
+	assert_int_equal(fs_write_atomic(path, "row\n", 4), 0);
+	assert_int_equal(utime(path, &t), 0);
+	if (counted) {
+		spoolcount_grow(f->c->output.spool_dir, 4);
+		spoolcount_ready(f->c->output.spool_dir, mtime, 1);
+	}
+}
+
+static void
+gone_file(const struct fixture *f, int i, time_t mtime)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/ready/" HOUR "f%04d.txt", f->spool, i);
+	assert_int_equal(unlink(path), 0);
+	spoolcount_grow(f->c->output.spool_dir, -4);
+	spoolcount_ready(f->c->output.spool_dir, mtime, -1);
+}
+
+/* Many ages: 300 files in ready/, two a second, found out of order; then
+ * the oldest second's two go (as the publisher takes them) while newer
+ * files come, one a second; then one from the middle and the newest go.
+ * At every step the counters' oldest is the walk's. */
+static void
+test_many_ages(void **state)
+{
+	struct fixture *f = *state;
+	time_t base = time(NULL) - 1000;
+	int of[300];  /* of[v]: the file j with j * 7 % 300 == v */
+	char dir[160];
+
+	snprintf(dir, sizeof(dir), "%s/ready/" HOUR, f->spool);
+	assert_int_equal(fs_mkdirs(dir, 0755), 0);
+	for (int j = 0; j < 300; j++) {
+		of[j * 7 % 300] = j;
+		ready_file(f, j, base + j * 7 % 300 / 2, 0);
+	}
+	assert_int_equal(spoolcount_start(f->c->output.spool_dir), 0);
+	assert_int_equal(assert_counted(f).ready_files, 300);
+	for (int k = 0; k < 150; k++) {
+		gone_file(f, of[2 * k], base + k);
+		gone_file(f, of[2 * k + 1], base + k);
+		assert_counted(f);
+		ready_file(f, 300 + k, base + 500 + k, 1);
+		assert_counted(f);
+	}
+	gone_file(f, 300 + 75, base + 575);
+	assert_counted(f);
+	gone_file(f, 300 + 149, base + 649);
+	assert_int_equal(assert_counted(f).ready_files, 148);
+}
+
 /* Another spool than the one counted changes nothing, and is not one to
  * ask about. */
 static void
@@ -411,6 +472,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_on_what_is_left,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_ages, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_other_spool_not_counted,
 		    setup, teardown),
 	};

@@ -23,11 +23,19 @@ static struct {
 	_Atomic uint64_t bytes;
 	pthread_mutex_t lock;          /* for what follows */
 	uint64_t ready_files;
-	/* sorted by mtime, each mtime once: a file comes into ready/ about
-	 * when it was last written, so a new one is mostly the last */
+	/* ages[first .. first + nages), sorted by mtime, each mtime once: a
+	 * file comes into ready/ about when it was last written, so a new one
+	 * is mostly the last, and the publisher takes the oldest first, which
+	 * only moves first on */
 	struct spoolcount_age *ages;
-	size_t nages, cap;
+	size_t first, nages, cap;
 } sc = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct spoolcount_age *
+spoolcount_at(size_t i)
+{
+	return &sc.ages[sc.first + i];
+}
 
 static int
 spoolcount_counts(const char *spool_dir)
@@ -43,7 +51,7 @@ spoolcount_find(time_t mtime)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (sc.ages[mid].mtime < mtime)
+		if (spoolcount_at(mid)->mtime < mtime)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -58,23 +66,34 @@ static void
 spoolcount_age(time_t mtime, int n)
 {
 	size_t i = spoolcount_find(mtime);
-	int found = i < sc.nages && sc.ages[i].mtime == mtime;
+	int found = i < sc.nages && spoolcount_at(i)->mtime == mtime;
 
 	if (n < 0) {
-		if (found && --sc.ages[i].files == 0)
-			memmove(&sc.ages[i], &sc.ages[i + 1],
-			    (--sc.nages - i) * sizeof(*sc.ages));
+		if (!found || --spoolcount_at(i)->files > 0)
+			return;
+		if (i == 0)
+			sc.first++;
+		else
+			memmove(spoolcount_at(i), spoolcount_at(i + 1),
+			    (sc.nages - i - 1) * sizeof(*sc.ages));
+		if (--sc.nages == 0)
+			sc.first = 0;
 		return;
 	}
 	if (found) {
-		sc.ages[i].files++;
+		spoolcount_at(i)->files++;
 		return;
 	}
-	if (grow_array((void **)&sc.ages, &sc.cap, sc.nages + 1,
+	if (sc.first + sc.nages == sc.cap && sc.first > 0) {
+		memmove(sc.ages, spoolcount_at(0), sc.nages * sizeof(*sc.ages));
+		sc.first = 0;
+	}
+	if (grow_array((void **)&sc.ages, &sc.cap, sc.first + sc.nages + 1,
 	    sizeof(*sc.ages)) < 0)
 		return;
-	memmove(&sc.ages[i + 1], &sc.ages[i], (sc.nages - i) * sizeof(*sc.ages));
-	sc.ages[i] = (struct spoolcount_age){ mtime, 1 };
+	memmove(spoolcount_at(i + 1), spoolcount_at(i),
+	    (sc.nages - i) * sizeof(*sc.ages));
+	*spoolcount_at(i) = (struct spoolcount_age){ mtime, 1 };
 	sc.nages++;
 }
 
@@ -127,7 +146,7 @@ spoolcount_start(const char *spool_dir)
 
 	pthread_mutex_lock(&sc.lock);
 	sc.dir[0] = '\0';
-	sc.nages = 0;
+	sc.first = sc.nages = 0;
 	if (strlen(spool_dir) >= sizeof(sc.dir))
 		r = -ENAMETOOLONG;
 	else if ((r = spool_usage(spool_dir, &u, spoolcount_walked, &failed)) == 0 &&
@@ -155,7 +174,7 @@ spoolcount_get(const char *spool_dir, struct spool_usage *out)
 	out->bytes = atomic_load(&sc.bytes);
 	pthread_mutex_lock(&sc.lock);
 	out->ready_files = sc.ready_files;
-	out->oldest_ready = sc.nages > 0 ? sc.ages[0].mtime : 0;
+	out->oldest_ready = sc.nages > 0 ? spoolcount_at(0)->mtime : 0;
 	pthread_mutex_unlock(&sc.lock);
 	return 0;
 }

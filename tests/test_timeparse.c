@@ -182,6 +182,37 @@ test_local_rejects(void **state)
 	    25, &us), -EINVAL);
 }
 
+/* A parse through a cache gives what the plain one gives, for each of n
+ * texts in turn through one cache; a cut of cut bytes of the first is
+ * refused; and an empty cache does not take the text of nul_len bytes
+ * whose date is NUL bytes (the key an empty cache holds). */
+static void
+assert_cached_matches(int (*plain)(const char *, size_t, int64_t *),
+    int (*cached)(struct timeparse_date_cache *, const char *, size_t,
+    int64_t *), const char *const *texts, size_t n, size_t cut,
+    const char *nul, size_t nul_len)
+{
+	struct timeparse_date_cache cache;
+	int64_t want, got;
+
+	memset(&cache, 0, sizeof(cache));
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(texts[i]);
+		int r = plain(texts[i], len, &want);
+
+		want = r < 0 ? 42 : want;
+		got = 42;
+		assert_int_equal(cached(&cache, texts[i], len, &got), r);
+		if (got != want)
+			fail_msg("\"%s\": %lld, not %lld", texts[i],
+			    (long long)got, (long long)want);
+	}
+	assert_int_equal(cached(&cache, texts[0], cut, &got), -EINVAL);
+	memset(&cache, 0, sizeof(cache));
+	assert_int_equal(cached(&cache, nul, nul_len, &got), -EINVAL);
+	assert_int_equal(plain(nul, nul_len, &got), -EINVAL);
+}
+
 /* The cached parse gives what timeparse_local() gives, for every text in
  * turn: a changed day, time or offset, a text refused after one of the
  * same date was taken, and one of a date taken before a refused one. */
@@ -209,25 +240,11 @@ test_local_cached_matches(void **state)
 		"01/Jan/1969:23:59:59 -0001",
 		"01/Jan/1969:23:59:58 -0001",
 	};
-	struct timeparse_date_cache cache;
-	int64_t want, got;
+	static const char nul[] = "\0\0\0\0\0\0\0\0\0\0\0:13:55:36 -0700";
 
 	(void)state;
-	memset(&cache, 0, sizeof(cache));
-	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-		size_t len = strlen(texts[i]);
-		int r = timeparse_local(texts[i], len, &want);
-
-		want = r < 0 ? 42 : want;
-		got = 42;
-		assert_int_equal(timeparse_local_cached(&cache, texts[i], len,
-		    &got), r);
-		if (got != want)
-			fail_msg("\"%s\": %lld, not %lld", texts[i],
-			    (long long)got, (long long)want);
-	}
-	assert_int_equal(timeparse_local_cached(&cache, texts[0], 25, &got),
-	    -EINVAL);
+	assert_cached_matches(timeparse_local, timeparse_local_cached, texts,
+	    sizeof texts / sizeof texts[0], 25, nul, sizeof nul - 1);
 }
 
 static void
@@ -307,25 +324,11 @@ test_iso8601_cached_matches(void **state)
 		"0000-01-01T00:00:00Z",
 		"1969-12-31T23:59:59.999999Z",
 	};
-	struct timeparse_date_cache cache;
-	int64_t want, got;
+	static const char nul[] = "\0\0\0\0\0\0\0\0\0\0T13:55:36Z";
 
 	(void)state;
-	memset(&cache, 0, sizeof(cache));
-	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-		size_t len = strlen(texts[i]);
-		int r = timeparse_iso8601(texts[i], len, &want);
-
-		want = r < 0 ? 42 : want;
-		got = 42;
-		assert_int_equal(timeparse_iso8601_cached(&cache, texts[i], len,
-		    &got), r);
-		if (got != want)
-			fail_msg("\"%s\": %lld, not %lld", texts[i],
-			    (long long)got, (long long)want);
-	}
-	assert_int_equal(timeparse_iso8601_cached(&cache, texts[0], 19, &got),
-	    -EINVAL);
+	assert_cached_matches(timeparse_iso8601, timeparse_iso8601_cached,
+	    texts, sizeof texts / sizeof texts[0], 19, nul, sizeof nul - 1);
 }
 
 static void

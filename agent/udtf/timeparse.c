@@ -185,14 +185,16 @@ timeparse_local(const char *s, size_t len, int64_t *us)
 
 /* Whether the date of datelen bytes at s (at least eight) is the one
  * cache holds; a date taken has a separator among its first eight bytes,
- * so an empty cache holds none.  Sets *head and *tail to its key. */
+ * so its head is never 0, the head of an empty cache, which a text of NUL
+ * bytes must not match.  Sets *head and *tail to its key. */
 static inline int
 date_cached(const struct timeparse_date_cache *cache, const char *s,
     size_t datelen, uint64_t *head, uint32_t *tail)
 {
 	memcpy(head, s, 8);
 	memcpy(tail, s + datelen - 4, 4);
-	return *head == cache->head && *tail == cache->tail;
+	return cache->head != 0 && *head == cache->head &&
+	    *tail == cache->tail;
 }
 
 static void

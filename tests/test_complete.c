@@ -49,14 +49,11 @@ setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	char path[128], err[1024] = "";
-	FILE *fp;
 
 	assert_non_null(f);
 	strcpy(f->dir, "/tmp/kedge-test-complete.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	snprintf(path, sizeof(path), "%s/kedge.conf", f->dir);
-	assert_non_null(fp = fopen(path, "w"));
-	fprintf(fp,
+	f->c = test_conf(f->dir,
 	    "kafka = { brokers = \"k1:9092\"; };\n"
 	    "tables = ( { name = \"t\"; topics = [ \"a\" ]; udtf = \"raw\"; } );\n"
 	    "output = { spool_dir = \"%s/spool\"; target = \"local\";\n"
@@ -64,9 +61,6 @@ setup(void **state)
 	    "completion = { enabled = true; allowed_lateness = %d;\n"
 	    "  idle_timeout = %d; rescan = 600; };\n",
 	    f->dir, f->dir, LATE, IDLE);
-	assert_int_equal(fclose(fp), 0);
-	if ((f->c = conf_load(path, err, sizeof(err))) == NULL)
-		fail_msg("conf_load: %s", err);
 	snprintf(path, sizeof(path), "mkdir -p %s/target", f->dir);
 	assert_int_equal(system(path), 0);
 	if ((f->t = target_open(f->c, err, sizeof(err))) == NULL)

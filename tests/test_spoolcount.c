@@ -63,23 +63,17 @@ setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	char path[128], err[1024] = "";
-	FILE *fp;
 
 	assert_non_null(f);
 	strcpy(f->dir, "/tmp/kedge-test-spoolcount.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->spool, sizeof(f->spool), "%s/spool", f->dir);
-	snprintf(path, sizeof(path), "%s/kedge.conf", f->dir);
-	assert_non_null(fp = fopen(path, "w"));
-	fprintf(fp,
+	f->c = test_conf(f->dir,
 	    "kafka = { brokers = \"k1:9092\"; };\n"
 	    "tables = ( { name = \"t\"; topics = [ \"top\" ]; udtf = \"raw\"; } );\n"
 	    "output = { spool_dir = \"%s\"; target = \"local\";\n"
 	    "  local_dir = \"%s/target\"; timezone = \"UTC\"; host = \"h1\"; };\n"
 	    "completion = { enabled = false; };\n", f->spool, f->dir);
-	assert_int_equal(fclose(fp), 0);
-	if ((f->c = conf_load(path, err, sizeof(err))) == NULL)
-		fail_msg("conf_load: %s", err);
 	snprintf(path, sizeof(path), "%s/target", f->dir);
 	assert_int_equal(fs_mkdirs(path, 0755), 0);
 	assert_int_equal(fs_mkdirs(f->spool, 0755), 0);

@@ -155,7 +155,6 @@ fixture_new(int grouped)
 	static unsigned cases;
 	struct fixture *f = calloc(1, sizeof(*f));
 	char path[128], err[1024] = "";
-	FILE *fp;
 
 	assert_non_null(f);
 	strcpy(f->dir, "/tmp/kedge-test-twopc.XXXXXX");
@@ -164,9 +163,7 @@ fixture_new(int grouped)
 	snprintf(f->topic, sizeof(f->topic), "twopc-%u", ++cases);
 	assert_int_equal(rd_kafka_mock_topic_create(mock, f->topic, PARTS, 1),
 	    0);
-	snprintf(path, sizeof(path), "%s/kedge.conf", f->dir);
-	assert_non_null(fp = fopen(path, "w"));
-	fprintf(fp,
+	f->c = test_conf(f->dir,
 	    "kafka = { brokers = \"%s\"; %s%s%s start = \"earliest\"; };\n"
 	    "tables = ( { name = \"access\"; topics = [ \"%s\" ];\n"
 	    "  udtf = \"raw\"; } );\n"
@@ -175,9 +172,6 @@ fixture_new(int grouped)
 	    "completion = { enabled = false; };\n", bootstraps,
 	    grouped ? "group_id = \"" : "", grouped ? f->topic : "",
 	    grouped ? "\";" : "", f->topic, f->dir, f->dir);
-	assert_int_equal(fclose(fp), 0);
-	if ((f->c = conf_load(path, err, sizeof(err))) == NULL)
-		fail_msg("conf_load: %s", err);
 	snprintf(path, sizeof(path), "%s/target", f->dir);
 	assert_int_equal(fs_mkdirs(path, 0755), 0);
 	if ((f->tz = tz_open("UTC", err, sizeof(err))) == NULL)

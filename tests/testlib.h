@@ -1,8 +1,9 @@
 /*
  * Helpers the unit tests share: a seeded pseudo-random generator, libc's
  * timegm() as the oracle for civil times, the checks that a parser of
- * kedge's JSON files refuses what is not one of them, saying where, and
- * the removal of a test's directory.
+ * kedge's JSON files refuses what is not one of them, saying where, a
+ * test's kedge.conf written and loaded, and the removal of a test's
+ * directory.
  */
 #ifndef KEDGE_TESTLIB_H
 #define KEDGE_TESTLIB_H
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/config/config.h"
+
 /* Removes the directory tree dir (a test's own, from mkdtemp), failing
  * the test if it cannot. */
 static inline void
@@ -28,6 +31,30 @@ remove_tree(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* Writes dir/kedge.conf from fmt and its arguments and loads it, failing
+ * the test if either cannot be done.  conf_free() what it returns. */
+static inline struct conf *
+test_conf(const char *dir, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline struct conf *
+test_conf(const char *dir, const char *fmt, ...)
+{
+	char path[1100], err[1024] = "";
+	struct conf *c;
+	va_list ap;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/kedge.conf", dir);
+	assert_non_null(fp = fopen(path, "w"));
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	assert_int_equal(fclose(fp), 0);
+	if ((c = conf_load(path, err, sizeof(err))) == NULL)
+		fail_msg("conf_load: %s", err);
+	return c;
 }
 
 /* splitmix64: a fast, well-mixed generator; *s is the state. */

@@ -26,13 +26,16 @@
 
 /*
  * Prefetching.  librdkafka (2.0) stops fetching when its queue holds
- * queued.min.messages records (or queued.max.messages.kbytes), and looks
+ * queued.min.messages records or queued.max.messages.kbytes, and looks
  * again only when its broker thread next wakes up: up to a second later,
  * however fast the queue drains.  A consumer that is behind would spend
  * most of its time waiting.  So the source watches the queue: once it has
  * seen it at the mark, it drains the queue without waiting, and when it is
  * empty re-seeks every partition to the next offset it needs, which wakes
- * the fetcher at once.  The seek changes nothing in what is read.
+ * the fetcher at once.  The seek changes nothing in what is read.  The
+ * queue's bytes are not in librdkafka's API: they are guessed from its
+ * length and the records' recent average size, so that a small kbytes
+ * bound (to save memory) parks the fetcher too and is seen to.
  */
 #define SOURCE_PARK_SLACK (2 * 1024) /* records popped before we look */
 
@@ -187,22 +190,36 @@ source_alive(struct source *s)
 	s->down_since = 0;
 }
 
-/* Reads back queued.min.messages, whatever set it. */
+/* Reads back a positive number librdkafka holds, whatever set it. */
+static int
+source_conf_long(const rd_kafka_conf_t *kc, const char *key, long *out,
+    char *err, size_t errlen)
+{
+	char v[32];
+	size_t len = sizeof(v);
+
+	if (rd_kafka_conf_get(kc, key, v, &len) != RD_KAFKA_CONF_OK ||
+	    (*out = strtol(v, NULL, 10)) <= 0)
+		return err_set(err, errlen, -EINVAL, "kafka: cannot read %s",
+		    key);
+	return 0;
+}
+
+/* The marks: queued.min.messages less the slack, and three quarters of
+ * queued.max.messages.kbytes. */
 static int
 source_park_mark(struct source *s, const rd_kafka_conf_t *kc, char *err,
     size_t errlen)
 {
-	char v[32];
-	size_t len = sizeof(v);
-	long n;
+	long n, kbytes;
 
-	if (rd_kafka_conf_get(kc, "queued.min.messages", v, &len) !=
-	    RD_KAFKA_CONF_OK || (n = strtol(v, NULL, 10)) <= 0) {
-		return err_set(err, errlen, -EINVAL,
-		    "kafka: cannot read queued.min.messages");
-	}
+	if (source_conf_long(kc, "queued.min.messages", &n, err, errlen) < 0 ||
+	    source_conf_long(kc, "queued.max.messages.kbytes", &kbytes, err,
+	    errlen) < 0)
+		return -EINVAL;
 	s->park_mark = (size_t)n > SOURCE_PARK_SLACK ?
 	    (size_t)n - SOURCE_PARK_SLACK : 1;
+	s->park_bytes = (size_t)kbytes * 1024 / 4 * 3;
 	return 0;
 }
 
@@ -360,10 +377,12 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
     int timeout_ms)
 {
 	ssize_t n;
-	size_t kept = 0;
+	size_t kept = 0, queued;
 	time_t now;
 
-	if (rd_kafka_queue_length(s->queue) >= s->park_mark)
+	queued = rd_kafka_queue_length(s->queue);
+	if (queued >= s->park_mark ||
+	    queued * s->record_bytes >= s->park_bytes)
 		s->parked = 1;
 	n = rd_kafka_consume_batch_queue(s->queue, s->parked ? 0 : timeout_ms,
 	    msgs, max);
@@ -390,6 +409,8 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 			if (p != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR)
 				p->last_at = now;
 			if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+				s->record_bytes = (s->record_bytes * 15 +
+				    m->len + m->key_len) / 16;
 				msgs[kept++] = m;
 				continue;
 			}

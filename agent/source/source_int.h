@@ -40,6 +40,8 @@ struct source {
 	size_t nparts, parts_cap;
 	size_t last;         /* index of the partition of the previous record */
 	size_t park_mark;    /* queue length at which the fetcher parks */
+	size_t park_bytes;   /* ... or queued bytes (the kbytes bound) */
+	size_t record_bytes; /* a record's payload, on average of late */
 	int parked;          /* the fetcher has probably parked */
 	uint64_t wakeups;    /* times it was woken by a seek */
 	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */

@@ -97,4 +97,20 @@ for s in $(find "$T/warehouse" -type f -name '.*.json'); do
 		.max_event_us < $lo + 3600000000 end' "$s" >/dev/null ||
 		die "$s: event range outside $hour: $(cat "$s")"
 done
+
+# A queue bounded by bytes (queued.max.messages.kbytes) rather than by
+# records parks the fetcher too: kedge must see it and wake it, and read
+# the same rows (a fetcher left parked would read at a trickle).
+sed -e 's/group_id = "kedge-it"/group_id = "kedge-it-kbytes"/' \
+	-e 's/queued_min_messages = "3000"/queued_max_messages_kbytes = "256"/' \
+	-e "s|$T/spool|$T/spool2|; s|$T/warehouse|$T/warehouse2|" \
+	"$T/kedge.conf" >"$T/kbytes.conf"
+grep -q 'queued_max_messages_kbytes = "256"' "$T/kbytes.conf" ||
+	die "the kbytes configuration was not written"
+timeout 120 $KEDGE run -c "$T/kbytes.conf" --exit-at-end 2>"$T/kbytes.log" ||
+	die "kedge run (kbytes) failed: $(tail -5 "$T/kbytes.log")"
+grep -Eq 'fetcher woken [1-9][0-9]* times' "$T/kbytes.log" ||
+	die "the fetcher parked on bytes was never woken: $(grep consumed "$T/kbytes.log")"
+landed_rows "$T/warehouse2" access | sort >"$T/got2"
+same_or_die "$T/want" "$T/got2" "landed rows (kbytes) differ from the produced ones"
 echo "ok: $(wc -l <"$T/got") rows, $(wc -l <"$T/got-rejects") rejects, $n files"

@@ -15,6 +15,10 @@
 #    1, 8, 64, 256; tables 1 and 4 reading one topic; open hours 1, 100,
 #    1000 (records of that many hours interleaved: late data).
 # 3. Checkpoints, in a consumer group, codec gzip: interval 1 against 30.
+# 4. Memory by the producer's batch.size (the mock above produces 4 MB
+#    batches): the same records produced again in batches of 16 KiB (the
+#    Java producer's default), 1 MB (librdkafka's) and 4 MB; kedge (zstd)
+#    and kcat, peak RSS and rate, median of BENCH_ROUNDS.
 #
 # Sizes: BENCH_RECORDS (720000), BENCH_PARTITIONS (8), BENCH_PAIRS (5),
 # BENCH_GROW_RECORDS (96000), BENCH_HOURS_RECORDS (12000), BENCH_ROUNDS (3).
@@ -56,6 +60,7 @@ mock_start "$B" --topic bench:"$PARTS" --produce "bench=$B/bench.records" \
 	--topic h1:8 --produce "h1=$B/h1.records" \
 	--topic h100:8 --produce "h100=$B/h100.records" \
 	--topic h1000:8 --produce "h1000=$B/h1000.records"
+mv "$B/bench.records" "$B/mem.lines"
 rm -f "$B"/*.records
 
 # conf NAME TOPIC FORMAT CODEC [TABLES [GROUP [INTERVAL]]]: $B/NAME.conf;
@@ -207,3 +212,30 @@ printf '%-34s %9.3f s %12.0f records/s   ratio to 30 s: %.2f\n' \
 	"checkpoint.interval = 1" "$s1" "$(echo "$RECORDS / $s1" | bc -l)" \
 	"$(echo "$s30 / $s1" | bc -l)"
 echo "interval 1: $(sed -n 's/.*checkpoints: \(.*\)/\1/p' "$B/ck1.t.err" | tail -1)"
+
+# 4. memory: a consumer holds every fetched batch whole, decompressed, for
+# as long as one of its records is queued or being parsed.
+echo
+echo "peak RSS by the producer's batch.size: $RECORDS records, $PARTS partitions,"
+echo "codec zstd, median of $ROUNDS (records/s steady for kedge, whole for kcat)"
+printf '%-14s %12s %10s %12s %10s\n' batch.size "kedge r/s" "kedge RSS" \
+	"kcat r/s" "kcat RSS"
+mock_stop
+for bb in 16384 1000000 4000000; do
+	mock_start "$B" --batch-bytes "$bb" --topic bench:"$PARTS" \
+		--produce "bench=$B/mem.lines"
+	conf mem bench hive-text zstd
+	rm -f "$B/m.t" "$B/mk.t"
+	_r=0
+	while [ "$_r" -lt "$ROUNDS" ]; do
+		run_kedge mem "$RECORDS" "$B/m.t"
+		run_kcat "$B/mk.t"
+		_r=$((_r + 1))
+	done
+	printf '%-14s %12.0f %6d MiB %12.0f %6d MiB\n' "$bb" \
+		"$(echo "$RECORDS / $(bench_median "$B/m.t" 5)" | bc -l)" \
+		"$(($(bench_median "$B/m.t" 4 | cut -d. -f1) / 1024))" \
+		"$(echo "$RECORDS / $(bench_median "$B/mk.t" 1)" | bc -l)" \
+		"$(($(bench_median "$B/mk.t" 4 | cut -d. -f1) / 1024))"
+	mock_stop
+done

@@ -10,7 +10,7 @@
 #include "lib/log.h"
 
 /*
- * The defaults keep memory small for edge hosts: about 30,000 queued
+ * The defaults keep memory small for edge hosts: about 10,000 queued
  * records and at most 2 MiB (compressed) per fetch.  Users can override
  * each through kafka.rdkafka.  queued.min.messages is also the mark
  * source.c's prefetching watches.
@@ -19,7 +19,7 @@ static const struct {
 	const char *key;
 	const char *value;
 } source_defaults[] = {
-	{ "queued.min.messages", "30000" },
+	{ "queued.min.messages", "10000" },
 	{ "queued.max.messages.kbytes", "65536" },
 	{ "fetch.max.bytes", "2097152" },
 	{ "fetch.wait.max.ms", "100" },

@@ -48,6 +48,9 @@ struct jsonpath_node {
 	uint64_t seen;     /* the visit that last took it: the first key wins */
 	uint64_t head;     /* a member's first (up to) eight name bytes */
 	uint64_t head_mask; /* the bytes of a word that head holds */
+	uint64_t tail;     /* its name bytes 8 to 15, when plain */
+	uint64_t tail_mask;
+	int plain;         /* up to 16 bytes, none that a string escapes */
 };
 
 struct jsonpath {
@@ -468,6 +471,30 @@ guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	return n;
 }
 
+/* Reads the key at p (a quote) when it is, byte for byte and with its
+ * closing quote, the plain name of the member that the documents before
+ * had next in f's node: no scan of the string is needed, as such bytes
+ * make a string without escapes.  Returns the position past the quote and
+ * sets *child, or returns NULL to leave the key to the general path. */
+JSONPATH_HOT const char *
+guess_key(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
+    const char *p, struct jsonpath_node **child)
+{
+	struct jsonpath_node *n = f->last != NULL ? f->last->follow :
+	    f->node->first;
+	uint64_t w, t;
+
+	if (n == NULL || !n->plain || sc->end - p < 18)
+		return NULL;
+	memcpy(&w, p + 1, 8);
+	memcpy(&t, p + 9, 8);
+	if ((w & n->head_mask) != n->head || (t & n->tail_mask) != n->tail ||
+	    p[1 + n->namelen] != '"')
+		return NULL;
+	*child = n;
+	return p + 2 + n->namelen;
+}
+
 /* Notes that child, a member of f's node, came after f->last. */
 JSONPATH_HOT void
 learn_member(struct jsonpath_frame *f, struct jsonpath_node *child)
@@ -541,18 +568,25 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 	}
 	if (p == sc->end || *p != '"')
 		return fail(sc, p, "expected a string as object key");
+	if (parent != NULL && f->found < parent->nmembers &&
+	    (key = guess_key(sc, f, p, &child)) != NULL) {
+		p = key;
+		goto matched;
+	}
 	key = p + 1;
 	if ((p = scan_string(sc, p, &escaped)) == NULL)
 		return NULL;
 	if (parent != NULL && f->found < parent->nmembers &&
 	    ((child = guess_member(sc, f, key, (size_t)(p - 1 - key),
 	    escaped)) != NULL || (child = match_member(sc, parent, key,
-	    (size_t)(p - 1 - key), escaped)) != NULL) &&
-	    child->seen != sc->gen) {
-		child->seen = sc->gen;
-		f->found++;
-		learn_member(f, child);
-		*node = child;
+	    (size_t)(p - 1 - key), escaped)) != NULL)) {
+matched:
+		if (child->seen != sc->gen) {
+			child->seen = sc->gen;
+			f->found++;
+			learn_member(f, child);
+			*node = child;
+		}
 	}
 	p = skip_ws_to(p, sc->end, ':');
 	if (p == sc->end || *p != ':')
@@ -859,6 +893,17 @@ is_relative(const char *path)
 	    (path[1] == '\0' || path[1] == '.' || path[1] == '[');
 }
 
+/* Whether a string holds name[0..len) as it is, with no escape. */
+static int
+plain_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == '"' || name[i] == '\\' ||
+		    (unsigned char)name[i] < 0x20)
+			return 0;
+	return 1;
+}
+
 /* Gives each node with members a hash table of them, filled by linear
  * probing and at most half full, so that a key no path wants meets an
  * empty bucket soon. */
@@ -892,6 +937,15 @@ index_members(struct jsonpath *jp)
 			memcpy(&m->head, m->name, head);
 			m->head_mask = 0;
 			memset(&m->head_mask, 0xff, head);
+			m->plain = m->namelen <= 16 && plain_name(m->name,
+			    m->namelen);
+			m->tail = m->tail_mask = 0;
+			if (m->namelen > 8) {
+				memcpy(&m->tail, m->name + 8, m->namelen - 8 <
+				    8 ? m->namelen - 8 : 8);
+				memset(&m->tail_mask, 0xff, m->namelen - 8 < 8 ?
+				    m->namelen - 8 : 8);
+			}
 
 			while (jp->buckets[n->table + (int)(h & n->mask)] >= 0)
 				h++;

@@ -300,18 +300,33 @@ scan_number(struct jsonpath_pass *sc, const char *p)
 	return p;
 }
 
+/* scan_literal() when the literal is not there: says why. */
 static const char *
-scan_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
+fail_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
     size_t len)
 {
 	size_t avail = (size_t)(sc->end - p);
 
-	if (memcmp(p, lit, avail < len ? avail : len) != 0)
-		return fail(sc, p, "invalid literal; expected true, false or "
-		    "null");
-	if (avail < len)
+	if (avail < len && memcmp(p, lit, avail) == 0)
 		return fail(sc, sc->end, "");
-	return p + len;
+	return fail(sc, p, "invalid literal; expected true, false or null");
+}
+
+/* Reads the literal lit ("true", "false" or "null", len 4 or 5) at p: its
+ * first four bytes compare as one word. */
+JSONPATH_HOT const char *
+scan_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
+    size_t len)
+{
+	uint32_t w, l;
+
+	if ((size_t)(sc->end - p) >= len) {
+		memcpy(&w, p, 4);
+		memcpy(&l, lit, 4);
+		if (w == l && (len == 4 || p[4] == lit[4]))
+			return p + len;
+	}
+	return fail_literal(sc, p, lit, len);
 }
 
 /* Reads the value at p, which is not an array or an object; sets *kind. */
@@ -455,7 +470,8 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 
 /* Returns the member child of f's node that the documents before had
  * next, when it is the key text, or NULL: records mostly hold their keys
- * in one order, and a guess right spares the hash. */
+ * in one order, and a guess right spares the hash.  For the keys that
+ * guess_key() could not compare. */
 JSONPATH_HOT struct jsonpath_node *
 guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
     const char *key, size_t len, int escaped)
@@ -463,7 +479,8 @@ guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	struct jsonpath_node *n = f->last != NULL ? f->last->follow :
 	    f->node->first;
 
-	if (n == NULL || escaped)
+	/* guess_key() has refuted a plain guess with room */
+	if (n == NULL || escaped || (n->plain && sc->end - key >= 17))
 		return NULL;
 	if (n->namelen != len || !(sc->end - key >= 8 ? same_name(n, key, len) :
 	    memcmp(n->name, key, len) == 0))

@@ -41,7 +41,11 @@
 struct json_field {
 	int elem;
 	size_t slot;
+	enum coltype_kind kind; /* the column's, kept beside its slot */
 };
+
+/* The per-column helpers, inlined into the loop over the columns. */
+#define JSON_HOT static inline __attribute__((always_inline))
 
 struct json_state {
 	struct coltype_list cols;   /* the paths are the sources */
@@ -88,7 +92,7 @@ static void json_fini(void *state);
 /* Sets *text and *len to the text of string v, unescaped when needed into
  * the scratch buffer, whose room for the whole record is made once so that
  * no string handed out moves. */
-static int
+JSON_HOT int
 json_string_text(struct json_state *st, const struct jsonpath_value *v,
     const char **text, size_t *len)
 {
@@ -111,7 +115,7 @@ json_string_text(struct json_state *st, const struct jsonpath_value *v,
  * result: a string column takes the text as it is, a bool column a JSON
  * true or false, an int64 column a number that is [-]digits, eighteen
  * bytes at most (no overflow).  Returns whether *out is set. */
-static int
+JSON_HOT int
 json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
     const char *text, size_t len, struct udtf_value *out)
 {
@@ -148,10 +152,12 @@ json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
 	}
 }
 
-/* Turns column i's value v into *out. */
+/* json_convert() for a missing value, null, an object or an array, and
+ * for a column of type json. */
 static int
-json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
-    struct udtf_value *out, char *err, size_t errlen)
+json_convert_other(struct json_state *st, size_t i,
+    const struct jsonpath_value *v, struct udtf_value *out, char *err,
+    size_t errlen)
 {
 	const struct coltype_spec *spec = &st->cols.v[i];
 	const char *text = v->p;
@@ -183,6 +189,28 @@ json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
 		return 0;
 	return coltype_convert_cached(spec->kind, &st->caches[i], spec->name,
 	    text, len, out, err, errlen);
+}
+
+/* Turns column i's value v into *out.  A string, number or bool for a
+ * column that is not json, the common case, is told apart by one test. */
+JSON_HOT int
+json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
+    struct udtf_value *out, char *err, size_t errlen)
+{
+	enum coltype_kind kind = st->fields[i].kind;
+	const char *text = v->p;
+	size_t len = v->len;
+
+	if (v->kind < JSONPATH_FALSE || v->kind > JSONPATH_STRING ||
+	    kind == COLTYPE_JSON)
+		return json_convert_other(st, i, v, out, err, errlen);
+	if (v->kind == JSONPATH_STRING &&
+	    json_string_text(st, v, &text, &len) < 0)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	if (json_convert_known(kind, v, text, len, out))
+		return 0;
+	return coltype_convert_cached(kind, &st->caches[i],
+	    st->cols.v[i].name, text, len, out, err, errlen);
 }
 
 /* Converts into row the root's columns (elem 0) or element e's
@@ -341,6 +369,8 @@ json_compile(struct json_state *st, const char *fields, char *err,
 		    &st->fields[i].elem, &st->fields[i].slot, err,
 		    errlen)) < 0)
 			return r;
+	for (size_t i = 0; i < st->cols.n; i++)
+		st->fields[i].kind = st->cols.v[i].kind;
 	json_count_shares(st);
 	if (jsonpath_seal(st->paths) < 0)
 		goto oom;

@@ -39,6 +39,7 @@ struct jsonpath_node {
 	int next;          /* the next sibling of the same list, -1: none */
 	int nmembers;
 	int table;         /* its members by hash: buckets[table..+mask] */
+	uint64_t keys;     /* key_bit() of each member's name */
 	unsigned mask;
 	int slot;          /* where its value is recorded, -1: nowhere */
 	int explode;       /* the explode array */
@@ -427,6 +428,15 @@ key_hash(const char *s, size_t len)
 	return h ^ h >> 15;
 }
 
+/* A bit of a name of len bytes, len above 0, from its length and first
+ * byte: most keys no path wants miss every member's bit, and so the hash
+ * table. */
+static inline uint64_t
+key_bit(const char *s, size_t len)
+{
+	return (uint64_t)1 << ((len * 7 + (unsigned char)s[0]) & 63);
+}
+
 /* Whether node's name is the key text at key, which the record holds with
  * eight bytes at least from key on: its first eight bytes, read as a word,
  * compare at once. */
@@ -456,6 +466,8 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 		key = jp->keybuf;
 		len = (size_t)n;
 	}
+	if (len == 0 || (node->keys & key_bit(key, len)) == 0)
+		return NULL;
 	for (unsigned i = key_hash(key, len);; i++) {
 		int c = table[i & node->mask];
 
@@ -945,10 +957,13 @@ index_members(struct jsonpath *jp)
 	for (size_t i = 0; i < jp->nnodes; i++) {
 		const struct jsonpath_node *n = &jp->nodes[i];
 
+		jp->nodes[i].keys = 0;
 		for (int c = n->members; c >= 0; c = jp->nodes[c].next) {
 			struct jsonpath_node *m = &jp->nodes[c];
 			size_t head = m->namelen < 8 ? m->namelen : 8;
 			unsigned h = key_hash(m->name, m->namelen);
+
+			jp->nodes[i].keys |= key_bit(m->name, m->namelen);
 
 			m->head = 0;
 			memcpy(&m->head, m->name, head);

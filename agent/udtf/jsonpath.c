@@ -669,7 +669,7 @@ close_container(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
  * whether the container i levels up is an object.  Returns the position
  * past it, or NULL when the container is wrong or nests more than room
  * levels: the walk then reads it again and says what is wrong. */
-static const char *
+JSONPATH_HOT const char *
 skip_container(struct jsonpath_pass *sc, const char *p, int room)
 {
 	const char *end = sc->end;

@@ -698,7 +698,7 @@ skip_container(struct jsonpath_pass *sc, const char *p, int room)
 				return p;
 			p = skip_ws_to(p, end, ',');
 			if (p < end && *p == ',') {
-				p = skip_ws(p + 1, end);
+				p = skip_ws_to(p + 1, end, '"');
 				break;
 			}
 			if (p == end || *p != (objects & 1 ? '}' : ']'))
@@ -773,7 +773,7 @@ jsonpath_walk(struct jsonpath_pass *sc)
 			f = &stack[depth - 1];
 			p = skip_ws_to(p, end, ',');
 			if (p < end && *p == ',') {
-				p = skip_ws(p + 1, end);
+				p = skip_ws_to(p + 1, end, '"');
 				if ((p = next_item(sc, f, p, &node)) == NULL)
 					return sc->error;
 				break;

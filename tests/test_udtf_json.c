@@ -11,6 +11,7 @@
  * AddressSanitizer.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -274,6 +275,127 @@ test_duplicate_keys(void **state)
 	/* the later duplicate is still checked */
 	hx_run_rejected("{\"a\":\"first\",\"a\":tru}", "byte 17: invalid "
 	    "literal");
+}
+
+/* A key is compared as the bytes of the member that came next last time
+ * (names up to 16 bytes, read as two words): a longer or shorter key, one
+ * spelled with escapes, one too near the record's end for the words, and
+ * a duplicate all read as the general path reads them. */
+static void
+test_guessed_keys(void **state)
+{
+	(void)state;
+	hx_open_ok(J, "fields", "a, abcdefgh, abcdefghi, abcdefghijklmnop, "
+	    "abcdefghijklmnopq", NULL);
+	/* learn the order */
+	hx_run_ok("{\"a\":\"1\",\"abcdefgh\":\"2\",\"abcdefghi\":\"3\","
+	    "\"abcdefghijklmnop\":\"4\",\"abcdefghijklmnopq\":\"5\"}", 1);
+	hx_assert_str(0, "abcdefghijklmnop", "4");
+	hx_assert_str(0, "abcdefghijklmnopq", "5");
+	/* keys that start like the guess but are not it */
+	hx_run_ok("{\"ab\":\"x\",\"a\":\"1\",\"abcdefghX\":\"y\","
+	    "\"abcdefgh\":\"2\",\"abcdefghij\":\"z\",\"abcdefghi\":\"3\","
+	    "\"abcdefghijklmno\":\"w\",\"abcdefghijklmnop\":\"4\"}", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "abcdefgh", "2");
+	hx_assert_str(0, "abcdefghi", "3");
+	hx_assert_str(0, "abcdefghijklmnop", "4");
+	hx_assert_null(0, "abcdefghijklmnopq");
+	/* the guessed names spelled with escapes */
+	hx_run_ok("{\"\\u0061\":\"1\",\"abcdefg\\u0068\":\"2\","
+	    "\"abcdefgh\\u0069\":\"3\"}", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "abcdefgh", "2");
+	hx_assert_str(0, "abcdefghi", "3");
+	/* a duplicate of the guess: the first wins, the second is checked */
+	hx_run_ok("{\"a\":\"1\",\"a\":\"2\",\"abcdefgh\":\"3\"}", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "abcdefgh", "3");
+	hx_run_rejected("{\"a\":\"1\",\"a\":tru}", "invalid literal");
+	/* keys that end at or near the record's end, too near for the words */
+	hx_run_ok("{\"a\":\"1\"}", 1);
+	hx_assert_str(0, "a", "1");
+	hx_run_ok("{\"a\":\"1\",\"abcdefgh\":2}", 1);
+	hx_assert_str(0, "abcdefgh", "2");
+	hx_run_rejected("{\"a\":\"1\",\"abcdefgh\"", "unexpected end");
+	hx_run_rejected("{\"a\":\"1\",\"abcdefgh", "unterminated string");
+	hx_run_rejected("{\"a\":\"1\",\"abcdefgh\":", "unexpected end");
+	hx_run_rejected("{\"abcdefghijklmnop", "unterminated string");
+	hx_run_rejected("{\"abcdefghijklmnop\"", "unexpected end");
+	/* nested objects and arrays no path wants, between guessed keys */
+	hx_run_ok("{\"a\":\"1\",\"x\":{\"a\":[1,{\"abcdefgh\":\"no\"}],"
+	    "\"y\":[[],{}]},\"abcdefgh\":\"2\"}", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "abcdefgh", "2");
+	hx_run_rejected("{\"a\":\"1\",\"x\":{\"a\":[1,{\"b\":tru}]},"
+	    "\"abcdefgh\":\"2\"}", "invalid literal");
+}
+
+/* A key that no wanted name's length and first byte allow is skipped; one
+ * whose escapes decode to a wanted name is still found. */
+static void
+test_unwanted_keys(void **state)
+{
+	(void)state;
+	hx_open_ok(J, "fields", "host, msg", NULL);
+	hx_run_ok("{\"tags\":[\"a\"],\"hosts\":1,\"Host\":2,\"\":3,"
+	    "\"\\u0068ost\":\"h\",\"msg\":\"m\"}", 1);
+	hx_assert_str(0, "host", "h");
+	hx_assert_str(0, "msg", "m");
+	hx_run_ok("{\"h\\u006fst\":\"h2\"}", 1);
+	hx_assert_str(0, "host", "h2");
+	hx_assert_null(0, "msg");
+}
+
+/* true, false and null are compared as words: cut short, misspelt or
+ * ending the record exactly. */
+static void
+test_literals(void **state)
+{
+	(void)state;
+	hx_open_ok(J, "fields", "b:bool", NULL);
+	hx_run_ok("{\"b\":true}", 1);
+	hx_assert_bool(0, "b", 1);
+	hx_run_ok("{\"b\":false}", 1);
+	hx_assert_bool(0, "b", 0);
+	hx_run_ok("{\"b\":null}", 1);
+	hx_assert_null(0, "b");
+	hx_run_ok("true", 1);
+	hx_run_ok("null", 1);
+	hx_run_ok("false", 1);
+	hx_run_rejected("tru", "unexpected end");
+	hx_run_rejected("fals", "unexpected end");
+	hx_run_rejected("nul", "unexpected end");
+	hx_run_rejected("{\"b\":tru", "unexpected end");
+	hx_run_rejected("{\"b\":truE}", "invalid literal");
+	hx_run_rejected("{\"b\":falsy}", "invalid literal");
+	hx_run_rejected("{\"b\":nulL}", "invalid literal");
+	hx_run_rejected("{\"b\":trux", "invalid literal");
+	hx_run_rejected("{\"b\":truex}", "expected ',' or '}'");
+	hx_run_rejected("{\"b\":-}", "invalid number");
+	hx_run_rejected("{\"b\":+1}", "expected a value");
+}
+
+/* A double column converts a plain number itself, to what strtod()
+ * gives; an exponent or more than 15 digits go to coltype. */
+static void
+test_double_numbers(void **state)
+{
+	static const char *const numbers[] = { "0", "-0", "1.5", "-0.25",
+	    "188.898", "0.1", "123456789012345", "-12345678901234.5",
+	    "0.12345678901234", "1234567890123456", "0.123456789012345678",
+	    "1e3", "-2.5E-2", "9007199254740993", NULL };
+	char rec[64];
+
+	(void)state;
+	hx_open_ok(J, "fields", "d:double", NULL);
+	for (int i = 0; numbers[i] != NULL; i++) {
+		snprintf(rec, sizeof(rec), "{\"d\":%s}", numbers[i]);
+		hx_run_ok(rec, 1);
+		hx_assert_double(0, "d", strtod(numbers[i], NULL));
+	}
+	hx_run_ok("{\"d\":-0}", 1);
+	assert_true(signbit(hx_value(0, "d")->u.d));
 }
 
 static void
@@ -847,6 +969,10 @@ main(void)
 		cmocka_unit_test_teardown(test_nested_paths, hx_teardown),
 		cmocka_unit_test_teardown(test_many_members, hx_teardown),
 		cmocka_unit_test_teardown(test_duplicate_keys, hx_teardown),
+		cmocka_unit_test_teardown(test_guessed_keys, hx_teardown),
+		cmocka_unit_test_teardown(test_unwanted_keys, hx_teardown),
+		cmocka_unit_test_teardown(test_literals, hx_teardown),
+		cmocka_unit_test_teardown(test_double_numbers, hx_teardown),
 		cmocka_unit_test_teardown(test_explode, hx_teardown),
 		cmocka_unit_test_teardown(test_explode_many, hx_teardown),
 		cmocka_unit_test_teardown(test_explode_stops_at_max_rows,

@@ -41,7 +41,11 @@
 struct json_field {
 	int elem;
 	size_t slot;
+	enum coltype_kind kind; /* the column's, kept beside its slot */
 };
+
+/* The per-column helpers, inlined into the loop over the columns. */
+#define JSON_HOT static inline __attribute__((always_inline))
 
 struct json_state {
 	struct coltype_list cols;   /* the paths are the sources */
@@ -88,7 +92,7 @@ static void json_fini(void *state);
 /* Sets *text and *len to the text of string v, unescaped when needed into
  * the scratch buffer, whose room for the whole record is made once so that
  * no string handed out moves. */
-static int
+JSON_HOT int
 json_string_text(struct json_state *st, const struct jsonpath_value *v,
     const char **text, size_t *len)
 {
@@ -107,11 +111,46 @@ json_string_text(struct json_state *st, const struct jsonpath_value *v,
 	return 0;
 }
 
+/* A JSON number [-]digits[.digits] of 15 digits at most, into *d as
+ * coltype's own conversion of it rounds: the digits make an integer below
+ * 2^53 and the power of ten is exact, so one division rounds correctly.
+ * Returns 1, or 0 for any other number. */
+JSON_HOT int
+json_double_simple(const char *text, size_t len, double *d)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+	    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	size_t i = text[0] == '-', point = 0;
+	uint64_t m = 0;
+
+	if (len - i > 16)
+		return 0;
+	for (; i < len; i++) {
+		unsigned c = (unsigned)(unsigned char)text[i] - '0';
+
+		if (c <= 9)
+			m = m * 10 + c;
+		else if (text[i] == '.')
+			point = i;
+		else
+			return 0; /* an exponent */
+	}
+	if (point != 0 && len - point - 1 == 0)
+		return 0;
+	if (point == 0 && len - (text[0] == '-') > 15)
+		return 0;
+	*d = (double)m / pow10[point != 0 ? len - point - 1 : 0];
+	if (text[0] == '-')
+		*d = -*d;
+	return 1;
+}
+
 /* What the scan already knows spares coltype's conversion, with the same
  * result: a string column takes the text as it is, a bool column a JSON
  * true or false, an int64 column a number that is [-]digits, eighteen
- * bytes at most (no overflow).  Returns whether *out is set. */
-static int
+ * bytes at most (no overflow), a double column a number without an
+ * exponent and of 15 digits at most.  Returns whether *out is set. */
+JSON_HOT int
 json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
     const char *text, size_t len, struct udtf_value *out)
 {
@@ -129,6 +168,12 @@ json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
 			return 0;
 		out->type = UDTF_BOOL;
 		out->u.b = v->kind == JSONPATH_TRUE;
+		return 1;
+	case COLTYPE_DOUBLE:
+		if (v->kind != JSONPATH_NUMBER ||
+		    !json_double_simple(text, len, &out->u.d))
+			return 0;
+		out->type = UDTF_DOUBLE;
 		return 1;
 	case COLTYPE_INT64:
 		if (v->kind != JSONPATH_NUMBER || len > 18)
@@ -148,10 +193,12 @@ json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
 	}
 }
 
-/* Turns column i's value v into *out. */
+/* json_convert() for a missing value, null, an object or an array, and
+ * for a column of type json. */
 static int
-json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
-    struct udtf_value *out, char *err, size_t errlen)
+json_convert_other(struct json_state *st, size_t i,
+    const struct jsonpath_value *v, struct udtf_value *out, char *err,
+    size_t errlen)
 {
 	const struct coltype_spec *spec = &st->cols.v[i];
 	const char *text = v->p;
@@ -183,6 +230,28 @@ json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
 		return 0;
 	return coltype_convert_cached(spec->kind, &st->caches[i], spec->name,
 	    text, len, out, err, errlen);
+}
+
+/* Turns column i's value v into *out.  A string, number or bool for a
+ * column that is not json, the common case, is told apart by one test. */
+JSON_HOT int
+json_convert(struct json_state *st, size_t i, const struct jsonpath_value *v,
+    struct udtf_value *out, char *err, size_t errlen)
+{
+	enum coltype_kind kind = st->fields[i].kind;
+	const char *text = v->p;
+	size_t len = v->len;
+
+	if (v->kind < JSONPATH_FALSE || v->kind > JSONPATH_STRING ||
+	    kind == COLTYPE_JSON)
+		return json_convert_other(st, i, v, out, err, errlen);
+	if (v->kind == JSONPATH_STRING &&
+	    json_string_text(st, v, &text, &len) < 0)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	if (json_convert_known(kind, v, text, len, out))
+		return 0;
+	return coltype_convert_cached(kind, &st->caches[i],
+	    st->cols.v[i].name, text, len, out, err, errlen);
 }
 
 /* Converts into row the root's columns (elem 0) or element e's
@@ -341,6 +410,8 @@ json_compile(struct json_state *st, const char *fields, char *err,
 		    &st->fields[i].elem, &st->fields[i].slot, err,
 		    errlen)) < 0)
 			return r;
+	for (size_t i = 0; i < st->cols.n; i++)
+		st->fields[i].kind = st->cols.v[i].kind;
 	json_count_shares(st);
 	if (jsonpath_seal(st->paths) < 0)
 		goto oom;

@@ -39,6 +39,7 @@ struct jsonpath_node {
 	int next;          /* the next sibling of the same list, -1: none */
 	int nmembers;
 	int table;         /* its members by hash: buckets[table..+mask] */
+	uint64_t keys;     /* key_bit() of each member's name */
 	unsigned mask;
 	int slot;          /* where its value is recorded, -1: nowhere */
 	int explode;       /* the explode array */
@@ -48,6 +49,9 @@ struct jsonpath_node {
 	uint64_t seen;     /* the visit that last took it: the first key wins */
 	uint64_t head;     /* a member's first (up to) eight name bytes */
 	uint64_t head_mask; /* the bytes of a word that head holds */
+	uint64_t tail;     /* its name bytes 8 to 15, when plain */
+	uint64_t tail_mask;
+	int plain;         /* up to 16 bytes, none that a string escapes */
 };
 
 struct jsonpath {
@@ -297,29 +301,51 @@ scan_number(struct jsonpath_pass *sc, const char *p)
 	return p;
 }
 
+/* scan_literal() when the literal is not there: says why. */
 static const char *
-scan_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
+fail_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
     size_t len)
 {
 	size_t avail = (size_t)(sc->end - p);
 
-	if (memcmp(p, lit, avail < len ? avail : len) != 0)
-		return fail(sc, p, "invalid literal; expected true, false or "
-		    "null");
-	if (avail < len)
+	if (avail < len && memcmp(p, lit, avail) == 0)
 		return fail(sc, sc->end, "");
-	return p + len;
+	return fail(sc, p, "invalid literal; expected true, false or null");
 }
 
-/* Reads the value at p, which is not an array or an object; sets *kind. */
+/* Reads the literal lit ("true", "false" or "null", len 4 or 5) at p: its
+ * first four bytes compare as one word. */
+JSONPATH_HOT const char *
+scan_literal(struct jsonpath_pass *sc, const char *p, const char *lit,
+    size_t len)
+{
+	uint32_t w, l;
+
+	if ((size_t)(sc->end - p) >= len) {
+		memcpy(&w, p, 4);
+		memcpy(&l, lit, 4);
+		if (w == l && (len == 4 || p[4] == lit[4]))
+			return p + len;
+	}
+	return fail_literal(sc, p, lit, len);
+}
+
+/* Reads the value at p, which is not an array or an object; sets *kind.
+ * A string, the most common, and a number are told apart before the jump
+ * table. */
 JSONPATH_HOT const char *
 scan_scalar(struct jsonpath_pass *sc, const char *p, int *kind,
     int *escaped)
 {
-	switch (*p) {
-	case '"':
+	if (*p == '"') {
 		*kind = JSONPATH_STRING;
 		return scan_string(sc, p, escaped);
+	}
+	if (*p == '-' || jsonpath_is_digit(*p)) {
+		*kind = JSONPATH_NUMBER;
+		return scan_number(sc, p);
+	}
+	switch (*p) {
 	case 't':
 		*kind = JSONPATH_TRUE;
 		return scan_literal(sc, p, "true", 4);
@@ -331,8 +357,6 @@ scan_scalar(struct jsonpath_pass *sc, const char *p, int *kind,
 		return scan_literal(sc, p, "null", 4);
 	default:
 		*kind = JSONPATH_NUMBER;
-		if (*p == '-' || jsonpath_is_digit(*p))
-			return scan_number(sc, p);
 		return fail(sc, p, "expected a value");
 	}
 }
@@ -409,6 +433,15 @@ key_hash(const char *s, size_t len)
 	return h ^ h >> 15;
 }
 
+/* A bit of a name of len bytes, len above 0, from its length and first
+ * byte: most keys no path wants miss every member's bit, and so the hash
+ * table. */
+static inline uint64_t
+key_bit(const char *s, size_t len)
+{
+	return (uint64_t)1 << ((len * 7 + (unsigned char)s[0]) & 63);
+}
+
 /* Whether node's name is the key text at key, which the record holds with
  * eight bytes at least from key on: its first eight bytes, read as a word,
  * compare at once. */
@@ -438,6 +471,8 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 		key = jp->keybuf;
 		len = (size_t)n;
 	}
+	if (len == 0 || (node->keys & key_bit(key, len)) == 0)
+		return NULL;
 	for (unsigned i = key_hash(key, len);; i++) {
 		int c = table[i & node->mask];
 
@@ -452,7 +487,8 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 
 /* Returns the member child of f's node that the documents before had
  * next, when it is the key text, or NULL: records mostly hold their keys
- * in one order, and a guess right spares the hash. */
+ * in one order, and a guess right spares the hash.  For the keys that
+ * guess_key() could not compare. */
 JSONPATH_HOT struct jsonpath_node *
 guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
     const char *key, size_t len, int escaped)
@@ -460,12 +496,37 @@ guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	struct jsonpath_node *n = f->last != NULL ? f->last->follow :
 	    f->node->first;
 
-	if (n == NULL || escaped)
+	/* guess_key() has refuted a plain guess with room */
+	if (n == NULL || escaped || (n->plain && sc->end - key >= 17))
 		return NULL;
 	if (n->namelen != len || !(sc->end - key >= 8 ? same_name(n, key, len) :
 	    memcmp(n->name, key, len) == 0))
 		return NULL;
 	return n;
+}
+
+/* Reads the key at p (a quote) when it is, byte for byte and with its
+ * closing quote, the plain name of the member that the documents before
+ * had next in f's node: no scan of the string is needed, as such bytes
+ * make a string without escapes.  Returns the position past the quote and
+ * sets *child, or returns NULL to leave the key to the general path. */
+JSONPATH_HOT const char *
+guess_key(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
+    const char *p, struct jsonpath_node **child)
+{
+	struct jsonpath_node *n = f->last != NULL ? f->last->follow :
+	    f->node->first;
+	uint64_t w, t;
+
+	if (n == NULL || !n->plain || sc->end - p < 18)
+		return NULL;
+	memcpy(&w, p + 1, 8);
+	memcpy(&t, p + 9, 8);
+	if ((w & n->head_mask) != n->head || (t & n->tail_mask) != n->tail ||
+	    p[1 + n->namelen] != '"')
+		return NULL;
+	*child = n;
+	return p + 2 + n->namelen;
 }
 
 /* Notes that child, a member of f's node, came after f->last. */
@@ -541,18 +602,25 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 	}
 	if (p == sc->end || *p != '"')
 		return fail(sc, p, "expected a string as object key");
+	if (parent != NULL && f->found < parent->nmembers &&
+	    (key = guess_key(sc, f, p, &child)) != NULL) {
+		p = key;
+		goto matched;
+	}
 	key = p + 1;
 	if ((p = scan_string(sc, p, &escaped)) == NULL)
 		return NULL;
 	if (parent != NULL && f->found < parent->nmembers &&
 	    ((child = guess_member(sc, f, key, (size_t)(p - 1 - key),
 	    escaped)) != NULL || (child = match_member(sc, parent, key,
-	    (size_t)(p - 1 - key), escaped)) != NULL) &&
-	    child->seen != sc->gen) {
-		child->seen = sc->gen;
-		f->found++;
-		learn_member(f, child);
-		*node = child;
+	    (size_t)(p - 1 - key), escaped)) != NULL)) {
+matched:
+		if (child->seen != sc->gen) {
+			child->seen = sc->gen;
+			f->found++;
+			learn_member(f, child);
+			*node = child;
+		}
 	}
 	p = skip_ws_to(p, sc->end, ':');
 	if (p == sc->end || *p != ':')
@@ -601,7 +669,7 @@ close_container(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
  * whether the container i levels up is an object.  Returns the position
  * past it, or NULL when the container is wrong or nests more than room
  * levels: the walk then reads it again and says what is wrong. */
-static const char *
+JSONPATH_HOT const char *
 skip_container(struct jsonpath_pass *sc, const char *p, int room)
 {
 	const char *end = sc->end;
@@ -630,7 +698,7 @@ skip_container(struct jsonpath_pass *sc, const char *p, int room)
 				return p;
 			p = skip_ws_to(p, end, ',');
 			if (p < end && *p == ',') {
-				p = skip_ws(p + 1, end);
+				p = skip_ws_to(p + 1, end, '"');
 				break;
 			}
 			if (p == end || *p != (objects & 1 ? '}' : ']'))
@@ -705,7 +773,7 @@ jsonpath_walk(struct jsonpath_pass *sc)
 			f = &stack[depth - 1];
 			p = skip_ws_to(p, end, ',');
 			if (p < end && *p == ',') {
-				p = skip_ws(p + 1, end);
+				p = skip_ws_to(p + 1, end, '"');
 				if ((p = next_item(sc, f, p, &node)) == NULL)
 					return sc->error;
 				break;
@@ -859,6 +927,17 @@ is_relative(const char *path)
 	    (path[1] == '\0' || path[1] == '.' || path[1] == '[');
 }
 
+/* Whether a string holds name[0..len) as it is, with no escape. */
+static int
+plain_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == '"' || name[i] == '\\' ||
+		    (unsigned char)name[i] < 0x20)
+			return 0;
+	return 1;
+}
+
 /* Gives each node with members a hash table of them, filled by linear
  * probing and at most half full, so that a key no path wants meets an
  * empty bucket soon. */
@@ -883,15 +962,27 @@ index_members(struct jsonpath *jp)
 	for (size_t i = 0; i < jp->nnodes; i++) {
 		const struct jsonpath_node *n = &jp->nodes[i];
 
+		jp->nodes[i].keys = 0;
 		for (int c = n->members; c >= 0; c = jp->nodes[c].next) {
 			struct jsonpath_node *m = &jp->nodes[c];
 			size_t head = m->namelen < 8 ? m->namelen : 8;
 			unsigned h = key_hash(m->name, m->namelen);
 
+			jp->nodes[i].keys |= key_bit(m->name, m->namelen);
+
 			m->head = 0;
 			memcpy(&m->head, m->name, head);
 			m->head_mask = 0;
 			memset(&m->head_mask, 0xff, head);
+			m->plain = m->namelen <= 16 && plain_name(m->name,
+			    m->namelen);
+			m->tail = m->tail_mask = 0;
+			if (m->namelen > 8) {
+				memcpy(&m->tail, m->name + 8, m->namelen - 8 <
+				    8 ? m->namelen - 8 : 8);
+				memset(&m->tail_mask, 0xff, m->namelen - 8 < 8 ?
+				    m->namelen - 8 : 8);
+			}
 
 			while (jp->buckets[n->table + (int)(h & n->mask)] >= 0)
 				h++;

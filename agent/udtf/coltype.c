@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "agent/udtf/timeparse.h"
 #include "lib/err.h"
@@ -246,6 +245,8 @@ coltype_int64(const char *s, size_t len, int64_t *out)
 	size_t i = 0;
 	int neg = 0;
 
+	if (coltype_int64_simple(s, len, out))
+		return 0;
 	if (len > 0 && (s[0] == '-' || s[0] == '+')) {
 		neg = s[0] == '-';
 		limit += (uint64_t)neg;
@@ -263,45 +264,12 @@ coltype_int64(const char *s, size_t len, int64_t *out)
 	return 0;
 }
 
-/* The common case without strtod(): [-]digits[.digits], at most 15
- * digits.  The digits then make an integer below 2^53 and the power of ten
- * is exact, so one division rounds correctly, as strtod() would.  Returns
- * 0, or -EINVAL when s is not that simple. */
-static int
-coltype_double_simple(const char *s, size_t len, double *out)
-{
-	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
-	    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
-	size_t i = s[0] == '-', digits = 0, frac = 0;
-	int point = 0;
-	uint64_t m = 0;
-
-	for (; i < len; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-		if (d <= 9) {
-			m = m * 10 + d;
-			digits++;
-			frac += (size_t)point;
-		} else if (s[i] == '.' && !point) {
-			point = 1;
-		} else {
-			return -EINVAL;
-		}
-	}
-	if (digits == 0 || digits > 15 || (point && frac == 0))
-		return -EINVAL;
-	*out = (double)m / pow10[frac];
-	if (s[0] == '-')
-		*out = -*out;
-	return 0;
-}
-
 static int
 coltype_double(const char *s, size_t len, double *out)
 {
 	char buf[64], *end;
 
-	if (len > 0 && coltype_double_simple(s, len, out) == 0)
+	if (coltype_double_simple(s, len, out))
 		return 0;
 	if (len == 0 || len >= sizeof(buf))
 		return -EINVAL;
@@ -314,20 +282,6 @@ coltype_double(const char *s, size_t len, double *out)
 	errno = 0;
 	*out = strtod(buf, &end);
 	if (end != buf + len || !isfinite(*out))
-		return -EINVAL;
-	return 0;
-}
-
-static int
-coltype_bool(const char *s, size_t len, int *out)
-{
-	if ((len == 4 && strncasecmp(s, "true", 4) == 0) ||
-	    (len == 1 && s[0] == '1'))
-		*out = 1;
-	else if ((len == 5 && strncasecmp(s, "false", 5) == 0) ||
-	    (len == 1 && s[0] == '0'))
-		*out = 0;
-	else
 		return -EINVAL;
 	return 0;
 }
@@ -380,7 +334,7 @@ coltype_convert_value(enum coltype_kind kind, const char *s, size_t len,
 	case COLTYPE_DOUBLE:
 		return coltype_double(s, len, &v->u.d);
 	case COLTYPE_BOOL:
-		return coltype_bool(s, len, &v->u.b);
+		return coltype_bool_simple(s, len, &v->u.b) ? 0 : -EINVAL;
 	case COLTYPE_TIMESTAMP:
 		return coltype_timestamp(s, len, &v->u.ts_us);
 	case COLTYPE_TIMESTAMP_MS:

@@ -28,6 +28,8 @@
 #define KEDGE_UDTF_COLTYPE_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "agent/udtf/timeparse.h"
 #include "agent/udtf/udtf.h"
@@ -81,6 +83,83 @@ const char *coltype_kind_name(enum coltype_kind kind);
  * is not a TYPE" in err (the text cut short and made printable). */
 int coltype_convert(enum coltype_kind kind, const char *name, const char *s,
     size_t len, struct udtf_value *v, char *err, size_t errlen);
+
+/* The common cases of coltype_convert(), inline for the UDTFs' per-record
+ * paths: each sets *out and returns 1, or returns 0 when the text is not
+ * that simple, and coltype_convert() then decides (giving the same value
+ * for a text these take).  An int64 of [-+]digits, eighteen at most (no
+ * overflow). */
+static inline int
+coltype_int64_simple(const char *s, size_t len, int64_t *out)
+{
+	size_t i = len > 0 && (s[0] == '-' || s[0] == '+');
+	uint64_t v = 0;
+
+	if (i == len || len - i > 18)
+		return 0;
+	for (; i < len; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return 0;
+		v = v * 10 + d;
+	}
+	*out = s[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;
+	return 1;
+}
+
+/* A double of [-]digits[.digits], fifteen digits at most: they then make
+ * an integer below 2^53 and the power of ten is exact, so one division
+ * rounds correctly, as strtod() would. */
+static inline int
+coltype_double_simple(const char *s, size_t len, double *out)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+	    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	size_t start = len > 0 && s[0] == '-', i = start, point, frac = 0;
+	uint64_t m = 0;
+	unsigned d;
+
+	for (; i < len && (d = (unsigned)(unsigned char)s[i] - '0') <= 9; i++)
+		m = m * 10 + d;
+	point = i;
+	if (i < len && s[i] == '.') {
+		for (i++; i < len &&
+		    (d = (unsigned)(unsigned char)s[i] - '0') <= 9; i++)
+			m = m * 10 + d;
+		if ((frac = i - point - 1) == 0)
+			return 0;
+	}
+	if (i != len || point - start + frac == 0 ||
+	    point - start + frac > 15)
+		return 0;
+	*out = (double)m / pow10[frac];
+	if (start)
+		*out = -*out;
+	return 1;
+}
+
+/* A bool: all of them, true/false in any case, 1 and 0. */
+static inline int
+coltype_bool_simple(const char *s, size_t len, int *out)
+{
+	uint32_t w;
+
+	if (len == 1 && (s[0] == '0' || s[0] == '1')) {
+		*out = s[0] == '1';
+		return 1;
+	}
+	if (len != 4 && len != 5)
+		return 0;
+	/* ORing 0x20 into a byte folds exactly the two cases of a letter */
+	memcpy(&w, s, 4);
+	w |= 0x20202020u;
+	if (len == 4 ? memcmp(&w, "true", 4) != 0 :
+	    memcmp(&w, "fals", 4) != 0 || (s[4] | 0x20) != 'e')
+		return 0;
+	*out = len == 4;
+	return 1;
+}
 
 /* What a column keeps from one conversion to the next: the date of its
  * last ISO 8601 timestamp.  Zeroed, it is empty. */

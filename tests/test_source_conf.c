@@ -134,6 +134,30 @@ test_rdkafka_overrides(void **state)
 	rd_kafka_conf_destroy(kc);
 }
 
+/* A connection lost in the middle of a SASL exchange is a warning; a
+ * refusal, and every other line, keeps librdkafka's level. */
+static void
+test_log_level(void **state)
+{
+	(void)state;
+	assert_int_equal(source_log_level(3, "FAIL", "GroupCoordinator: "
+	    "localhost:51725: SASL authentication error: "
+	    "SaslAuthenticateRequest failed: Local: Broker transport failure "
+	    "(after 0ms in state DOWN)"), 4);
+	assert_int_equal(source_log_level(3, "FAIL", "localhost:9093/1: SASL "
+	    "authentication error: SaslAuthenticateRequest failed: Local: "
+	    "Timed out (after 60001ms in state AUTH_REQ)"), 4);
+	assert_int_equal(source_log_level(3, "FAIL", "localhost:9093/1: SASL "
+	    "authentication error: Authentication failed during authentication "
+	    "due to invalid credentials with SASL mechanism GSSAPI (after 3ms "
+	    "in state AUTH_REQ)"), 3);
+	assert_int_equal(source_log_level(3, "ERROR", "Local: Broker "
+	    "transport failure"), 3);
+	assert_int_equal(source_log_level(6, "FAIL", "localhost:9093/1: "
+	    "Disconnected (after 30001ms in state UP)"), 6);
+	assert_int_equal(source_log_level(7, "BROKER", "x"), 7);
+}
+
 int
 main(void)
 {
@@ -142,6 +166,7 @@ main(void)
 		cmocka_unit_test(test_sasl_plaintext),
 		cmocka_unit_test(test_sasl_ssl_files),
 		cmocka_unit_test(test_rdkafka_overrides),
+		cmocka_unit_test(test_log_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

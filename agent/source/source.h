@@ -42,6 +42,15 @@ struct source_hooks {
 rd_kafka_conf_t *source_properties(const struct conf *c, char *err,
     size_t errlen);
 
+/* The syslog level kedge logs a line of librdkafka's (its level, facility
+ * and text) at: librdkafka's own, except that a connection lost to a local
+ * transport failure or timeout ("FAIL"), which librdkafka logs as an error
+ * when it happens in the middle of a SASL exchange (a broker or a moving
+ * group coordinator closing the connection), is a warning: librdkafka
+ * connects again by itself, and a broker that refuses kedge's
+ * authentication says so in other words, which stay an error. */
+int source_log_level(int level, const char *fac, const char *buf);
+
 /* Returns a consumer configured from c, or NULL with a sentence in err. */
 
 struct source *source_new(const struct conf *c, const struct source_hooks *h,

@@ -161,11 +161,27 @@ source_insecure(const struct conf *c, char *why, size_t whylen)
 	return found;
 }
 
+int
+source_log_level(int level, const char *fac, const char *buf)
+{
+	static const rd_kafka_resp_err_t lost[] = {
+		RD_KAFKA_RESP_ERR__TRANSPORT, RD_KAFKA_RESP_ERR__TIMED_OUT,
+	};
+
+	if (level > 3 || strcmp(fac, "FAIL") != 0)
+		return level;
+	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		if (strstr(buf, rd_kafka_err2str(lost[i])) != NULL)
+			return 4;
+	return level;
+}
+
 static void
 source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
     const char *buf)
 {
 	(void)rk;
+	level = source_log_level(level, fac, buf);
 	if (level <= 3)
 		log_errx("kafka: %s: %s", fac, buf);
 	else if (level == 4)

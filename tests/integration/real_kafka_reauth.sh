@@ -59,8 +59,8 @@ KPID=
 logins=$(grep -c '^<5>kerberos: logged in\( again\)\{0,1\} as ' "$T/r.log") || :
 [ "$logins" -ge 3 ] ||
 	die "kedge logged in $logins times in $span s of 120-s tickets: $(grep 'kerberos' "$T/r.log" | tail -3)"
-! grep '^<[0-3]>' "$T/r.log" | head -5 | grep . ||
-	die "kedge logged errors across re-authentication"
+! grep -B3 '^<[0-3]>' "$T/r.log" | head -12 | grep . ||
+	die "kedge logged errors across re-authentication (above, each with the three lines before it)"
 ! grep -q 'Failed authentication\|SaslAuthenticationException' "$REAL_DIR/kafka/server.log" ||
 	die "the broker refused an authentication: $(grep -m2 'Failed authentication' "$REAL_DIR/kafka/server.log")"
 check_exactly_once "$T/r" access "$T/expected" "$T/expected-rejects" "$T/spool-r"

@@ -59,7 +59,12 @@ print(",".join("%s:%s" % (f.name, kind[str(f.type)])
 [ "$COLS" = "remote_addr:string,remote_user:string,time_local:timestamp,request:string,status:int64,body_bytes_sent:int64,http_referer:string,http_user_agent:string" ] ||
 	die "the Parquet columns are not nginx's: $COLS"
 
+# Every file's check is a line of $T/checks, run by one parquet_check.py
+# after one parquet-mr has read every file.
 n=0
+version=$($KEDGE version | cut -d' ' -f2)
+: >"$T/checks"
+set --
 for t in pq_snappy:SNAPPY pq_zstd:ZSTD pq_gzip:GZIP pq_none:UNCOMPRESSED; do
 	table=${t%%:*}
 	files=$(cd "$T/warehouse/$table" && find . -name '*.parquet' | sort)
@@ -75,18 +80,14 @@ for t in pq_snappy:SNAPPY pq_zstd:ZSTD pq_gzip:GZIP pq_none:UNCOMPRESSED; do
 		first=$(echo "$name" | cut -d+ -f3)
 		last=$(jq -r '[.offsets[][1], .spill[][1], .empty[][1]] | max' \
 			"$(dirname "$pq")/.$name.parquet.json")
-		$PY tests/real/hive_rows.py "$COLS" "$txt" >"$T/rows.jsonl"
-		tests/real/parquet_mr.sh "$pq" >"$T/mr.json" ||
-			die "$table/$f: parquet-mr cannot read it"
-		$PY tests/real/parquet_check.py "$pq" "$T/rows.jsonl" \
-			--columns "$COLS" --codec "${t##*:}" --min-row-groups 1 \
-			--parquet-mr "$T/mr.json" \
-			--kv kedge.version="$($KEDGE version | cut -d' ' -f2)" \
-			--kv kedge.table="$table" --kv kedge.topic=web \
-			--kv kedge.partition="$part" --kv kedge.first_offset="$first" \
-			--kv kedge.last_offset="$last" >/dev/null ||
-			die "$table/$f: the readers disagree with the text table"
 		n=$((n + 1))
+		set -- "$@" "$pq" "$T/mr-$n.json"
+		echo "'$pq' '$txt' --hive-text --columns '$COLS'" \
+			"--codec ${t##*:} --min-row-groups 1 --parquet-mr '$T/mr-$n.json'" \
+			"--kv kedge.version=$version --kv kedge.table=$table" \
+			"--kv kedge.topic=web --kv kedge.partition=$part" \
+			"--kv kedge.first_offset=$first --kv kedge.last_offset=$last" \
+			>>"$T/checks"
 	done
 	# across the table's files: several row groups, dictionary pages and
 	# PLAIN ones (1 KiB dictionaries: request and http_user_agent fall
@@ -109,4 +110,9 @@ if groups < 2 or not dicts or not plains:
              "chunks" % (groups, dicts, plains))' "$T/warehouse/$table" $files ||
 		die "$table: not the row groups and pages asked for"
 done
+tests/real/parquet_mr.sh "$@" || die "parquet-mr cannot read the files"
+$PY tests/real/parquet_check.py --batch "$T/checks" >"$T/checked" ||
+	die "the readers disagree with the text table"
+[ "$(grep -c '^ok ' "$T/checked")" -eq "$n" ] ||
+	die "$(grep -c '^ok ' "$T/checked") of $n Parquet files checked"
 echo "checked $n Parquet files with pyarrow, DuckDB and parquet-mr"

@@ -4,10 +4,14 @@ read (--parquet-mr, tests/real/parquet_mr.sh's output), parquet-mr.
 
     parquet_check.py FILE.parquet ROWS.jsonl [--expect-dict] [--expect-plain]
         [--min-row-groups N] [--codec NAME] [--parquet-mr READ.json]
-        [--columns NAME:TYPE,...] [--kv KEY=VALUE ...]
+        [--columns NAME:TYPE,...] [--kv KEY=VALUE ...] [--hive-text]
+    parquet_check.py --batch CHECKS
 
 ROWS.jsonl holds one JSON array per row (null for NULL, timestamps as
-microseconds since the epoch), as tests/fixtures/pqwrite writes it.
+microseconds since the epoch), as tests/fixtures/pqwrite writes it; with
+--hive-text ROWS is a hive-text part file, read as hive_rows.py reads it.
+--batch runs one check for each line of CHECKS (the arguments above,
+shell-quoted) in one process, and stops at the first that fails.
 --columns gives the columns and their UDTF types (string, int64, double,
 bool, timestamp) when they are not pqwrite's; --kv the key-value metadata
 the file must hold, with its values (else the keys pqwrite writes).  Checks
@@ -19,12 +23,14 @@ the first difference.
 import argparse
 import json
 import math
+import shlex
 import sys
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+import hive_rows
 from hive_rows import micros
 
 KINDS = {
@@ -42,6 +48,7 @@ KIND_OF = {"city": "string", "id": "string", "n": "int64", "x": "double",
            "empty": "int64"}
 REQUIRED_KV = {"kedge.version": None, "kedge.table": None,
                "kedge.offsets": None}
+PQWRITE_KINDS, PQWRITE_KV = dict(KIND_OF), dict(REQUIRED_KV)
 
 
 ARROW_TYPES, MR_TYPES, DUCK_TYPES = {}, {}, {}
@@ -50,8 +57,10 @@ ARROW_TYPES, MR_TYPES, DUCK_TYPES = {}, {}, {}
 def set_columns(spec):
     """The columns, NAME:TYPE,... (None: pqwrite's), and what each reader
     must call their types."""
-    if spec:
-        KIND_OF.clear()
+    KIND_OF.clear()
+    if not spec:
+        KIND_OF.update(PQWRITE_KINDS)
+    else:
         for item in spec.split(","):
             name, kind = item.split(":")
             if kind not in KINDS:
@@ -72,8 +81,11 @@ def check_kv(who, kv):
                  (who, key, kv[key], want))
 
 
+CHECKING = [None]  # the file being checked, named in a failure
+
+
 def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
+    print("FAIL: %s: %s" % (CHECKING[0], msg), file=sys.stderr)
     sys.exit(1)
 
 
@@ -212,7 +224,7 @@ def check_parquet_mr(read_path, rows, names, args):
              (at, len(rows)))
 
 
-def main():
+def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("parquet")
     ap.add_argument("rows")
@@ -223,13 +235,21 @@ def main():
     ap.add_argument("--parquet-mr", metavar="READ.json")
     ap.add_argument("--columns", metavar="NAME:TYPE,...")
     ap.add_argument("--kv", action="append", metavar="KEY=VALUE")
-    args = ap.parse_args()
+    ap.add_argument("--hive-text", action="store_true")
+    args = ap.parse_args(argv)
+    CHECKING[0] = args.parquet
     set_columns(args.columns)
+    REQUIRED_KV.clear()
     if args.kv:
-        REQUIRED_KV.clear()
         REQUIRED_KV.update(item.split("=", 1) for item in args.kv)
-    with open(args.rows, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f]
+    else:
+        REQUIRED_KV.update(PQWRITE_KV)
+    if args.hive_text:
+        with open(args.rows, "rb") as f:
+            rows = list(hive_rows.rows(list(KIND_OF.values()), args.rows, f))
+    else:
+        with open(args.rows, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f]
     names = check_pyarrow(args.parquet, rows, args)
     check_duckdb(args.parquet, rows, names)
     readers = "pyarrow %s, duckdb %s" % (pa.__version__, duckdb.__version__)
@@ -239,4 +259,9 @@ def main():
     print("ok %s: %d rows, %s" % (args.parquet, len(rows), readers))
 
 
-main()
+if sys.argv[1:2] == ["--batch"]:
+    with open(sys.argv[2], encoding="utf-8") as checks:
+        for line in checks:
+            main(shlex.split(line))
+else:
+    main(sys.argv[1:])

@@ -1,9 +1,11 @@
 #!/bin/sh
 # parquet_mr.sh FILE.parquet: prints what parquet-mr (org.apache.parquet:
 # parquet-hadoop from Maven Central, pinned in parquet-mr/pom.xml) reads in
-# FILE, as JSON (parquet-mr/src/main/java/kedge/Check.java).  Builds the
-# reader into build/parquet-mr the first time, offline; fails saying so
-# when Java or Maven is missing.
+# FILE, as JSON (parquet-mr/src/main/java/kedge/Check.java).
+# parquet_mr.sh FILE.parquet OUT.json [FILE.parquet OUT.json ...] writes
+# what it reads in each FILE to its OUT, in one JVM.  Builds the reader
+# into build/parquet-mr the first time (and when its source changed),
+# offline; fails saying so when Java or Maven is missing.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,7 +14,9 @@ command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1 || {
 	echo "FAIL: java and mvn are needed to run parquet-mr (scripts/install-deps.sh)" >&2
 	exit 1
 }
-if [ ! -f "$out/parquet-mr-check-1.jar" ]; then
+src="$root/tests/real/parquet-mr"
+if [ ! -f "$out/parquet-mr-check-1.jar" ] ||
+	[ -n "$(find "$src/pom.xml" "$src/src" -newer "$out/parquet-mr-check-1.jar" | head -1)" ]; then
 	# offline: tests/real/fetch-deps (scripts/install-deps.sh) brought
 	# what it needs into the local Maven repository
 	mvn -o -q -B -f "$root/tests/real/parquet-mr/pom.xml" -DskipTests package \
@@ -21,7 +25,7 @@ fi
 # stderr without slf4j's lines about its missing binding
 errs=$(mktemp)
 rc=0
-java -cp "$out/parquet-mr-check-1.jar:$out/lib/*" kedge.Check "$1" \
+java -cp "$out/parquet-mr-check-1.jar:$out/lib/*" kedge.Check "$@" \
 	2>"$errs" || rc=$?
 grep -v '^SLF4J' "$errs" >&2 || true
 rm -f "$errs"

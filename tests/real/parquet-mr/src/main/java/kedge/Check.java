@@ -69,11 +69,29 @@ public final class Check {
 		}
 	}
 
+	/* Check FILE prints what it reads in FILE; Check FILE OUT [FILE OUT
+	 * ...] writes it to each OUT, in one process for many files. */
 	public static void main(String[] args) throws Exception {
 		Configuration conf = new Configuration();
-		Path path = new Path(args[0]);
-		PrintStream out = new PrintStream(System.out, false,
-		    StandardCharsets.UTF_8);
+		if (args.length == 1) {
+			PrintStream out = new PrintStream(System.out, false,
+			    StandardCharsets.UTF_8);
+			read(conf, new Path(args[0]), out);
+			out.flush();
+			return;
+		}
+		if (args.length % 2 != 0)
+			throw new IllegalArgumentException(
+			    "usage: Check FILE | Check FILE OUT [FILE OUT ...]");
+		for (int i = 0; i < args.length; i += 2)
+			try (PrintStream out = new PrintStream(args[i + 1],
+			    StandardCharsets.UTF_8)) {
+				read(conf, new Path(args[i]), out);
+			}
+	}
+
+	static void read(Configuration conf, Path path, PrintStream out)
+	    throws Exception {
 		ParquetMetadata md;
 		try (ParquetFileReader r = ParquetFileReader.open(
 		    HadoopInputFile.fromPath(path, conf))) {
@@ -121,6 +139,5 @@ public final class Check {
 			}
 		}
 		out.println("]}");
-		out.flush();
 	}
 }

@@ -20,14 +20,18 @@
 # and serves all of them through REAL_ENV (those that kill or reconfigure
 # the broker start their own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
-# for the first build only.  Seven long tests that mostly wait run in the
-# background from the start of the first build, and are counted at the
-# end: real_kafka_reauth (on ticket lifetimes), real_kafka_restart (on a
-# broker kept down for a minute) and real_kafka_group (on the group's
-# rebalances), each with a broker of its own, real_hdfs_publish (on
-# 2-minute tickets) with an HDFS of its own, and the kill loops
-# crash_kill9, crash_two_hosts and crash_parquet (on the mock group's
-# session timeouts), each with a mock cluster of its own.  Tests named in
+# for the first build only.  The long tests that mostly wait run in the
+# background from the start of the first build, in five lanes (BG_LANES),
+# each lane's tests one after the other, and are counted at the end:
+# real_kafka_reauth (on ticket lifetimes); real_kafka_restart (on a broker
+# kept down for a minute) then real_kafka_group (on the group's
+# rebalances), each with a broker of its own; real_hdfs_publish (on
+# 2-minute tickets) then real_hdfs_faults (on safe mode, quotas, a
+# DataNode and the NameNode away), each with an HDFS of its own; the kill
+# loops crash_kill9, crash_two_hosts and crash_parquet (on the mock
+# group's session timeouts), each with a mock cluster of its own; and
+# package_deb then package_systemd (on a container's boot and apt), which
+# share the repository's build-deb/.  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -94,9 +98,13 @@ real_up() {
 	fi
 }
 
-# The background tests, started with the first build's kedge.
-BG_ALL="real_kafka_reauth real_kafka_restart real_kafka_group"
-BG_ALL="$BG_ALL real_hdfs_publish crash_kill9 crash_two_hosts crash_parquet"
+# The background tests, started with the first build's kedge: a lane's
+# tests (joined by commas) run one after the other, the lanes at once.
+BG_LANES="real_kafka_reauth real_kafka_restart,real_kafka_group"
+BG_LANES="$BG_LANES real_hdfs_publish,real_hdfs_faults"
+BG_LANES="$BG_LANES crash_kill9,crash_two_hosts,crash_parquet"
+BG_LANES="$BG_LANES package_deb,package_systemd"
+BG_ALL=$(echo "$BG_LANES" | tr , ' ')
 BACKGROUND=
 if [ "$quick" -eq 0 ]; then
 	for _n in $BG_ALL; do
@@ -105,12 +113,17 @@ if [ "$quick" -eq 0 ]; then
 fi
 bg=$(mktemp -d /tmp/kedge-bg.XXXXXX)
 bg_start() {
+	for _lane in $BG_LANES; do
+		(for _n in $(echo "$_lane" | tr , ' '); do
+			case " $BACKGROUND " in *" $_n "*) ;; *) continue ;; esac
+			_t0=$(date +%s)
+			KEDGE=$1 FIX=$2/fixtures sh "tests/integration/$_n.sh" \
+				>"$bg/$_n.log" 2>&1
+			echo $? >"$bg/$_n.rc"
+			echo $(($(date +%s) - _t0)) >"$bg/$_n.s"
+		done) &
+	done
 	for _n in $BACKGROUND; do
-		(_t0=$(date +%s)
-		KEDGE=$1 FIX=$2/fixtures sh "tests/integration/$_n.sh" \
-			>"$bg/$_n.log" 2>&1
-		echo $? >"$bg/$_n.rc"
-		echo $(($(date +%s) - _t0)) >"$bg/$_n.s") &
 		echo "=== started tests/integration/$_n.sh ($2) in the background"
 	done
 }

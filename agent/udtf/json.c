@@ -111,52 +111,14 @@ json_string_text(struct json_state *st, const struct jsonpath_value *v,
 	return 0;
 }
 
-/* A JSON number [-]digits[.digits] of 15 digits at most, into *d as
- * coltype's own conversion of it rounds: the digits make an integer below
- * 2^53 and the power of ten is exact, so one division rounds correctly.
- * Returns 1, or 0 for any other number. */
-JSON_HOT int
-json_double_simple(const char *text, size_t len, double *d)
-{
-	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
-	    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
-	size_t i = text[0] == '-', point = 0;
-	uint64_t m = 0;
-
-	if (len - i > 16)
-		return 0;
-	for (; i < len; i++) {
-		unsigned c = (unsigned)(unsigned char)text[i] - '0';
-
-		if (c <= 9)
-			m = m * 10 + c;
-		else if (text[i] == '.')
-			point = i;
-		else
-			return 0; /* an exponent */
-	}
-	if (point != 0 && len - point - 1 == 0)
-		return 0;
-	if (point == 0 && len - (text[0] == '-') > 15)
-		return 0;
-	*d = (double)m / pow10[point != 0 ? len - point - 1 : 0];
-	if (text[0] == '-')
-		*d = -*d;
-	return 1;
-}
-
 /* What the scan already knows spares coltype's conversion, with the same
  * result: a string column takes the text as it is, a bool column a JSON
- * true or false, an int64 column a number that is [-]digits, eighteen
- * bytes at most (no overflow), a double column a number without an
- * exponent and of 15 digits at most.  Returns whether *out is set. */
+ * true or false, an int64 or double column a number that coltype.h's
+ * inline conversions take.  Returns whether *out is set. */
 JSON_HOT int
 json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
     const char *text, size_t len, struct udtf_value *out)
 {
-	uint64_t n = 0;
-	size_t i;
-
 	switch (kind) {
 	case COLTYPE_STRING:
 		out->type = UDTF_STRING;
@@ -171,22 +133,15 @@ json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
 		return 1;
 	case COLTYPE_DOUBLE:
 		if (v->kind != JSONPATH_NUMBER ||
-		    !json_double_simple(text, len, &out->u.d))
+		    !coltype_double_simple(text, len, &out->u.d))
 			return 0;
 		out->type = UDTF_DOUBLE;
 		return 1;
 	case COLTYPE_INT64:
-		if (v->kind != JSONPATH_NUMBER || len > 18)
-			return 0;
-		for (i = text[0] == '-'; i < len; i++) {
-			unsigned d = (unsigned)(unsigned char)text[i] - '0';
-
-			if (d > 9)
-				return 0; /* a fraction or an exponent */
-			n = n * 10 + d;
-		}
+		if (v->kind != JSONPATH_NUMBER ||
+		    !coltype_int64_simple(text, len, &out->u.i64))
+			return 0; /* a fraction, an exponent or 19 digits */
 		out->type = UDTF_INT64;
-		out->u.i64 = text[0] == '-' ? -(int64_t)n : (int64_t)n;
 		return 1;
 	default:
 		return 0;

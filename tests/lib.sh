@@ -122,6 +122,14 @@ landed_count() {
 		grep -o '"rows":[0-9]*' | awk -F: '{ n += $2 } END { print n + 0 }'
 }
 
+# run_to_end CONF LOG WHAT: kedge run -c CONF --exit-at-end, its log in
+# LOG, two minutes at most; fails the test saying "WHAT failed", with the
+# log's errors (or its last lines).
+run_to_end() {
+	timeout 120 $KEDGE run -c "$1" --exit-at-end 2>"$2" && return 0
+	die "$3 failed: $(grep '^<[0-3]>' "$2" | head -3 | grep . || tail -5 "$2")"
+}
+
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.1 s until
 # it succeeds; fails the test after SECONDS.
 wait_for() {

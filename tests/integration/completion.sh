@@ -57,8 +57,7 @@ manifest_rows() {
 }
 
 conf a 0 >"$T/a.conf"
-timeout 120 $KEDGE run -c "$T/a.conf" --exit-at-end 2>"$T/a.log" ||
-	die "kedge failed: $(grep '^<[0-3]>' "$T/a.log" | head -3)"
+run_to_end "$T/a.conf" "$T/a.log" "kedge"
 grep -q 'complete: [0-9]* hour(s) got a new manifest' "$T/a.log" ||
 	die "no manifest written: $(grep -i complete "$T/a.log" | head -3)"
 
@@ -104,8 +103,7 @@ $FIX/gen_nginx --records 200 --partitions 2 --seed 99 --start "$LATE_START" \
 late_rows=$(grep -c "^$first	" "$T/late-expected")
 [ "$late_rows" -gt 100 ] || die "the late batch has $late_rows rows in $first"
 mock_ctl "$T" produce access "$T/late"
-timeout 120 $KEDGE run -c "$T/a.conf" --exit-at-end 2>"$T/a2.log" ||
-	die "kedge failed: $(grep '^<[0-3]>' "$T/a2.log" | head -3)"
+run_to_end "$T/a.conf" "$T/a2.log" "kedge"
 grep -q '"revision":2,' "$fdir/_MANIFEST.json" ||
 	die "no revision 2: $(head -c 300 "$fdir/_MANIFEST.json")"
 grep -q "\"late_rows\":$late_rows," "$fdir/_MANIFEST.json" ||
@@ -123,8 +121,7 @@ cp "$T/manifest.bak" "$fdir/_MANIFEST.json"
 
 # A lateness longer than the data's age: nothing is complete.
 conf b 604800 >"$T/b.conf"
-timeout 120 $KEDGE run -c "$T/b.conf" --exit-at-end 2>"$T/b.log" ||
-	die "kedge failed: $(grep '^<[0-3]>' "$T/b.log" | head -3)"
+run_to_end "$T/b.conf" "$T/b.log" "kedge"
 [ -z "$(find "$T/b" -name _MANIFEST.json -o -name _SUCCESS)" ] ||
 	die "hours complete despite a lateness of 7 days"
 [ "$(landed_count "$T/b")" -eq $((N + 200)) ] ||

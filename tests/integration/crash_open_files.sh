@@ -59,8 +59,7 @@ for point in seal-mid:1 seal-mid:1 after-seal:1 publish-mid:1; do
 			"$(grep '^<[0-3]>' "$log" | head -3)"
 	mv "$log" "$T/round-$(ls "$T" | grep -c '^round-').log"
 done
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/final.log" ||
-	die "the clean run failed: $(grep '^<[0-3]>' "$T/final.log" | head -3)"
+run_to_end "$T/kedge.conf" "$T/final.log" "the clean run"
 check_exactly_once "$T/warehouse" web "$T/expected" "$T/expected-rejects" \
 	"$T/spool"
 files=$(find "$T/warehouse/web" -type f ! -name '.*' ! -name '_*' | wc -l)

@@ -67,8 +67,7 @@ kill_rounds kedge $ROUNDS $MAX_ROUNDS "$T/delays" "$T/rounds" group_round_start 
 feed_wait "$T"
 mock_kept_all "$T"
 
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/final.log" ||
-	die "the clean run failed: $(tail -5 "$T/final.log")"
+run_to_end "$T/kedge.conf" "$T/final.log" "the clean run"
 check_exactly_once "$T/warehouse" access "$T/expected" \
 	"$T/expected-rejects" "$T/spool"
 crash_points_reached "$T/rounds" $POINTS

@@ -137,8 +137,7 @@ stopped_cleanly host-b "$KPID" "$T/b-last.log"
 APID=
 KPID=
 
-timeout 120 $KEDGE run -c "$T/a.conf" --exit-at-end 2>"$T/final.log" ||
-	die "the clean run failed: $(tail -5 "$T/final.log")"
+run_to_end "$T/a.conf" "$T/final.log" "the clean run"
 check_exactly_once "$T/warehouse" access "$T/expected" \
 	"$T/expected-rejects" "$T/spool-host-a" "$T/spool-host-b"
 for h in host-a host-b; do

@@ -44,8 +44,7 @@ grep -q 'No space left on device' "$T/run1.log" ||
 	die "no clear error: $(grep '^<[23]>' "$T/run1.log" | head -3)"
 
 rm -f "$T/spool/filler"
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run2.log" ||
-	die "after space returned kedge failed: $(tail -3 "$T/run2.log")"
+run_to_end "$T/kedge.conf" "$T/run2.log" "after space returned kedge"
 landed_rows "$T/warehouse" access | sort >"$T/got"
 sort "$T/expected" >"$T/want"
 same_or_die "$T/want" "$T/got" "rows lost or doubled across the full disk"

@@ -29,8 +29,7 @@ output = { $OLD_EVENTS
 metrics = { enabled = false; };
 CONF
 
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
-	die "kedge run failed: $(tail -5 "$T/kedge.log")"
+run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
 
 for f in $(find "$T/warehouse" -path '*/_kedge' -prune -o -type f ! -name ".*" ! -name '_*' -print); do
 	zstd -qt "$f" || die "$f is not a whole zstd file"

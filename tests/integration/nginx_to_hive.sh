@@ -47,8 +47,7 @@ metrics = { enabled = false; };
 CONF
 
 $KEDGE check-config -c "$T/kedge.conf"
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
-	die "kedge run failed: $(tail -5 "$T/kedge.log")"
+run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
 
 # The rows, row by row, in the right hours.
 landed_rows "$T/warehouse" access | sort >"$T/got"
@@ -107,8 +106,7 @@ sed -e 's/group_id = "kedge-it"/group_id = "kedge-it-kbytes"/' \
 	"$T/kedge.conf" >"$T/kbytes.conf"
 grep -q 'queued_max_messages_kbytes = "256"' "$T/kbytes.conf" ||
 	die "the kbytes configuration was not written"
-timeout 120 $KEDGE run -c "$T/kbytes.conf" --exit-at-end 2>"$T/kbytes.log" ||
-	die "kedge run (kbytes) failed: $(tail -5 "$T/kbytes.log")"
+run_to_end "$T/kbytes.conf" "$T/kbytes.log" "kedge run (kbytes)"
 grep -Eq 'fetcher woken [1-9][0-9]* times' "$T/kbytes.log" ||
 	die "the fetcher parked on bytes was never woken: $(grep consumed "$T/kbytes.log")"
 landed_rows "$T/warehouse2" access | sort >"$T/got2"

@@ -43,8 +43,7 @@ metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/kedge.conf" >"$T/check" 2>&1 ||
 	die "check-config refused the config: $(cat "$T/check")"
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
-	die "kedge run failed: $(tail -5 "$T/kedge.log")"
+run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
 $KEDGE verify "$T/warehouse" >"$T/verify" 2>&1 ||
 	die "kedge verify failed: $(cat "$T/verify")"
 

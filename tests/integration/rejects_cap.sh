@@ -26,8 +26,7 @@ output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse";
 metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/kedge.conf" >/dev/null || die "check-config failed"
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
-	die "kedge run failed: $(tail -5 "$T/kedge.log")"
+run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
 
 landed_rows "$T/warehouse" j | cut -f2- >"$T/rows"
 [ "$(cat "$T/rows")" = '{"a":"b"}' ] || die "table j holds $(head -c 200 "$T/rows")"

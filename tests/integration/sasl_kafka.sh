@@ -65,8 +65,7 @@ CONF
 # Authenticated: every record lands, through the front only.
 front_start "$KRB_DIR/kafka.keytab"
 conf kafka ok >"$T/ok.conf"
-timeout 120 $KEDGE run -c "$T/ok.conf" --exit-at-end 2>"$T/ok.log" ||
-	die "kedge over SASL failed: $(tail -5 "$T/ok.log")"
+run_to_end "$T/ok.conf" "$T/ok.log" "kedge over SASL"
 check_exactly_once "$T/ok" access "$T/expected" "$T/expected-rejects" "$T/spool-ok"
 [ $((CHECK_ROWS + CHECK_REJECTS)) -eq 5000 ] ||
 	die "landed $CHECK_ROWS rows and $CHECK_REJECTS rejects, want 5000 in all"

@@ -79,8 +79,7 @@ while [ $p -lt $P ]; do
 	p=$((p + 1))
 done
 
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run2.log" ||
-	die "second run failed: $(tail -3 "$T/run2.log")"
+run_to_end "$T/kedge.conf" "$T/run2.log" "second run"
 ! grep -q 'which .* does not hold' "$T/run2.log" ||
 	die "a restart on its own spool warned of a lost one: $(grep 'does not hold' "$T/run2.log")"
 landed_rows "$T/warehouse" access | sort >"$T/got"
@@ -91,8 +90,7 @@ $KEDGE verify "$T/warehouse" || die "kedge verify failed"
 # The spool wiped: kedge says the group's commits are its own checkpoints
 # it no longer holds, for every partition, and starts from them.
 rm -rf "$T/spool"
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run3.log" ||
-	die "the run on a wiped spool failed: $(tail -3 "$T/run3.log")"
+run_to_end "$T/kedge.conf" "$T/run3.log" "the run on a wiped spool"
 grep -q "checkpoint: no usable record in $T/spool/checkpoint; starting from the group's committed offsets" \
 	"$T/run3.log" || die "no word of the missing store: $(head -3 "$T/run3.log")"
 [ "$(grep -c "^<4>checkpoint: the group's last commit of access \[[0-3]\] is this host's checkpoint [0-9]*, which $T/spool does not hold: if the spool was lost" "$T/run3.log")" -eq $P ] ||

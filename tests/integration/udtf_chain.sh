@@ -62,8 +62,7 @@ output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timez
 metrics = { enabled = false; };
 CONF
 $KEDGE check-config -c "$T/kedge.conf" >/dev/null || die "check-config failed"
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
-	die "kedge run failed: $(tail -5 "$T/kedge.log")"
+run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
 
 landed_rows "$T/warehouse" access | sort >"$T/got"
 same_or_die "$T/want" "$T/got" "the chain's rows differ from the good lines of the good batches"

@@ -241,8 +241,7 @@ out=$($KEDGE check-config -c "$T/kedge.conf" 2>"$T/check.err") ||
 grep -qxF "<5>$NOTE" "$T/check.err" ||
 	die "check-config did not log the plugin's note: $(cat "$T/check.err")"
 
-timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/kedge.log" ||
-	die "kedge run failed: $(tail -5 "$T/kedge.log")"
+run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
 
 # landed_jsonl DIR TABLE JQ: JQ over every row under DIR/TABLE, each output
 # line prefixed by the row's dt=/hr= directory when JQ uses $hour.

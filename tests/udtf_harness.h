@@ -147,16 +147,20 @@ hx_open_v(const struct udtf_plugin *p, const char *const *kv)
 		fail_msg("reason \"%s\" lacks \"%s\"", hx.err, (why)); \
 } while (0)
 
-/* Runs one record of len bytes.  Returns what process() returned. */
+/* Runs one record of len bytes followed by pad bytes of fill, which are no
+ * part of it: a UDTF that reads them, as it might the bytes after a record
+ * in a batch, gives another answer than with none.  Returns what process()
+ * returned. */
 static inline int
-hx_run_len(const char *data, size_t len)
+hx_run_padded(const char *data, size_t len, size_t pad, int fill)
 {
 	struct udtf_record rec;
-	char *copy = malloc(len ? len : 1);
+	char *copy = malloc(len + pad ? len + pad : 1);
 	int r;
 
 	assert_non_null(copy);
 	memcpy(copy, data, len);
+	memset(copy + len, fill, pad);
 	memset(&rec, 0, sizeof rec);
 	rec.data = copy;
 	rec.len = len;
@@ -171,6 +175,14 @@ hx_run_len(const char *data, size_t len)
 	hx.rec = NULL;
 	free(copy);
 	return r;
+}
+
+/* Runs one record of len bytes, held in a buffer of exactly that size.
+ * Returns what process() returned. */
+static inline int
+hx_run_len(const char *data, size_t len)
+{
+	return hx_run_padded(data, len, 0, 0);
 }
 
 static inline int

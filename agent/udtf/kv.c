@@ -40,6 +40,13 @@
 /* next_col's end of a chain. */
 #define KV_NO_COL SIZE_MAX
 
+/* The places of a record whose keys are remembered for the next one. */
+#define KV_PLACES 32
+
+/* Forced inline: the pair loop is instantiated once per separator mode,
+ * and the mode's tests fold away only when these are inlined into it. */
+#define KV_HOT static inline __attribute__((always_inline))
+
 enum {
 	KV_FIELDS,
 	KV_PAIR_SEPARATOR,
@@ -73,9 +80,16 @@ struct kv_want {
 	const char *key; /* a field's source */
 	size_t len;
 	size_t col;      /* heads the next_col chain of the columns it fills */
-	int32_t follow;  /* the want found after it in the last record, -1 */
-	uint64_t head;   /* the key's first (up to) eight bytes */
-	uint64_t head_mask; /* the bytes of a word that head holds */
+	uint64_t head;   /* the key's first (up to) eight bytes, 0 after */
+};
+
+/* The key at one place of the last record: records mostly hold their keys
+ * in one order, and a key found where the last record had it costs no
+ * hash, wanted or not. */
+struct kv_place {
+	uint64_t head; /* as kv_head() reads it */
+	size_t len;    /* 0: none yet */
+	int32_t want;  /* its index in wants, or -1 */
 };
 
 struct kv_state {
@@ -85,17 +99,21 @@ struct kv_state {
 	int32_t *slots;            /* a hash of wants: an index in it, or -1 */
 	size_t mask;               /* slots has mask + 1 entries */
 	size_t *next_col;          /* the next column of the same key */
-	unsigned char *seen;       /* per want: met in the current record */
-	int32_t first;             /* the want found first in the last record */
-	int32_t last;              /* the want found last in this one, -1 */
+	uint32_t *seen;            /* per want: the record that last took it */
+	uint32_t record;           /* the current record's number, not 0 */
+	size_t taken;              /* the wants it has taken */
+	struct kv_place places[KV_PLACES];
+	uint64_t head_mask[9];     /* the bytes of a word that n bytes fill */
 	struct udtf_value *values; /* per column, refilled per record */
 	struct coltype_cache *caches; /* per column */
 	struct buf scratch;        /* unescaped values of the current record */
 	unsigned char blank[256];     /* the blanks around pairs */
 	unsigned char key_end[256];   /* the bytes that end a key */
 	unsigned char value_end[256]; /* the bytes that end an unquoted value */
-	char key_stops[48];        /* key_end's bytes, 16 copies of each */
-	char value_stops[48];      /* value_end's */
+	char value_stops[32];      /* value_end's (one or two) bytes, sixteen
+				    * copies of each */
+	char kv_stop[16];          /* the kv separator, sixteen times */
+	char quoted_stops[32];     /* the quote and the backslash, likewise */
 	int blank_pairs;           /* pairs are separated by runs of blanks */
 	char pair_sep;             /* when they are not */
 	char kv_sep;
@@ -160,21 +178,6 @@ kv_one_byte(const char **vals, int k, int may_be_empty, int *out, char *err,
 	    kv_keys[k].name, v, may_be_empty ? ", or empty" : "");
 }
 
-/* Lists the (one to three) bytes that table stop marks in out[48], each
- * sixteen times, the first standing in for those missing: kv_scan()
- * compares sixteen bytes of a record with each. */
-static void
-kv_list_stops(const unsigned char *stop, char *out)
-{
-	size_t n = 0;
-
-	for (int c = 0; c < 256; c++)
-		if (stop[c] && n < 3)
-			memset(out + 16 * n++, c, 16);
-	for (size_t i = n; i < 3; i++)
-		memcpy(out + 16 * i, out, 16);
-}
-
 /* Reads the separators and the quote, refusing ones that could not be
  * told apart, and fills the byte tables.  The blanks are the spaces and
  * tabs, less the pair separator.  Returns 0 or -EINVAL with a sentence in
@@ -198,8 +201,13 @@ kv_read_syntax(struct kv_state *st, const char **vals, char *err,
 	st->key_end[pair] = st->value_end[pair] = 1;
 	if (st->blank_pairs)
 		st->key_end['\t'] = st->value_end['\t'] = 1;
-	kv_list_stops(st->key_end, st->key_stops);
-	kv_list_stops(st->value_end, st->value_stops);
+	/* the SSE2 scans compare with these; a quote of -1 is never met,
+	 * as a NUL byte is never a quote */
+	memset(st->value_stops, pair, 16);
+	memset(st->value_stops + 16, st->blank_pairs ? '\t' : pair, 16);
+	memset(st->kv_stop, kv, 16);
+	memset(st->quoted_stops, st->quote >= 0 ? st->quote : '\\', 16);
+	memset(st->quoted_stops + 16, '\\', 16);
 	if (pair == kv || st->blank[kv]) {
 		return err_set(err, errlen, -EINVAL,
 		    "kv_separator: \"%s\" cannot be told "
@@ -217,8 +225,8 @@ kv_read_syntax(struct kv_state *st, const char **vals, char *err,
 
 /* Hashes a key by its length and its first and last (up to) eight bytes
  * (a key of one to three bytes: its first, middle and last), in constant
- * time and inline: every key of a record is hashed, most of them unwanted,
- * and a collision only costs a comparison. */
+ * time and inline: a key not where the last record had it is hashed, and a
+ * collision only costs a comparison. */
 static inline size_t
 kv_hash(const char *s, size_t len)
 {
@@ -243,52 +251,44 @@ kv_hash(const char *s, size_t len)
 	return (size_t)(a >> 32 ^ a);
 }
 
-/* Whether want w is the key s[0..len), of which eight bytes at least can
- * be read: the first eight compare at once, as one word. */
-static inline int
-kv_same_key(const struct kv_want *w, const char *s, size_t len)
+/* The first (up to) eight bytes of the key s[0..len) as one word, the
+ * bytes past the key 0; s + len is at most end. */
+KV_HOT uint64_t
+kv_head(const struct kv_state *st, const char *s, size_t len,
+    const char *end)
 {
-	uint64_t x;
+	uint64_t x = 0;
 
-	memcpy(&x, s, 8);
-	return (x & w->head_mask) == w->head && (len <= 8 ||
-	    memcmp(w->key + 8, s + 8, len - 8) == 0);
+	if (end - s >= 8)
+		memcpy(&x, s, 8);
+	else
+		memcpy(&x, s, len);
+	return x & st->head_mask[len < 8 ? len : 8];
 }
 
-/* Returns the index in st->wants of the key s[0..len), or -1.  readable
- * says how many bytes from s on may be read. */
-static inline int32_t
+/* Whether want w is the key s[0..len) whose head is head. */
+KV_HOT int
+kv_is_want(const struct kv_want *w, const char *s, size_t len, uint64_t head)
+{
+	return w->len == len && w->head == head &&
+	    (len <= 8 || memcmp(w->key + 8, s + 8, len - 8) == 0);
+}
+
+/* Returns the index in st->wants of the key s[0..len) whose head is head,
+ * or -1. */
+static int32_t
 kv_lookup(const struct kv_state *st, const char *s, size_t len,
-    size_t readable)
+    uint64_t head)
 {
 	size_t h = kv_hash(s, len) & st->mask;
 	int32_t w;
 
 	while ((w = st->slots[h]) >= 0) {
-		if (st->wants[w].len == len && (readable >= 8 ?
-		    kv_same_key(&st->wants[w], s, len) :
-		    memcmp(st->wants[w].key, s, len) == 0))
+		if (kv_is_want(&st->wants[w], s, len, head))
 			return w;
 		h = (h + 1) & st->mask;
 	}
 	return -1;
-}
-
-/* Returns the want that came after the last one found in the record
- * before, when it is the key s[0..len), or -1: records mostly hold their
- * keys in one order, and a guess right spares the hash.  readable as in
- * kv_lookup(). */
-static inline int32_t
-kv_guess(const struct kv_state *st, const char *s, size_t len,
-    size_t readable)
-{
-	int32_t g = st->last < 0 ? st->first : st->wants[st->last].follow;
-
-	if (g < 0 || st->wants[g].len != len || !(readable >= 8 ?
-	    kv_same_key(&st->wants[g], s, len) :
-	    memcmp(st->wants[g].key, s, len) == 0))
-		return -1;
-	return g;
 }
 
 /* Builds wants, their hash and the column chains from the fields: columns
@@ -304,28 +304,29 @@ kv_build_wants(struct kv_state *st)
 	if ((st->wants = calloc(n, sizeof *st->wants)) == NULL ||
 	    (st->slots = malloc(size * sizeof *st->slots)) == NULL ||
 	    (st->next_col = malloc(n * sizeof *st->next_col)) == NULL ||
-	    (st->seen = calloc(n, 1)) == NULL ||
+	    (st->seen = calloc(n, sizeof *st->seen)) == NULL ||
 	    (st->values = calloc(n, sizeof *st->values)) == NULL ||
 	    (st->caches = calloc(n, sizeof *st->caches)) == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < size; i++)
 		st->slots[i] = -1;
-	st->first = -1;
+	for (size_t i = 0; i <= 8; i++)
+		memset(&st->head_mask[i], 0xff, i);
 	for (size_t c = 0; c < n; c++) {
 		const char *key = st->fields.v[c].source;
 		size_t len = strlen(key), h;
-		int32_t w = kv_lookup(st, key, len, 0);
+		uint64_t head = 0;
+		int32_t w;
 
-		if (w >= 0) {
+		memcpy(&head, key, len < 8 ? len : 8);
+		if ((w = kv_lookup(st, key, len, head)) >= 0) {
 			st->next_col[c] = st->wants[w].col;
 			st->wants[w].col = c;
 			continue;
 		}
 		st->next_col[c] = KV_NO_COL;
 		w = (int32_t)st->nwants++;
-		st->wants[w] = (struct kv_want){ key, len, c, -1, 0, 0 };
-		memcpy(&st->wants[w].head, key, len < 8 ? len : 8);
-		memset(&st->wants[w].head_mask, 0xff, len < 8 ? len : 8);
+		st->wants[w] = (struct kv_want){ key, len, c, head };
 		for (h = kv_hash(key, len) & st->mask; st->slots[h] >= 0;
 		    h = (h + 1) & st->mask)
 			;
@@ -395,61 +396,103 @@ kv_fini(void *state)
 	free(st);
 }
 
+/* Scanning a record. */
+
+/* Which bytes kv_stops() looks for. */
+enum kv_stop {
+	KV_STOP_VALUE,  /* value_end's */
+	KV_STOP_KEY,    /* key_end's: value_end's and the kv separator */
+	KV_STOP_QUOTED, /* the quote and the backslash */
+};
+
+/* Returns the bits of the bytes that stop looks for among the (up to)
+ * sixteen at p, bit i for p[i], reading nothing outside the record: a
+ * step that would pass its end reads its last sixteen bytes instead, a
+ * record shorter than that is copied.  *value gets value_end's bits from
+ * the same load when it is not NULL. */
+KV_HOT unsigned
+kv_stops(const struct kv_state *st, const struct kv_cursor *c,
+    const char *p, enum kv_stop stop, unsigned *value)
+{
+#if defined(__SSE2__)
+	const char *pat = stop == KV_STOP_QUOTED ? st->quoted_stops :
+	    st->value_stops;
+	unsigned shift = 0, m, v;
+	__m128i x;
+
+	if (c->end - p >= 16) {
+		x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	} else if (c->end - c->base >= 16) {
+		shift = 16 - (unsigned)(c->end - p);
+		x = _mm_loadu_si128((const __m128i *)(const void *)(c->end -
+		    16));
+	} else {
+		char tmp[16] = { 0 }; /* no stop is a NUL byte */
+
+		memcpy(tmp, p, (size_t)(c->end - p));
+		x = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+	}
+	m = v = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_loadu_si128((const __m128i *)(const void *)
+	    pat)), _mm_cmpeq_epi8(x, _mm_loadu_si128((const __m128i *)
+	    (const void *)(pat + 16))))) >> shift;
+	if (stop == KV_STOP_KEY)
+		m |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x,
+		    _mm_loadu_si128((const __m128i *)(const void *)
+		    st->kv_stop))) >> shift;
+#else
+	size_t n = c->end - p < 16 ? (size_t)(c->end - p) : 16;
+	unsigned m = 0, v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)p[i];
+
+		v |= (unsigned)st->value_end[b] << i;
+		if (stop == KV_STOP_KEY)
+			m |= (unsigned)st->key_end[b] << i;
+		else if (stop == KV_STOP_QUOTED)
+			m |= (unsigned)(b == '\\' || (int)b == st->quote) << i;
+	}
+	if (stop == KV_STOP_VALUE)
+		m = v;
+#endif
+	if (value != NULL)
+		*value = v;
+	return m;
+}
+
+/* Returns the first byte in [p, end) that stop looks for, or end. */
+KV_HOT const char *
+kv_find(const struct kv_state *st, const struct kv_cursor *c, const char *p,
+    enum kv_stop stop)
+{
+	for (; p < c->end; p += 16) {
+		unsigned m = kv_stops(st, c, p, stop, NULL);
+
+		if (m != 0)
+			return p + __builtin_ctz(m);
+		if (c->end - p <= 16)
+			break;
+	}
+	return c->end;
+}
+
 /* Parsing a record. */
 
-static int
-kv_reject_at(const struct kv_cursor *c, const char *at, const char *why,
+/* Out of line, so that no cursor leaves the inlined loop for memory. */
+static __attribute__((noinline)) int
+kv_reject_at(const char *base, const char *at, const char *why,
     const char *key, size_t keylen, char *err, size_t errlen)
 {
 	char shown[KV_SHOWN_SIZE];
 
 	kv_show(shown, key, keylen);
 	return err_set(err, errlen, -EINVAL, "byte %zu: %s%s",
-	    (size_t)(at - c->base), why,
+	    (size_t)(at - base), why,
 	    shown);
 }
 
-/* Returns the first byte in [p, end) that stop marks, or end.  Most of a
- * record's time goes here, hence sixteen bytes a step with SSE2 (always
- * there on x86-64), compared with the bytes stops lists, then four bytes a
- * round through the table, never reading past end. */
-static const char *
-kv_scan(const unsigned char *stop, const char *stops, const char *p,
-    const char *end)
-{
-#if defined(__SSE2__)
-	const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)stops),
-	    b = _mm_loadu_si128((const __m128i *)(const void *)(stops + 16)),
-	    c = _mm_loadu_si128((const __m128i *)(const void *)(stops + 32));
-
-	for (; end - p >= 16; p += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		    _mm_or_si128(_mm_cmpeq_epi8(v, a), _mm_cmpeq_epi8(v, b)),
-		    _mm_cmpeq_epi8(v, c)));
-
-		if (m != 0)
-			return p + __builtin_ctz(m);
-	}
-#else
-	(void)stops;
-#endif
-	for (; end - p >= 4; p += 4) {
-		if (stop[(unsigned char)p[0]])
-			return p;
-		if (stop[(unsigned char)p[1]])
-			return p + 1;
-		if (stop[(unsigned char)p[2]])
-			return p + 2;
-		if (stop[(unsigned char)p[3]])
-			return p + 3;
-	}
-	while (p < end && !stop[(unsigned char)*p])
-		p++;
-	return p;
-}
-
-static void
+KV_HOT void
 kv_skip_blanks(const struct kv_state *st, struct kv_cursor *c)
 {
 	while (c->p < c->end && st->blank[(unsigned char)*c->p])
@@ -457,47 +500,70 @@ kv_skip_blanks(const struct kv_state *st, struct kv_cursor *c)
 }
 
 /* Reads the quoted value at c->p (its opening quote) into pair and steps
- * past the closing quote.  A quote preceded by an odd run of backslashes is
- * escaped.  Returns 0 or -EINVAL with a reason in err. */
-static int
+ * past the closing quote.  A backslash escapes the byte after it, so a
+ * quote preceded by an odd run of backslashes is escaped.  Returns 0 or
+ * -EINVAL with a reason in err. */
+KV_HOT int
 kv_read_quoted(const struct kv_state *st, struct kv_cursor *c,
     struct kv_pair *pair, char *err, size_t errlen)
 {
 	const char *open = c->p, *q = open + 1;
 
+	pair->escaped = 0;
 	for (;;) {
-		const char *bs;
+		unsigned m = q < c->end ? kv_stops(st, c, q, KV_STOP_QUOTED,
+		    NULL) : 0;
 
-		q = memchr(q, st->quote, (size_t)(c->end - q));
-		if (q == NULL)
-			return kv_reject_at(c, open, "unterminated quoted "
-			    "value of key ", pair->key, pair->keylen, err,
-			    errlen);
-		for (bs = q; bs > open + 1 && bs[-1] == '\\'; bs--)
-			;
-		if ((q - bs) % 2 == 0)
-			break;
-		q++;
+		if (m == 0) {
+			if (c->end - q <= 16)
+				break;
+			q += 16;
+			continue;
+		}
+		q += __builtin_ctz(m);
+		if (*q != '\\') {
+			pair->value = open + 1;
+			pair->len = (size_t)(q - pair->value);
+			c->p = q + 1;
+			return 0;
+		}
+		pair->escaped = 1;
+		if (c->end - q <= 2)
+			break; /* nothing after the escaped byte */
+		q += 2;
 	}
-	pair->value = open + 1;
-	pair->len = (size_t)(q - pair->value);
-	pair->escaped = memchr(pair->value, '\\', pair->len) != NULL;
-	c->p = q + 1;
-	return 0;
+	return kv_reject_at(c->base, open, "unterminated quoted value of key ",
+	    pair->key, pair->keylen, err, errlen);
 }
 
-/* After a quoted value comes the end, or a pair separator (which is
- * consumed unless it is blanks). */
-static int
-kv_end_quoted(const struct kv_state *st, struct kv_cursor *c,
+/* The reasons of a pair separator missing after a quoted value and of an
+ * empty key, which name the separators. */
+static __attribute__((noinline)) int
+kv_reject_named(const struct kv_state *st, const char *base, const char *at,
     const struct kv_pair *pair, char *err, size_t errlen)
 {
 	char why[64];
 
-	if (st->blank_pairs) {
+	if (pair == NULL) {
+		snprintf(why, sizeof why, "empty key before '%c'", st->kv_sep);
+		return kv_reject_at(base, at, why, "", 0, err, errlen);
+	}
+	snprintf(why, sizeof why, "expected '%c' after the quoted value of "
+	    "key ", st->pair_sep);
+	return kv_reject_at(base, at, why, pair->key, pair->keylen, err,
+	    errlen);
+}
+
+/* After a quoted value comes the end, or a pair separator (which is
+ * consumed unless it is blanks); blank as in kv_next_pair(). */
+KV_HOT int
+kv_end_quoted(const struct kv_state *st, struct kv_cursor *c,
+    const struct kv_pair *pair, char *err, size_t errlen, int blank)
+{
+	if (blank) {
 		if (c->p == c->end || st->blank[(unsigned char)*c->p])
 			return 0;
-		return kv_reject_at(c, c->p, "expected a blank after the "
+		return kv_reject_at(c->base, c->p, "expected a blank after the "
 		    "quoted value of key ", pair->key, pair->keylen, err,
 		    errlen);
 	}
@@ -508,21 +574,44 @@ kv_end_quoted(const struct kv_state *st, struct kv_cursor *c,
 		c->p++;
 		return 0;
 	}
-	snprintf(why, sizeof why, "expected '%c' after the quoted value of "
-	    "key ", st->pair_sep);
-	return kv_reject_at(c, c->p, why, pair->key, pair->keylen, err, errlen);
+	return kv_reject_named(st, c->base, c->p, pair, err, errlen);
 }
 
-/* Reads an unquoted value up to the pair separator, which it consumes
- * unless it is blanks. */
-static void
+/* Reads the unquoted value at v up to the pair separator, which it
+ * consumes unless it is blanks.  chunk holds value_end's bits of the
+ * sixteen bytes from k on (the pair's key), which most short values end
+ * within, and with blank pairs the blanks after them too. */
+KV_HOT void
 kv_read_unquoted(const struct kv_state *st, struct kv_cursor *c,
-    struct kv_pair *pair)
+    struct kv_pair *pair, const char *k, unsigned chunk, const char *v,
+    int blank)
 {
-	const char *v = c->p, *stop;
+	size_t off = (size_t)(v - k);
+	const char *stop;
 
-	c->p = stop = kv_scan(st->value_end, st->value_stops, v, c->end);
-	if (!st->blank_pairs) {
+	if (off < 16 && (chunk >> off) != 0) {
+		off += (size_t)__builtin_ctz(chunk >> off);
+		stop = k + off;
+		c->p = stop;
+		if (blank) {
+			/* the blanks after it: ~chunk has a bit past the
+			 * record and past the sixteen bytes */
+			off += (size_t)__builtin_ctz(~chunk >> off);
+			c->p = k + off;
+			if (off >= 16)
+				kv_skip_blanks(st, c);
+		}
+	} else {
+		if (off <= 16)
+			stop = c->end - k <= 16 ? c->end :
+			    kv_find(st, c, k + 16, KV_STOP_VALUE);
+		else
+			stop = kv_find(st, c, v, KV_STOP_VALUE);
+		c->p = stop;
+		if (blank)
+			kv_skip_blanks(st, c);
+	}
+	if (!blank) {
 		while (stop > v && st->blank[(unsigned char)stop[-1]])
 			stop--;
 		if (c->p < c->end)
@@ -532,49 +621,61 @@ kv_read_unquoted(const struct kv_state *st, struct kv_cursor *c,
 	pair->len = (size_t)(stop - v);
 }
 
-/* Reads the next pair into *pair.  Returns 1, 0 at the end of the record,
- * or -EINVAL with a reason in err. */
-static int
+/* Reads the next pair into *pair; blank is st->blank_pairs, a constant
+ * where this is inlined.  With blank pairs, c->p is past the blanks before
+ * the pair, and is left past those after it.  Returns 1, 0 at the end of
+ * the record, or -EINVAL with a reason in err. */
+KV_HOT int
 kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
-    struct kv_pair *pair, char *err, size_t errlen)
+    struct kv_pair *pair, char *err, size_t errlen, int blank)
 {
+	const char *k, *e;
+	unsigned chunk, m;
+
 	for (;;) {
-		kv_skip_blanks(st, c);
+		if (!blank)
+			kv_skip_blanks(st, c);
 		if (c->p == c->end)
 			return 0;
-		if (st->blank_pairs || *c->p != st->pair_sep)
+		if (blank || *c->p != st->pair_sep)
 			break;
 		c->p++; /* an empty pair: "a=1;;b=2" */
 	}
-	if (*c->p == st->kv_sep) {
-		char why[32];
-
-		snprintf(why, sizeof why, "empty key before '%c'", st->kv_sep);
-		return kv_reject_at(c, c->p, why, "", 0, err, errlen);
-	}
-	pair->key = c->p;
-	c->p = kv_scan(st->key_end, st->key_stops, c->p, c->end);
-	pair->keylen = (size_t)(c->p - pair->key);
-	while (st->blank[(unsigned char)pair->key[pair->keylen - 1]])
-		pair->keylen--;
+	k = c->p;
+	if (*k == st->kv_sep)
+		return kv_reject_named(st, c->base, k, NULL, err, errlen);
+	/* one load finds the key's end and, mostly, its value's */
+	m = kv_stops(st, c, k, KV_STOP_KEY, &chunk);
+	e = m != 0 ? k + __builtin_ctz(m) : c->end - k <= 16 ? c->end :
+	    kv_find(st, c, k + 16, KV_STOP_KEY);
+	pair->key = k;
+	pair->keylen = (size_t)(e - k);
+	if (!blank)
+		while (st->blank[(unsigned char)k[pair->keylen - 1]])
+			pair->keylen--;
 	pair->escaped = 0;
-	if (c->p == c->end || *c->p != st->kv_sep) {
+	if (e == c->end || *e != st->kv_sep) {
 		pair->value = NULL; /* a bare key */
 		pair->len = 0;
-		if (c->p < c->end && !st->blank_pairs)
+		c->p = e;
+		if (blank)
+			kv_skip_blanks(st, c);
+		else if (e < c->end)
 			c->p++;
 		return 1;
 	}
-	c->p++;
-	if (!st->blank_pairs)
+	c->p = e + 1;
+	if (!blank)
 		kv_skip_blanks(st, c);
 	if (st->quote < 0 || c->p == c->end || *c->p != (char)st->quote) {
-		kv_read_unquoted(st, c, pair);
+		kv_read_unquoted(st, c, pair, k, chunk, c->p, blank);
 		return 1;
 	}
 	if (kv_read_quoted(st, c, pair, err, errlen) < 0 ||
-	    kv_end_quoted(st, c, pair, err, errlen) < 0)
+	    kv_end_quoted(st, c, pair, err, errlen, blank) < 0)
 		return -EINVAL;
+	if (blank)
+		kv_skip_blanks(st, c);
 	return 1;
 }
 
@@ -621,7 +722,7 @@ kv_unescape(struct kv_state *st, size_t reclen, struct kv_pair *pair)
 }
 
 /* Fills column col from pair's value. */
-static int
+KV_HOT int
 kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
     char *err, size_t errlen)
 {
@@ -644,37 +745,96 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 		}
 		return 0;
 	}
-	return coltype_convert_cached(spec->kind, &st->caches[col], spec->name,
-	    pair->value != NULL ? pair->value : pair->key, pair->len, v, err,
-	    errlen);
+	/* the common texts without a call; coltype decides the others */
+	if (spec->kind == COLTYPE_INT64 && coltype_int64_simple(pair->value,
+	    pair->len, &v->u.i64))
+		v->type = UDTF_INT64;
+	else if (spec->kind == COLTYPE_DOUBLE &&
+	    coltype_double_simple(pair->value, pair->len, &v->u.d))
+		v->type = UDTF_DOUBLE;
+	else if (spec->kind == COLTYPE_BOOL &&
+	    coltype_bool_simple(pair->value, pair->len, &v->u.b))
+		v->type = UDTF_BOOL;
+	else
+		return coltype_convert_cached(spec->kind, &st->caches[col],
+		    spec->name, pair->value, pair->len, v, err, errlen);
+	return 0;
 }
 
-/* Fills the columns of pair's key when the fields want it and it is the
- * key's first pair in the record; the record ends at end. */
-static int
-kv_take(struct kv_state *st, size_t reclen, const char *end,
+/* Returns the want of the key of the record's pair number i, or -1: the
+ * key the last record had there when it is the same, else looked up (and
+ * remembered there for the next record). */
+KV_HOT int32_t
+kv_want_at(struct kv_state *st, size_t i, const struct kv_pair *pair,
+    const char *end)
+{
+	uint64_t head = kv_head(st, pair->key, pair->keylen, end);
+	struct kv_place *pl = &st->places[i < KV_PLACES ? i : KV_PLACES - 1];
+	int32_t w;
+
+	if (pl->len == pair->keylen && pl->head == head && (pl->len <= 8 ||
+	    (pl->want >= 0 && memcmp(st->wants[pl->want].key + 8,
+	    pair->key + 8, pl->len - 8) == 0)))
+		return pl->want;
+	w = kv_lookup(st, pair->key, pair->keylen, head);
+	*pl = (struct kv_place){ head, pair->keylen, w };
+	return w;
+}
+
+/* Fills the columns of pair number i's key when the fields want it and it
+ * is the key's first pair in the record; the record ends at end. */
+KV_HOT int
+kv_take(struct kv_state *st, size_t i, size_t reclen, const char *end,
     struct kv_pair *pair, char *err, size_t errlen)
 {
-	size_t readable = (size_t)(end - pair->key);
-	int32_t w = kv_guess(st, pair->key, pair->keylen, readable);
+	int32_t w = kv_want_at(st, i, pair, end);
+	size_t c;
 	int r;
 
-	if (w < 0)
-		w = kv_lookup(st, pair->key, pair->keylen, readable);
-	if (w < 0 || st->seen[w])
+	if (w < 0 || st->seen[w] == st->record)
 		return 0;
-	st->seen[w] = 1;
-	if (st->last < 0)
-		st->first = w;
-	else
-		st->wants[st->last].follow = w;
-	st->last = w;
+	st->seen[w] = st->record;
+	st->taken++;
 	if (pair->escaped && kv_unescape(st, reclen, pair) < 0)
 		return err_set(err, errlen, -ENOMEM, "out of memory");
-	for (size_t c = st->wants[w].col; c != KV_NO_COL; c = st->next_col[c])
+	c = st->wants[w].col;
+	do {
 		if ((r = kv_convert(st, c, pair, err, errlen)) < 0)
 			return r;
+	} while ((c = st->next_col[c]) != KV_NO_COL);
 	return 0;
+}
+
+/* Gives NULL to the columns of the wants the record did not have. */
+static void
+kv_null_missing(struct kv_state *st)
+{
+	for (size_t w = 0; w < st->nwants; w++) {
+		if (st->seen[w] == st->record)
+			continue;
+		for (size_t c = st->wants[w].col; c != KV_NO_COL;
+		    c = st->next_col[c])
+			st->values[c].type = UDTF_NULL;
+	}
+}
+
+/* Reads and takes every pair of the record; blank as in kv_next_pair().
+ * Returns the number of pairs, or -EINVAL with a reason in err. */
+KV_HOT long
+kv_pairs(struct kv_state *st, struct kv_cursor *c, size_t reclen,
+    char *err, size_t errlen, int blank)
+{
+	struct kv_pair pair;
+	size_t n = 0;
+	int r;
+
+	if (blank)
+		kv_skip_blanks(st, c);
+	while ((r = kv_next_pair(st, c, &pair, err, errlen, blank)) > 0)
+		if ((r = kv_take(st, n++, reclen, c->end, &pair, err,
+		    errlen)) < 0)
+			return r;
+	return r < 0 ? r : (long)n;
 }
 
 static int
@@ -683,7 +843,7 @@ kv_reject_missing(const struct kv_state *st, char *err, size_t errlen)
 	char shown[KV_SHOWN_SIZE];
 
 	for (size_t w = 0; w < st->nwants; w++) {
-		if (st->seen[w])
+		if (st->seen[w] == st->record)
 			continue;
 		kv_show(shown, st->wants[w].key, st->wants[w].len);
 		return err_set(err, errlen, -EINVAL, "missing key %s", shown);
@@ -697,31 +857,31 @@ kv_process(void *state, const struct udtf_record *rec,
 {
 	struct kv_state *st = state;
 	struct kv_cursor c = { rec->data, rec->data, rec->data + rec->len };
-	struct kv_pair pair;
-	size_t npairs = 0;
+	long npairs;
 	int r;
 
 	if (c.end > c.p && c.end[-1] == '\n')
 		c.end--;
 	if (c.end > c.p && c.end[-1] == '\r')
 		c.end--;
-	for (size_t i = 0; i < st->fields.n; i++)
-		st->values[i].type = UDTF_NULL;
-	memset(st->seen, 0, st->nwants);
-	st->last = -1;
-	buf_reset(&st->scratch);
-	while ((r = kv_next_pair(st, &c, &pair, err, errlen)) > 0) {
-		npairs++;
-		if ((r = kv_take(st, rec->len, c.end, &pair, err,
-		    errlen)) < 0)
-			return r;
+	st->taken = 0;
+	if (++st->record == 0) { /* numbers wrapped: forget them all */
+		memset(st->seen, 0, st->nwants * sizeof *st->seen);
+		st->record = 1;
 	}
-	if (r < 0)
-		return r;
+	buf_reset(&st->scratch);
+	/* one loop per separator mode, its tests folded away */
+	npairs = st->blank_pairs ? kv_pairs(st, &c, rec->len, err, errlen, 1) :
+	    kv_pairs(st, &c, rec->len, err, errlen, 0);
+	if (npairs < 0)
+		return (int)npairs;
 	if (npairs == 0)
 		return err_set(err, errlen, -EINVAL, "no pair in the record");
-	if (st->reject_missing && kv_reject_missing(st, err, errlen) < 0)
-		return -EINVAL;
+	if (st->taken < st->nwants) {
+		if (st->reject_missing && kv_reject_missing(st, err, errlen) < 0)
+			return -EINVAL;
+		kv_null_missing(st);
+	}
 	r = out->emit(out, st->values, st->fields.n);
 	return r < 0 ? r : 0;
 }

@@ -2,9 +2,10 @@
 # Usage: tests/run.sh [--fuzz] [--quick] [--only REGEX] [BUILD...]
 # Runs every unit test (BUILD/tests/test_*) and every integration test
 # (tests/integration/*.sh, with BUILD's kedge and fixtures) for each build
-# directory named (default: build); with --fuzz, then every libFuzzer
-# target in build-fuzz/ for FUZZ_SMOKE seconds (default 20) as a bounded
-# smoke, each target counting as one test; and ends with one line
+# directory named (default: build); with --fuzz, every libFuzzer target
+# in build-fuzz/ for FUZZ_SMOKE seconds (default 20) as a bounded smoke,
+# two at a time in the background from the start of the last build, each
+# target counting as one test; and ends with one line
 # "N passed, N failed", counting each cmocka test case and each integration
 # script.  --only REGEX runs only the tests whose file name (test_NAME,
 # NAME.sh) REGEX (grep -E) matches; --quick leaves out the long ones named
@@ -81,8 +82,9 @@ passed=0
 failed=0
 failures=""
 log=$(mktemp)
+fuzzlog=$(mktemp)
 real=
-trap 'rm -f "$log"; rm -rf "${bg:-}"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
+trap 'rm -f "$log" "$fuzzlog"; rm -rf "${bg:-}"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
 
 # real_up: starts the real broker of the run once.  If it does not come
 # up, the tests start their own and fail with the reason.
@@ -144,11 +146,35 @@ bg_collect() {
 	rm -rf "$bg"
 }
 
+# The fuzz smoke, started with the last build's tests and counted at the
+# end.
+fuzz_start() {
+	echo "##### fuzz smoke, ${FUZZ_SMOKE:-20} s a target, in the background"
+	targets=$(find build-fuzz -maxdepth 1 -type f -name 'fuzz_*' -perm -u+x \
+		-printf '%f\n' | sort)
+	[ -n "$targets" ] || { echo "no fuzz target in build-fuzz/"; exit 1; }
+	# shellcheck disable=SC2086
+	fuzz/run.sh -t "${FUZZ_SMOKE:-20}" -j 2 $targets >"$fuzzlog" 2>&1 &
+}
+fuzz_collect() {
+	wait
+	echo "##### fuzz smoke, ${FUZZ_SMOKE:-20} s a target"
+	cat "$fuzzlog"
+	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$fuzzlog" | tail -1)
+	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$fuzzlog" | tail -1)
+	[ -n "$p" ] || { p=0; f=1; }
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$f" -eq 0 ] || failures="$failures fuzz"
+}
+
+for last in "${@:-build}"; do :; done
 for build in "${@:-build}"; do
 	kedge=./kedge
 	[ -x "$build/kedge" ] && kedge=$build/kedge
 	echo "##### $build (kedge: $kedge)"
 	[ "$build" != "${1:-build}" ] || bg_start "$kedge" "$build"
+	[ "$fuzz" -eq 0 ] || [ "$build" != "$last" ] || fuzz_start
 	t0=$(date +%s)
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] && picked "$(basename "$t")" || continue
@@ -203,22 +229,7 @@ for build in "${@:-build}"; do
 done
 
 bg_collect "${1:-build}"
-
-if [ "$fuzz" -eq 1 ]; then
-	echo "##### fuzz smoke, ${FUZZ_SMOKE:-20} s a target"
-	targets=$(find build-fuzz -maxdepth 1 -type f -name 'fuzz_*' -perm -u+x \
-		-printf '%f\n' | sort)
-	[ -n "$targets" ] || { echo "no fuzz target in build-fuzz/"; exit 1; }
-	# shellcheck disable=SC2086
-	fuzz/run.sh -t "${FUZZ_SMOKE:-20}" -j 2 $targets >"$log" 2>&1
-	cat "$log"
-	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log" | tail -1)
-	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log" | tail -1)
-	[ -n "$p" ] || { p=0; f=1; }
-	passed=$((passed + p))
-	failed=$((failed + f))
-	[ "$f" -eq 0 ] || failures="$failures fuzz"
-fi
+[ "$fuzz" -eq 0 ] || fuzz_collect
 
 if [ $((passed + failed)) -eq 0 ]; then
 	echo "no test ran${only:+: none matches --only $only}"

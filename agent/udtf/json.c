@@ -113,8 +113,8 @@ json_string_text(struct json_state *st, const struct jsonpath_value *v,
 
 /* What the scan already knows spares coltype's conversion, with the same
  * result: a string column takes the text as it is, a bool column a JSON
- * true or false, an int64 or double column a number that coltype.h's
- * inline conversions take.  Returns whether *out is set. */
+ * true or false, any other a number that coltype_convert_simple() takes.
+ * Returns whether *out is set. */
 JSON_HOT int
 json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
     const char *text, size_t len, struct udtf_value *out)
@@ -131,20 +131,9 @@ json_convert_known(enum coltype_kind kind, const struct jsonpath_value *v,
 		out->type = UDTF_BOOL;
 		out->u.b = v->kind == JSONPATH_TRUE;
 		return 1;
-	case COLTYPE_DOUBLE:
-		if (v->kind != JSONPATH_NUMBER ||
-		    !coltype_double_simple(text, len, &out->u.d))
-			return 0;
-		out->type = UDTF_DOUBLE;
-		return 1;
-	case COLTYPE_INT64:
-		if (v->kind != JSONPATH_NUMBER ||
-		    !coltype_int64_simple(text, len, &out->u.i64))
-			return 0; /* a fraction, an exponent or 19 digits */
-		out->type = UDTF_INT64;
-		return 1;
 	default:
-		return 0;
+		return v->kind == JSONPATH_NUMBER &&
+		    coltype_convert_simple(kind, text, len, out);
 	}
 }
 

@@ -746,19 +746,10 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 		return 0;
 	}
 	/* the common texts without a call; coltype decides the others */
-	if (spec->kind == COLTYPE_INT64 && coltype_int64_simple(pair->value,
-	    pair->len, &v->u.i64))
-		v->type = UDTF_INT64;
-	else if (spec->kind == COLTYPE_DOUBLE &&
-	    coltype_double_simple(pair->value, pair->len, &v->u.d))
-		v->type = UDTF_DOUBLE;
-	else if (spec->kind == COLTYPE_BOOL &&
-	    coltype_bool_simple(pair->value, pair->len, &v->u.b))
-		v->type = UDTF_BOOL;
-	else
-		return coltype_convert_cached(spec->kind, &st->caches[col],
-		    spec->name, pair->value, pair->len, v, err, errlen);
-	return 0;
+	if (coltype_convert_simple(spec->kind, pair->value, pair->len, v))
+		return 0;
+	return coltype_convert_cached(spec->kind, &st->caches[col],
+	    spec->name, pair->value, pair->len, v, err, errlen);
 }
 
 /* Returns the want of the key of the record's pair number i, or -1: the

@@ -420,6 +420,18 @@ text_fill(struct text *t, int b, size_t len)
 	t->s[t->n] = '\0';
 }
 
+/* Adds the pair k=<pad - 1 z's> and sep when pad is not 0: pad bytes of
+ * the record before the pair a test is about. */
+static void
+text_pad_pair(struct text *t, size_t pad, const char *sep)
+{
+	if (pad == 0)
+		return;
+	text_add(t, "k=");
+	text_fill(t, 'z', pad - 1);
+	text_add(t, sep);
+}
+
 /* Runs k=<pad z's> a="<at x's><escape>[y]"[ b=7] for each escape, with and
  * without a byte between it and the closing quote and a pair after. */
 static void
@@ -477,11 +489,7 @@ check_quote_at_end(int semi, size_t pad, size_t len)
 	for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
 		struct text rec = { .n = 0 };
 
-		if (pad > 0) {
-			text_add(&rec, "k=");
-			text_fill(&rec, 'z', pad - 1);
-			text_add(&rec, semi ? ";" : " ");
-		}
+		text_pad_pair(&rec, pad, semi ? ";" : " ");
 		text_add(&rec, semi ? "a='" : "a=\"");
 		text_fill(&rec, 'x', len);
 		text_add(&rec, semi ? "'" : "\"");
@@ -526,11 +534,7 @@ check_unterminated(size_t pad, size_t len)
 	for (size_t l = 0; l < sizeof lasts / sizeof lasts[0]; l++) {
 		struct text rec = { .n = 0 };
 
-		if (pad > 0) {
-			text_add(&rec, "k=");
-			text_fill(&rec, 'z', pad - 1);
-			text_add(&rec, " ");
-		}
+		text_pad_pair(&rec, pad, " ");
 		snprintf(why, sizeof why, "byte %zu: unterminated quoted value "
 		    "of key a", rec.n + 2);
 		text_add(&rec, "a=\"");

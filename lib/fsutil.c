@@ -19,6 +19,12 @@ fs_mkdirs(const char *path, mode_t mode)
 
 	if (len == 0 || len >= sizeof(tmp))
 		return -ENAMETOOLONG;
+	/* mostly the directory is there, which one mkdir() tells: a part
+	 * file's directory is made for each file */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
 	memcpy(tmp, path, len + 1);
 	for (char *p = tmp + 1; ; p++) {
 		if (*p != '/' && *p != '\0')

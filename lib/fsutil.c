@@ -100,7 +100,7 @@ fs_fsync_parent(const char *path)
 }
 
 int
-fs_write_atomic(const char *path, const void *data, size_t len)
+fs_write_replace(const char *path, const void *data, size_t len)
 {
 	char tmp[PATH_MAX];
 	int fd, r;
@@ -115,15 +115,21 @@ fs_write_atomic(const char *path, const void *data, size_t len)
 	close(fd);
 	if (r == 0 && rename(tmp, path) < 0)
 		r = -errno;
-	if (r < 0) {
+	if (r < 0)
 		unlink(tmp);
-		return r;
-	}
-	return fs_fsync_parent(path);
+	return r;
 }
 
 int
-fs_rename_durable(const char *from, const char *to)
+fs_write_atomic(const char *path, const void *data, size_t len)
+{
+	int r = fs_write_replace(path, data, len);
+
+	return r < 0 ? r : fs_fsync_parent(path);
+}
+
+int
+fs_rename_into(const char *from, const char *to)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(to, '/');
@@ -140,9 +146,15 @@ fs_rename_durable(const char *from, const char *to)
 	if ((dir[0] != '\0' && (r = fs_mkdirs(dir, 0755)) < 0) ||
 	    (r = rename(from, to) < 0 ? -errno : 0) < 0)
 		return r;
-	if ((r = fs_fsync_parent(to)) < 0)
-		return r;
-	return fs_fsync_parent(from);
+	return fs_fsync_parent(to);
+}
+
+int
+fs_rename_durable(const char *from, const char *to)
+{
+	int r = fs_rename_into(from, to);
+
+	return r < 0 ? r : fs_fsync_parent(from);
 }
 
 const char *

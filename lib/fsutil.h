@@ -21,12 +21,18 @@ int fs_fsync_parent(const char *path);
  * directory, written, fsynced, renamed, and the directory fsynced.
  * Returns 0 or -errno. */
 int fs_write_atomic(const char *path, const void *data, size_t len);
+/* fs_write_atomic() but for the directory's fsync: for a file moved on
+ * at once by a rename that makes its name durable where it lands. */
+int fs_write_replace(const char *path, const void *data, size_t len);
 
 /* rename(from, to) after creating to's directory, then fsyncs both
  * directories, so the move survives a crash.  Returns 0 or -errno.  (The
  * publisher removes ready/'s emptied directories: moves into ready/ take
  * spool_ready_lock().) */
 int fs_rename_durable(const char *from, const char *to);
+/* fs_rename_durable() but for the fsync of from's directory: for a move
+ * that another, made durable after it, follows out of that directory. */
+int fs_rename_into(const char *from, const char *to);
 
 /* strerror(errnum), except that running out of descriptors (EMFILE,
  * ENFILE) says which limit to raise and which key bounds kedge's use of

@@ -420,6 +420,39 @@ test_nothing_decided_is_removed(void **state)
 	assert_true(open_is_empty(f));
 }
 
+/* A power loss may keep both names of a sidecar moved into ready/ while
+ * its part file was still in open/, as the old name's removal becomes
+ * durable with the part file's move: recovery writes the sidecar again
+ * and moves it onto the one in ready/. */
+static void
+test_sidecar_in_open_and_ready(void **state)
+{
+	struct fixture *f = *state;
+	const char *where[] = { "open", "ready" };
+	struct spool_recovery st;
+	char path[256], *side;
+	FILE *fp;
+
+	rows(f, 0, 9, NULL);
+	seal(f, 1);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s/t/dt=20261129/hr=10",
+		    f->dir, where[i]);
+		assert_int_equal(fs_mkdirs(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/%s/" SIDECAR, f->dir,
+		    where[i]);
+		assert_non_null(fp = fopen(path, "w"));
+		fputs("{\"rows\":3}", fp);
+		fclose(fp);
+	}
+	crash_and_recover(f, 1, &st);
+	assert_int_equal(st.kept, 1);
+	assert_non_null(side = slurp(f, "ready/" SIDECAR));
+	assert_non_null(strstr(side, "\"rows\":10,\"bytes\":20,"));
+	assert_true(open_is_empty(f));
+	free(side);
+}
+
 static void
 test_torn_journal_line_ignored(void **state)
 {
@@ -734,6 +767,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sidecar_in_open_and_ready,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_back_to_decided, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_sha256_of_what_is_kept,

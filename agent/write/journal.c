@@ -656,7 +656,9 @@ journal_write_sidecar(const struct journal_state *st,
 		r = journal_to_sidecar(st, info, sc, &out);
 	if (r == 0)
 		r = sidecar_format(&out, &text);
-	if (r == 0 && (r = fs_write_atomic(sidecar_path, text.data,
+	/* spool_move() makes its name durable in ready/; one lost from
+	 * open/ in a crash is written again by recovery */
+	if (r == 0 && (r = fs_write_replace(sidecar_path, text.data,
 	    text.len)) < 0)
 		snprintf(err, errlen, "cannot write %s: %s", sidecar_path,
 		    fs_strerror(-r));

@@ -336,7 +336,11 @@ spool_move(const char *spool_dir, const char *sidecar,
 	int r;
 
 	spool_ready_lock();
-	if ((r = fs_rename_durable(sidecar, ready_sidecar)) == 0 &&
+	/* the sidecar's name in ready/ is durable before the part file can
+	 * be there; its old name's removal from open/ rides on the part
+	 * file's move (were both left after a crash, recovery writes it again
+	 * and moves it onto the one in ready/) */
+	if ((r = fs_rename_into(sidecar, ready_sidecar)) == 0 &&
 	    (r = lstat(from, &st) < 0 ? -errno : 0) == 0) {
 		spoolcount_ready(spool_dir, st.st_mtime, 1);
 		/* an error after the rename leaves the file moved */

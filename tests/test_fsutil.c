@@ -3,20 +3,12 @@
  * there, and refuses a path through or onto a file with the errno mkdir()
  * gave, as before the first try became the whole path.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
-#include <errno.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/fsutil.h"
+#include "tests/testlib.h"
 
 static char root[] = "/tmp/kedge-fsutil.XXXXXX";
 
@@ -64,11 +56,9 @@ test_mkdirs(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd) == 0 ? 0 : -1;
+	remove_tree(root);
+	return 0;
 }
 
 int

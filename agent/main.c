@@ -393,6 +393,7 @@ cmd_bench_consume(int argc, char **argv)
 	}
 	if ((c = load(path)) == NULL)
 		return 1;
+	log_set_level_name(c->log.level);
 	r = bench_consume(c, 600, stdout);
 	conf_free(c);
 	return r;

@@ -31,13 +31,22 @@
  * however fast the queue drains.  A consumer that is behind would spend
  * most of its time waiting.  So the source watches the queue: once it has
  * seen it at the mark, it drains the queue without waiting, and when it is
- * empty re-seeks every partition to the next offset it needs, which wakes
- * the fetcher at once.  The seek changes nothing in what is read.  The
- * queue's bytes are not in librdkafka's API: they are guessed from its
- * length and the records' recent average size, so that a small kbytes
- * bound (to save memory) parks the fetcher too and is seen to.
+ * empty it seeks, to the next offset it needs, each partition that gave a
+ * record since it was last sought, which wakes the fetcher at once.  The
+ * seek changes nothing in what is read.  A partition that gave nothing
+ * since its seek is left alone: its fetch is in flight, or the answer is
+ * still being decompressed (one fetch answers for many partitions, one
+ * after the other), and a seek would throw that work away to be done
+ * again.  Seeking every partition whenever the queue ran empty made
+ * librdkafka fetch and decompress nearly twice the records it handed over.
+ * Should no partition qualify, those behind are all sought once the queue
+ * is found empty SOURCE_WAKE_MS later.  The queue's bytes are not in
+ * librdkafka's API: they are guessed from its length and the records'
+ * recent average size, so that a small kbytes bound (to save memory) parks
+ * the fetcher too and is seen to.
  */
 #define SOURCE_PARK_SLACK (2 * 1024) /* records popped before we look */
+#define SOURCE_WAKE_MS 100
 
 static struct source_part *
 source_find(struct source *s, const char *topic, int32_t partition)
@@ -340,36 +349,76 @@ source_start(struct source *s, source_start_fn *start_at, void *arg,
 	return 0;
 }
 
-/* Seeks every partition that is behind to the next offset it needs, to
- * wake a fetcher that parked on a full queue (see the top of this file). */
-/* Seeks every partition that has given a record, and is not at its end
- * unless all is true, to the next offset kedge needs. */
-static void
-source_seek_next(struct source *s, int all, const char *why)
+/* Which partitions source_seek_next() seeks, of those that gave a record. */
+enum source_seek {
+	SOURCE_SEEK_ALL,    /* every one */
+	SOURCE_SEEK_BEHIND, /* those not at their end */
+	SOURCE_SEEK_FED,    /* those not at their end that gave a record
+	                     * since they were last sought */
+};
+
+/* Seeks the partitions that which names to the next offset kedge needs;
+ * returns how many. */
+static int
+source_seek_next(struct source *s, enum source_seek which, const char *why)
 {
 	rd_kafka_topic_partition_list_t *list;
 	rd_kafka_error_t *error;
+	int n;
 
 	list = rd_kafka_topic_partition_list_new((int)s->nparts);
-	for (size_t i = 0; i < s->nparts; i++)
-		if (s->parts[i].next >= 0 && (all || !s->parts[i].at_end))
-			rd_kafka_topic_partition_list_add(list, s->parts[i].topic,
-			    s->parts[i].partition)->offset = s->parts[i].next;
+	for (size_t i = 0; i < s->nparts; i++) {
+		struct source_part *p = &s->parts[i];
+
+		if (p->next < 0 || (which != SOURCE_SEEK_ALL && p->at_end) ||
+		    (which == SOURCE_SEEK_FED && !p->fed))
+			continue;
+		rd_kafka_topic_partition_list_add(list, p->topic,
+		    p->partition)->offset = p->next;
+		p->fed = 0;
+	}
 	if (list->cnt > 0 &&
 	    (error = rd_kafka_seek_partitions(s->rk, list, 0)) != NULL) {
 		log_warnx("kafka: cannot %s: %s", why,
 		    rd_kafka_error_string(error));
 		rd_kafka_error_destroy(error);
 	}
+	n = list->cnt;
 	rd_kafka_topic_partition_list_destroy(list);
+	return n;
 }
 
+static uint64_t
+source_clock_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+/* Wakes a fetcher that parked on a full queue, now that the queue is empty
+ * (see the top of this file). */
 static void
 source_unpark(struct source *s)
 {
-	source_seek_next(s, 0, "wake the fetcher");
 	s->parked = 0;
-	s->wakeups++;
+	if (source_seek_next(s, SOURCE_SEEK_FED, "wake the fetcher") > 0)
+		s->wakeups++;
+	else
+		s->wake_at = source_clock_ms() + SOURCE_WAKE_MS;
+}
+
+/* The queue is empty, and source_unpark() found no partition to seek:
+ * seeks all those behind once SOURCE_WAKE_MS have passed since. */
+static void
+source_wake_late(struct source *s)
+{
+	if (source_clock_ms() < s->wake_at)
+		return;
+	s->wake_at = 0;
+	if (source_seek_next(s, SOURCE_SEEK_BEHIND, "wake the fetcher") > 0)
+		s->wakeups++;
 }
 
 size_t
@@ -388,6 +437,8 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 	    msgs, max);
 	if (n == 0 && s->parked && !s->held)
 		source_unpark(s);
+	else if (n == 0 && s->wake_at != 0 && !s->held)
+		source_wake_late(s);
 	/* Records fetched before an outage may still wait in the queue when
 	 * librdkafka says that every broker is down: only once it has run
 	 * empty is a record or a partition's end a broker's answer. */
@@ -406,8 +457,10 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 				source_alive(s);
 			if (p != NULL)
 				p->at_end = m->err != RD_KAFKA_RESP_ERR_NO_ERROR;
-			if (p != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR)
+			if (p != NULL && m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
 				p->last_at = now;
+				p->fed = 1;
+			}
 			if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
 				s->record_bytes = (s->record_bytes * 15 +
 				    m->len + m->key_len) / 16;
@@ -637,7 +690,8 @@ source_hold(struct source *s, unsigned reason, int on)
 	/* what a pause dropped from the queue is read again from kedge's own
 	 * position, never from librdkafka's */
 	if (s->held == 0)
-		source_seek_next(s, 1, "resume from the next offsets");
+		source_seek_next(s, SOURCE_SEEK_ALL,
+		    "resume from the next offsets");
 }
 
 unsigned

@@ -27,6 +27,7 @@ struct source_part {
 			      * known (the committed one, then after the
 			      * last record); -1: not known */
 	int at_end;
+	int fed;             /* a record came since it was last sought */
 	time_t last_at;      /* when its last record was read; 0: none */
 };
 
@@ -43,6 +44,8 @@ struct source {
 	size_t park_bytes;   /* ... or queued bytes (the kbytes bound) */
 	size_t record_bytes; /* a record's payload, on average of late */
 	int parked;          /* the fetcher has probably parked */
+	uint64_t wake_at;    /* CLOCK_MONOTONIC ms at which to wake a fetcher
+	                      * no partition's seek could; 0: none to wake */
 	uint64_t wakeups;    /* times it was woken by a seek */
 	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
 	char failure[1024];  /* why librdkafka cannot go on; "" while it can */

@@ -90,6 +90,7 @@ source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
 		p->next = list->elems[i].offset >= 0 ? list->elems[i].offset : -1;
 		p->seen = p->next;
 		p->at_end = 0;
+		p->fed = 0;
 		p->last_at = 0;
 		s->nparts++;
 	}
@@ -689,9 +690,11 @@ source_hold(struct source *s, unsigned reason, int on)
 	rd_kafka_topic_partition_list_destroy(list);
 	/* what a pause dropped from the queue is read again from kedge's own
 	 * position, never from librdkafka's */
-	if (s->held == 0)
+	if (s->held == 0) {
 		source_seek_next(s, SOURCE_SEEK_ALL,
 		    "resume from the next offsets");
+		s->wake_at = 0;
+	}
 }
 
 unsigned

@@ -418,8 +418,11 @@ source_wake_late(struct source *s)
 	if (source_clock_ms() < s->wake_at)
 		return;
 	s->wake_at = 0;
-	if (source_seek_next(s, SOURCE_SEEK_BEHIND, "wake the fetcher") > 0)
+	if (source_seek_next(s, SOURCE_SEEK_BEHIND, "wake the fetcher") > 0) {
+		log_debug("kafka: no partition gave a record since its seek "
+		    "and the queue stayed empty: every partition behind sought");
 		s->wakeups++;
+	}
 }
 
 size_t

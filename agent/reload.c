@@ -122,9 +122,8 @@ agent_reload(struct agent *a)
 	if (agent_check_nofile(c, a->nwriters, err, sizeof(err)) < 0)
 		log_warnx("reload: %s", err);
 	for (size_t i = 0; i < a->nwriters; i++) {
-		struct roll_policy p = { (uint64_t)c->output.roll.max_bytes,
-		    c->output.roll.max_age, c->output.roll.inactive,
-		    (unsigned)c->output.roll.max_open_files };
+		struct roll_policy p = roll_policy_of(c);
+
 		writer_set_roll(a->writers[i], &p);
 	}
 	if (ch.publisher && ch.restart[0] == '\0')

@@ -570,7 +570,7 @@ test_table_name_bound(void **state)
 	}
 }
 
-/* The bound on open files and the event-time window. */
+/* The bounds on open and parked files, and the event-time window. */
 static void
 test_open_files_and_window(void **state)
 {
@@ -579,18 +579,24 @@ test_open_files_and_window(void **state)
 	(void)state;
 	c = load_ok(KAFKA TABLE);
 	assert_int_equal(c->output.roll.max_open_files, 64);
+	assert_int_equal(c->output.roll.max_parked_files, 1024);
 	assert_int_equal(c->output.event_window.past, 8 * 86400);
 	assert_int_equal(c->output.event_window.future, 86400);
 	conf_free(c);
-	c = load_ok(KAFKA TABLE "output = { roll = { max_open_files = 8; };\n"
+	c = load_ok(KAFKA TABLE "output = { roll = { max_open_files = 8;\n"
+	    "  max_parked_files = 0; };\n"
 	    "  event_window = { past = 3600; future = 60; }; };\n");
 	assert_int_equal(c->output.roll.max_open_files, 8);
+	assert_int_equal(c->output.roll.max_parked_files, 0);
 	assert_int_equal(c->output.event_window.past, 3600);
 	assert_int_equal(c->output.event_window.future, 60);
 	conf_free(c);
 	expect_err(KAFKA TABLE "output = { roll = {\n max_open_files = 0; };"
 	    " };\n", 4, "output.roll.max_open_files: 0 is out of range "
 	    "1..65536");
+	expect_err(KAFKA TABLE "output = { roll = {\n max_parked_files = -1; };"
+	    " };\n", 4, "output.roll.max_parked_files: -1 is out of range "
+	    "0..1048576");
 	expect_err(KAFKA TABLE "output = {\n event_window = { past = 60; }; };\n",
 	    4, "output.event_window.past: 60 is out of range 3600..315360000");
 }
@@ -909,7 +915,7 @@ test_reload_flags_match_old_prefixes(void **state)
 			fail_msg("the reference's row of %s does not say %s", path,
 			    expect ? "applied" : "needs a restart");
 	}
-	assert_int_equal(nreloads, 18);
+	assert_int_equal(nreloads, 19);
 	assert_int_equal(conf_key_reloads("no.such.key"), 0);
 	free(doc);
 }

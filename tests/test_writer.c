@@ -21,7 +21,7 @@
 #include "agent/write/writer.h"
 #include "tests/testlib.h"
 
-static const struct roll_policy policy = { 1000, 900, 300, 0 };
+static const struct roll_policy policy = { 1000, 900, 300, 0, 0 };
 
 static void
 test_roll_check(void **state)
@@ -358,6 +358,152 @@ test_lru_keeps_the_records_own_files(void **state)
 	assert_true(exists(f, "ready/t/dt=20261129/hr=13/top+0+20+h1.txt"));
 }
 
+/* Past roll.max_open, the least recently written file is parked: closed,
+ * its rows written out as whole gzip members, and opened again to append
+ * when its hour has the next row.  Nothing rolls for the bound, so three
+ * hours written in turn make three files, each with all its rows in order,
+ * sealed and released like any other. */
+static void
+test_park_reopens_to_append(void **state)
+{
+	struct fixture *f = *state;
+	struct roll_policy capped = { 1 << 30, 900, 300, 2, 8 };
+	struct writer_opts o = {
+		.table = "g", .spool_dir = f->dir, .host = "h1",
+		.format = { FORMAT_HIVE_TEXT, '\001', f->tz },
+		.codec = CODEC_GZIP, .roll = capped,
+	};
+	struct writer_stats st;
+	struct writer *w;
+	char path[256], err[256], line[64], want[64];
+	int base = open_fds();
+
+	w = writer_new(&o, cols, 2, err, sizeof(err));
+	assert_non_null(w);
+	for (int64_t off = 0; off < 30; off++) {
+		int64_t ts = T10 + off % 3 * 3600 * INT64_C(1000000);
+		struct udtf_value v[2] = {
+			{ .type = UDTF_STRING, .u.s = { "r", 1 } },
+			{ .type = UDTF_INT64, .u.i64 = off },
+		};
+		struct writer_origin origin = { "top", 0, off, 1, NULL, ts };
+		struct tz_hour hour;
+
+		assert_int_equal(tz_hour_of(f->tz, ts, &hour), 0);
+		if (writer_write(w, &hour, &origin, v, err, sizeof(err)) != 0)
+			fail_msg("%s", err);
+		writer_get_stats(w, &st);
+		assert_true(st.files_open <= 2);
+		assert_true(open_fds() - base <= 4);
+		/* a seal now and then, of open and parked files alike */
+		if (off % 7 == 6)
+			assert_int_equal(writer_seal(w, (uint64_t)off, err,
+			    sizeof(err)), 0);
+	}
+	writer_get_stats(w, &st);
+	assert_int_equal(st.files_rolled, 0);
+	assert_int_equal(st.files_open + st.files_parked, 3);
+	assert_int_equal(st.files_reopened, 27);
+	assert_int_equal(writer_seal(w, 100, err, sizeof(err)), 0);
+	for (int h = 0; h < 3; h++) {
+		gzFile gz;
+		int64_t n = h;
+
+		snprintf(path, sizeof(path), "%s/open/g/dt=20261129/hr=%d/"
+		    "top+0+%d+h1.txt.gz", f->dir, 10 + h, h);
+		assert_non_null(gz = gzopen(path, "rb"));
+		for (; gzgets(gz, line, sizeof(line)) != NULL; n += 3) {
+			snprintf(want, sizeof(want), "r\001%" PRId64 "\n", n);
+			assert_string_equal(line, want);
+		}
+		assert_int_equal(n, 30 + h);
+		gzclose(gz);
+	}
+	assert_int_equal(writer_roll(w, NULL, 0, err, sizeof(err)), 3);
+	assert_int_equal(open_fds() - base, 0);
+	assert_int_equal(writer_seal(w, 101, err, sizeof(err)), 0);
+	assert_int_equal(writer_release(w, err, sizeof(err)), 3);
+	assert_true(exists(f, "ready/g/dt=20261129/hr=12/top+0+2+h1.txt.gz"));
+	writer_free(w);
+}
+
+/* Past roll.max_parked, the least recently written parked file rolls and
+ * a later row of its hour opens a new file; a parked file the record
+ * being written opened does not roll for it. */
+static void
+test_parked_past_the_bound_roll(void **state)
+{
+	struct fixture *f = *state;
+	struct roll_policy capped = policy;
+	struct writer_stats st;
+	char err[256];
+
+	capped.max_open = 1;
+	capped.max_parked = 1;
+	writer_set_roll(f->w, &capped);
+	write_row_of(f, 0, 0, 0);
+	write_row_of(f, 1, 1, 0);
+	/* hour 1 parks, and hour 0, parked longer, rolls */
+	write_row_of(f, 2, 2, 0);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_open, 1);
+	assert_int_equal(st.files_parked, 1);
+	assert_int_equal(st.files_rolled, 1);
+	/* hour 1 opens again and hour 2 parks */
+	write_row_of(f, 1, 3, 0);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_rolled, 1);
+	assert_int_equal(st.files_reopened, 1);
+	assert_true(exists(f, "open/t/dt=20261129/hr=11/top+0+1+h1.txt"));
+	/* hour 0 again: a new file; hour 2 rolls */
+	write_row_of(f, 0, 4, 0);
+	assert_true(exists(f, "open/t/dt=20261129/hr=10/top+0+4+h1.txt"));
+	/* record 5: rows in hours 3, 4 and 5: its own files park, none rolls */
+	write_row_of(f, 3, 5, 0);
+	write_row_of(f, 4, 5, 1);
+	write_row_of(f, 5, 5, 2);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_rolled, 4);
+	assert_int_equal(st.files_parked, 2);
+	write_row_of(f, 3, 5, 3);
+	writer_get_stats(f->w, &st);
+	assert_int_equal(st.files_rolled, 4);
+	assert_int_equal(writer_roll(f->w, NULL, 0, err, sizeof(err)), 3);
+	assert_int_equal(writer_seal(f->w, 1, err, sizeof(err)), 0);
+	assert_int_equal(writer_release(f->w, err, sizeof(err)), 7);
+}
+
+/* A parked file that cannot be opened again (deleted under kedge) stops
+ * the write with a sentence that names it. */
+static void
+test_parked_file_gone_says_so(void **state)
+{
+	struct fixture *f = *state;
+	struct roll_policy capped = policy;
+	struct udtf_value v[2] = {
+		{ .type = UDTF_STRING, .u.s = { "r", 1 } },
+		{ .type = UDTF_INT64, .u.i64 = 2 },
+	};
+	struct writer_origin o = { "top", 0, 2, 1, NULL, T10 };
+	struct tz_hour hour;
+	char path[256], err[512] = "";
+
+	capped.max_open = 1;
+	capped.max_parked = 4;
+	writer_set_roll(f->w, &capped);
+	write_row_of(f, 0, 0, 0);
+	write_row_of(f, 1, 1, 0);
+	snprintf(path, sizeof(path), "%s/open/t/dt=20261129/hr=10/top+0+0+h1.txt",
+	    f->dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(tz_hour_of(f->tz, T10, &hour), 0);
+	assert_int_not_equal(writer_write(f->w, &hour, &o, v, err,
+	    sizeof(err)), 0);
+	if (strstr(err, "cannot open") == NULL || strstr(err, path) == NULL ||
+	    strstr(err, "No such file") == NULL)
+		fail_msg("the message: %s", err);
+}
+
 /* Out of descriptors, the writer says which limit to raise and which key
  * bounds its files, not only "Too many open files". */
 static void
@@ -402,7 +548,7 @@ test_gzip_members_valid_at_every_flush(void **state)
 	struct writer_opts o = {
 		.table = "g", .spool_dir = f->dir, .host = "h1",
 		.format = { FORMAT_HIVE_TEXT, '\001', f->tz },
-		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300, 0 },
+		.codec = CODEC_GZIP, .roll = { 1 << 30, 900, 300, 0, 0 },
 	};
 	char path[256], err[256], line[64], want[64];
 	struct writer_origin origin = { "top", 0, 0, 1, NULL, 0 };
@@ -457,6 +603,12 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_lru_keeps_the_records_own_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_park_reopens_to_append,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parked_past_the_bound_roll,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parked_file_gone_says_so,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emfile_names_limit_and_key,
 		    setup, teardown),
 	};

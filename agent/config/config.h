@@ -101,6 +101,7 @@ struct conf {
 			int max_age;      /* seconds */
 			int inactive;     /* seconds */
 			int max_open_files; /* per table, and _rejects */
+			int max_parked_files; /* the same */
 		} roll;
 		struct {
 			int past;         /* seconds before now */

@@ -524,7 +524,16 @@ static const struct conf_key conf_keys[] = {
 	  .min = 1, .max = 65536,
 	  .description = "Part files a table (and _rejects) keeps open at "
 	  "once, each with its journal: two descriptors; past it the least "
-	  "recently written is closed." },
+	  "recently written is parked (closed, and opened again to append "
+	  "its hour's next row)." },
+	{ .path = "output.roll.max_parked_files", .type = CONF_INT,
+	  .flags = CONF_RELOADS,
+	  .default_text = "1024", .offset = AT(output.roll.max_parked_files),
+	  .min = 0, .max = 1048576,
+	  .description = "Part files a table (and _rejects) keeps parked, "
+	  "closed and holding no descriptor, to append to again; past it the "
+	  "least recently written rolls. 0: a file past max_open_files rolls "
+	  "at once." },
 	{ .path = "output.rejects.format", .type = CONF_ENUM,
 	  .default_text = "\"hive-text\"", .offset = AT(output.rejects.format),
 	  .values = TEXT_FORMATS, .parse = conf_parse_text_format,

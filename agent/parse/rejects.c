@@ -35,9 +35,7 @@ rejects_new(const struct conf *c, struct tz *tz, char *err, size_t errlen)
 		.host = c->output.host,
 		.format = { c->output.rejects.format, '\001', tz },
 		.codec = c->output.rejects.codec,
-		.roll = { (uint64_t)c->output.roll.max_bytes,
-		    c->output.roll.max_age, c->output.roll.inactive,
-		    (unsigned)c->output.roll.max_open_files },
+		.roll = roll_policy_of(c),
 	};
 	struct rejects *rj;
 
@@ -114,4 +112,13 @@ struct writer *
 rejects_writer(struct rejects *rj)
 {
 	return rj->writer;
+}
+
+struct roll_policy
+roll_policy_of(const struct conf *c)
+{
+	return (struct roll_policy){ (uint64_t)c->output.roll.max_bytes,
+	    c->output.roll.max_age, c->output.roll.inactive,
+	    (unsigned)c->output.roll.max_open_files,
+	    (unsigned)c->output.roll.max_parked_files };
 }

@@ -33,4 +33,7 @@ int rejects_add(struct rejects *rj, const char *table,
 
 struct writer *rejects_writer(struct rejects *rj);
 
+/* output.roll of c, as every writer (the tables' and _rejects') rolls. */
+struct roll_policy roll_policy_of(const struct conf *c);
+
 #endif /* KEDGE_REJECTS_H */

@@ -32,7 +32,8 @@ struct part {
 	int64_t first_offset;
 	int64_t last_first;     /* the last record whose first row is here */
 	uint64_t rows;
-	int fd;
+	int fd;                 /* -1: parked (on the open list) or rolled */
+	int unsynced;           /* bytes written since its last fsync */
 	struct journal *journal;
 	struct buf rows_buf;    /* formatted rows not yet written */
 	uint64_t file_bytes;    /* bytes written to fd */
@@ -155,32 +156,56 @@ writer_free(struct writer *w)
 static int part_roll(struct writer *w, struct part **link, char *err,
     size_t errlen);
 
-/* Rolls the least recently written open files until one more is within
- * roll.max_open.  A file the record at offset of the partition opened
- * stays: a new file of its hour would take its name.  When every open file
- * is such (a record with rows in more hours than the bound, which
- * max_rows_per_record bounds), one more opens all the same. */
-static int
-writer_make_room(struct writer *w, const char *topic, int32_t partition,
-    int64_t offset, char *err, size_t errlen)
+static int part_park(struct writer *w, struct part *p, char *err,
+    size_t errlen);
+
+/* The link to the least recently written file on the open list that
+ * holds a descriptor (parked 0) or is parked (parked 1), or NULL.  With
+ * own set, a file the record at offset of the partition opened is passed
+ * over: it may not roll, as a new file of its hour would take its name. */
+static struct part **
+writer_lru(struct writer *w, int parked, int own, const char *topic,
+    int32_t partition, int64_t offset)
 {
+	struct part **lru = NULL;
+
+	for (struct part **l = &w->open; *l != NULL; l = &(*l)->next) {
+		const struct part *p = *l;
+
+		if ((p->fd < 0) != parked || (own &&
+		    p->first_offset == offset && p->partition == partition &&
+		    strcmp(p->topic, topic) == 0))
+			continue;
+		if (lru == NULL || p->used < (*lru)->used)
+			lru = l;
+	}
+	return lru;
+}
+
+/* Parks the least recently written files holding a descriptor until room
+ * more are within roll.max_open (rolls them when roll.max_parked is 0),
+ * then rolls the least recently written parked files past max_parked.  A
+ * file rolls as writer_lru() allows; when none may (a record with rows in
+ * more hours than the bounds, which max_rows_per_record bounds), the bound
+ * is passed all the same. */
+static int
+writer_make_room(struct writer *w, unsigned room, const char *topic,
+    int32_t partition, int64_t offset, char *err, size_t errlen)
+{
+	const struct roll_policy *rp = &w->roll;
+	struct part **l;
 	int r;
 
-	while (w->roll.max_open > 0 && w->stats.files_open >= w->roll.max_open) {
-		struct part **lru = NULL;
-
-		for (struct part **l = &w->open; *l != NULL; l = &(*l)->next) {
-			const struct part *p = *l;
-			if (p->first_offset == offset &&
-			    p->partition == partition &&
-			    strcmp(p->topic, topic) == 0)
-				continue;
-			if (lru == NULL || p->used < (*lru)->used)
-				lru = l;
-		}
-		if (lru == NULL)
-			return 0;
-		if ((r = part_roll(w, lru, err, errlen)) < 0)
+	while (rp->max_open > 0 && w->stats.files_open + room > rp->max_open &&
+	    (l = writer_lru(w, 0, rp->max_parked == 0, topic, partition,
+	    offset)) != NULL) {
+		if ((r = rp->max_parked == 0 ? part_roll(w, l, err, errlen) :
+		    part_park(w, *l, err, errlen)) < 0)
+			return r;
+	}
+	while (w->stats.files_parked > rp->max_parked &&
+	    (l = writer_lru(w, 1, 1, topic, partition, offset)) != NULL) {
+		if ((r = part_roll(w, l, err, errlen)) < 0)
 			return r;
 	}
 	return 0;
@@ -205,7 +230,7 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 		snprintf(err, errlen, "table %s: part file name too long", w->table);
 		return NULL;
 	}
-	if (writer_make_room(w, topic, partition, offset, err, errlen) < 0)
+	if (writer_make_room(w, 1, topic, partition, offset, err, errlen) < 0)
 		return NULL;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		goto nomem;
@@ -238,6 +263,7 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 		    fs_strerror(errno));
 		goto fail;
 	}
+	p->unsynced = 1;
 	if ((size_t)snprintf(jpath, sizeof(jpath), "%.2000s/.%.1000s.journal",
 	    path, strrchr(p->open_path, '/') + 1) >= sizeof(jpath)) {
 		snprintf(err, errlen, "table %s: part file name too long", w->table);
@@ -286,6 +312,7 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 		    p->open_path,
 		    fs_strerror(-r));
 	}
+	p->unsynced = 1;
 	spoolcount_grow(w->spool_dir, (int64_t)src->len);
 	if (p->hash != NULL)
 		spool_hash_update(p->hash, src->data, src->len);
@@ -295,25 +322,73 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* Makes the file's rows durable: for rolling, and for every seal. */
+/* Makes the file's rows durable: for rolling, and for every seal.  A
+ * parked file's rows are written already; a descriptor of its own fsyncs
+ * them. */
 static int
 part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
+{
+	int fd = p->fd, r = 0;
+
+	if (fd >= 0 && (r = part_drain(w, p, err, errlen)) < 0)
+		return r;
+	if (!p->unsynced)
+		return 0;
+	if (fd < 0 && (fd = open(p->open_path, O_RDONLY | O_CLOEXEC)) < 0)
+		r = -errno;
+	else if (fsync(fd) < 0)
+		r = -errno;
+	if (fd >= 0 && fd != p->fd)
+		close(fd);
+	if (r < 0) {
+		return err_set(err, errlen, r, "cannot fsync %s: %s",
+		    p->open_path, fs_strerror(-r));
+	}
+	p->unsynced = 0;
+	return 0;
+}
+
+/* Parks the open file p: writes its rows out (every length between writes
+ * is a whole file, see WRITER_CHUNK), closes its descriptors and frees its
+ * buffer; it stays on the open list for the rows of its hour. */
+static int
+part_park(struct writer *w, struct part *p, char *err, size_t errlen)
 {
 	int r;
 
 	if ((r = part_drain(w, p, err, errlen)) < 0)
 		return r;
-	if (fsync(p->fd) < 0) {
-		r = -errno;
-		return err_set(err, errlen, r, "cannot fsync %s: %s",
-		    p->open_path,
-		    fs_strerror(errno));
-	}
+	close(p->fd);
+	p->fd = -1;
+	journal_park(p->journal);
+	buf_clear(&p->rows_buf);
+	if (w->last == p)
+		w->last = NULL;
+	w->stats.files_open--;
+	w->stats.files_parked++;
 	return 0;
 }
 
-/* Makes the file's rows durable (unless it is closed already) and marks
- * the journal with checkpoint id. */
+/* Opens the parked file p again to append a row of the record at offset,
+ * then parks or rolls others as the bounds say. */
+static int
+part_unpark(struct writer *w, struct part *p, int64_t offset, char *err,
+    size_t errlen)
+{
+	if ((p->fd = open(p->open_path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0) {
+		return err_set(err, errlen, -errno, "cannot open %s again: %s",
+		    p->open_path, fs_strerror(errno));
+	}
+	p->used = ++w->uses;    /* the newest: not parked again for room */
+	w->stats.files_parked--;
+	w->stats.files_open++;
+	w->stats.files_reopened++;
+	return writer_make_room(w, 0, p->topic, p->partition, offset, err,
+	    errlen);
+}
+
+/* Makes the file's rows durable and marks the journal with checkpoint
+ * id. */
 static int
 part_seal(struct writer *w, struct part *p, uint64_t id, char *err,
     size_t errlen)
@@ -323,7 +398,7 @@ part_seal(struct writer *w, struct part *p, uint64_t id, char *err,
 
 	if (!p->dirty)
 		return 0;
-	if (p->fd >= 0 && (r = part_sync(w, p, err, errlen)) < 0)
+	if ((r = part_sync(w, p, err, errlen)) < 0)
 		return r;
 	r = journal_seal(p->journal, id, p->file_bytes, p->rows, err, errlen);
 	spoolcount_grow(w->spool_dir, (int64_t)(journal_size(p->journal) -
@@ -383,6 +458,8 @@ writer_write(struct writer *w, const struct tz_hour *hour,
 	    (p = part_open(w, hour, o->topic, o->partition, o->offset, now, err,
 	    errlen)) == NULL)
 		return -EIO;
+	if (p->fd < 0 && (r = part_unpark(w, p, o->offset, err, errlen)) < 0)
+		return r;
 	w->last = p;
 	if ((r = format_row(&w->format, w->cols, vals, w->ncols,
 	    &p->rows_buf)) < 0 || (r = part_note(p, o)) < 0) {
@@ -454,6 +531,10 @@ part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
 
 	if ((r = part_sync(w, p, err, errlen)) < 0)
 		return r;
+	if (p->fd >= 0)
+		w->stats.files_open--;
+	else
+		w->stats.files_parked--;
 	close(p->fd);
 	p->fd = -1;
 	journal_park(p->journal);
@@ -464,7 +545,6 @@ part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
 	w->rolled = p;
 	if (w->last == p)
 		w->last = NULL;
-	w->stats.files_open--;
 	w->stats.files_rolled++;
 	return 0;
 }
@@ -582,8 +662,9 @@ writer_release(struct writer *w, char *err, size_t errlen)
 
 /* Closes every file of the partition and cuts it back to checkpoint upto. */
 static int
-writer_cut_list(struct writer *w, struct part **link, const char *topic,
-    int32_t partition, uint64_t upto, char *err, size_t errlen)
+writer_cut_list(struct writer *w, struct part **link, int open_list,
+    const char *topic, int32_t partition, uint64_t upto, char *err,
+    size_t errlen)
 {
 	int r;
 
@@ -598,6 +679,8 @@ writer_cut_list(struct writer *w, struct part **link, const char *topic,
 			w->last = NULL;
 		if (p->fd >= 0)
 			w->stats.files_open--;
+		else if (open_list)
+			w->stats.files_parked--;
 		close(p->fd);
 		p->fd = -1;
 		journal_close(p->journal);
@@ -616,10 +699,10 @@ writer_discard(struct writer *w, const char *topic, int32_t partition,
 {
 	int r;
 
-	if ((r = writer_cut_list(w, &w->open, topic, partition, upto, err,
+	if ((r = writer_cut_list(w, &w->open, 1, topic, partition, upto, err,
 	    errlen)) < 0)
 		return r;
-	return writer_cut_list(w, &w->rolled, topic, partition, upto, err,
+	return writer_cut_list(w, &w->rolled, 0, topic, partition, upto, err,
 	    errlen);
 }
 

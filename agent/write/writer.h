@@ -13,13 +13,16 @@
  * journal with the checkpoint, so the file can be cut back to any
  * checkpoint.  A Parquet file is written as a log of its rows,
  * <name>.parquet.rows (rowlog.h), converted when it is finalized.  A file rolls when it reaches roll.max_bytes, roll.max_age
- * seconds or roll.inactive seconds without a row, and when a file of
- * another hour or partition must open while roll.max_open_files are open,
- * the least recently written rolls (a later row of its hour opens a new
- * file).  An open file holds two descriptors, its own and its journal's; a
- * rolled one none.  A rolled file is closed, and writer_release() hands
- * it, with its sidecar, to <spool>/ready/ once a checkpoint that sealed it
- * is decided.
+ * seconds or roll.inactive seconds without a row.  When a file of another
+ * hour or partition must open while roll.max_open files are open, the
+ * least recently written is parked: its rows are written out and its
+ * descriptors closed, and a later row of its hour opens it again to
+ * append.  Past roll.max_parked parked files, the least recently written
+ * of them rolls (a later row of its hour opens a new file); with
+ * max_parked 0 the open file rolls at once.  An open file holds at most two
+ * descriptors, its own and its journal's; a parked or rolled one none.  A
+ * rolled file is closed, and writer_release() hands it, with its sidecar,
+ * to <spool>/ready/ once a checkpoint that sealed it is decided.
  */
 #ifndef KEDGE_WRITER_H
 #define KEDGE_WRITER_H
@@ -41,6 +44,7 @@ struct roll_policy {
 	int max_age;    /* seconds */
 	int inactive;   /* seconds */
 	unsigned max_open; /* files open at once; 0: no bound */
+	unsigned max_parked; /* files closed between rows, kept to append to */
 };
 
 enum roll_reason { ROLL_NONE = 0, ROLL_SIZE, ROLL_AGE, ROLL_INACTIVE, ROLL_FORCED };
@@ -60,7 +64,9 @@ struct writer_stats {
 	uint64_t rows;
 	uint64_t files_rolled;
 	uint64_t bytes_flushed;   /* bytes written to part files */
-	unsigned files_open;
+	unsigned files_open;      /* holding a descriptor */
+	unsigned files_parked;
+	uint64_t files_reopened;  /* parked files opened again for a row */
 };
 
 /* Decides whether a file opened at `opened`, last written at `last_write`

@@ -69,8 +69,10 @@ bench() {
 	shift 2
 	echo
 	$KEDGE bench udtf -c "$B/udtf.conf" --table "$_table" --input "$_input" \
-		--seconds "$SECONDS_EACH" "$@"
+		--seconds "$SECONDS_EACH" "$@" | tee "$B/$_table.out"
 }
+# ns TABLE: the untimed ns/record of its bench above
+ns() { sed -n 's/^  ns\/record *\([0-9.]*\).*/\1/p' "$B/$1.out"; }
 
 # ir TABLE INPUT PASSES ONLY ARGS...: instructions callgrind counts in a
 # run of PASSES passes of ONLY (udtf or regex).
@@ -122,6 +124,12 @@ bench nginx_re tests/data/nginx.log --regex "$(unname "$NGINX_NRE")"
 bench json_re tests/data/events.jsonl --regex "$JSON_RE"
 bench kv_re tests/data/app.logfmt --regex "$KV_RE"
 bench csv_re tests/data/orders.csv --regex "$CSV_RE"
+echo
+echo "speed, UDTF against the regex UDTF (ns/record, one core, this run):"
+for t in nginx json kv csv; do
+	printf '%-8s %8.1f %8.1f   ratio %.2f\n' "$t" "$(ns "$t")" "$(ns "${t}_re")" \
+		"$(echo "$(ns "${t}_re") / $(ns "$t")" | bc -l)"
+done
 
 echo
 command -v valgrind >/dev/null ||

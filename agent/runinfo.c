@@ -99,9 +99,12 @@ agent_metrics(struct agent *a, time_t now)
 	oc = calloc(a->ntables ? a->ntables : 1, sizeof(*oc));
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct table_stats *s = table_get_stats(a->tables[i]);
+		struct writer_stats ws;
 
+		writer_get_stats(table_writer(a->tables[i]), &ws);
 		t[i] = (struct metrics_table){ table_name(a->tables[i]),
-		    s->records, s->rows, s->rejects, s->empty, &s->parse };
+		    s->records, s->rows, s->rejects, s->empty, ws.files_open,
+		    ws.files_parked, ws.files_reopened, &s->parse };
 		if (oc != NULL && publisher_get_oncomplete(a->pub, i, &os))
 			oc[i] = (struct metrics_on_complete){ os.ok, os.failed,
 			    os.timeout, os.pending };

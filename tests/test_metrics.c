@@ -86,10 +86,10 @@ fill(struct metrics_snapshot *m)
 	memset(&ckpt_hist, 0, sizeof(ckpt_hist));
 	hist_record(&ckpt_hist, 4000000);     /* 4 ms */
 	hist_record(&ckpt_hist, 40000000);    /* 40 ms */
-	tables[0] = (struct metrics_table){ "access", 30, 28, 1, 1,
-	    &udtf_lat };
+	tables[0] = (struct metrics_table){ "access", 30, 28, 1, 1, 64, 3,
+	    1234, &udtf_lat };
 	tables[1] = (struct metrics_table){ "we\"ird\\name\nx", 7, 70, 0, 0,
-	    NULL };
+	    1, 0, 0, NULL };
 	memset(m, 0, sizeof(*m));
 	m->version = "1.2.3";
 	m->now = 1000;
@@ -135,6 +135,19 @@ test_render_counters_and_labels(void **state)
 	    "# TYPE kedge_rows_total counter\n"
 	    "kedge_rows_total{table=\"access\"} 28\n"
 	    "kedge_rows_total{table=\"we\\\"ird\\\\name\\nx\"} 70\n");
+	expect_family(text, "kedge_part_files_parked",
+	    "# HELP kedge_part_files_parked Part files of a table closed "
+	    "between rows past output.roll.max_open_files, kept to append "
+	    "to.\n"
+	    "# TYPE kedge_part_files_parked gauge\n"
+	    "kedge_part_files_parked{table=\"access\"} 3\n"
+	    "kedge_part_files_parked{table=\"we\\\"ird\\\\name\\nx\"} 0\n");
+	expect_family(text, "kedge_part_files_reopened_total",
+	    "# HELP kedge_part_files_reopened_total Parked part files of a "
+	    "table opened again for a row.\n"
+	    "# TYPE kedge_part_files_reopened_total counter\n"
+	    "kedge_part_files_reopened_total{table=\"access\"} 1234\n"
+	    "kedge_part_files_reopened_total{table=\"we\\\"ird\\\\name\\nx\"} 0\n");
 	expect_family(text, "kedge_consumer_lag",
 	    "# HELP kedge_consumer_lag Records of an assigned partition not "
 	    "yet read: its high watermark, as librdkafka last saw it, minus "

@@ -230,22 +230,33 @@ metrics_tables(FILE *out, const struct metrics_snapshot *m)
 {
 	static const struct {
 		const char *name;
+		const char *type;
 		const char *help;
 		size_t offset;
 	} counters[] = {
-		{ "kedge_records_total", "Records a table's UDTF chain was "
-		  "given.", offsetof(struct metrics_table, records) },
-		{ "kedge_rows_total", "Rows a table's UDTF chain made.",
-		  offsetof(struct metrics_table, rows) },
-		{ "kedge_rejects_total", "Records of a table sent to the "
-		  "rejects table.", offsetof(struct metrics_table, rejects) },
-		{ "kedge_records_without_rows_total", "Records of a table that "
-		  "gave no row and no reject.",
+		{ "kedge_records_total", "counter", "Records a table's UDTF "
+		  "chain was given.", offsetof(struct metrics_table, records) },
+		{ "kedge_rows_total", "counter", "Rows a table's UDTF chain "
+		  "made.", offsetof(struct metrics_table, rows) },
+		{ "kedge_rejects_total", "counter", "Records of a table sent to "
+		  "the rejects table.", offsetof(struct metrics_table, rejects) },
+		{ "kedge_records_without_rows_total", "counter", "Records of a "
+		  "table that gave no row and no reject.",
 		  offsetof(struct metrics_table, empty) },
+		{ "kedge_part_files_open", "gauge", "Part files of a table "
+		  "holding a descriptor.",
+		  offsetof(struct metrics_table, files_open) },
+		{ "kedge_part_files_parked", "gauge", "Part files of a table "
+		  "closed between rows past output.roll.max_open_files, kept to "
+		  "append to.", offsetof(struct metrics_table, files_parked) },
+		{ "kedge_part_files_reopened_total", "counter", "Parked part "
+		  "files of a table opened again for a row.",
+		  offsetof(struct metrics_table, files_reopened) },
 	};
 
 	for (size_t c = 0; c < NELEM(counters); c++) {
-		metrics_head(out, counters[c].name, "counter", counters[c].help);
+		metrics_head(out, counters[c].name, counters[c].type,
+		    counters[c].help);
 		for (size_t i = 0; i < m->ntables; i++)
 			metrics_u64(out, counters[c].name, "table",
 			    m->tables[i].name, *(const uint64_t *)(const void *)

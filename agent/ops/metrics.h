@@ -23,6 +23,9 @@ struct metrics_table {
 	uint64_t rows;
 	uint64_t rejects;
 	uint64_t empty;            /* records that gave no row */
+	uint64_t files_open;       /* its part files holding a descriptor */
+	uint64_t files_parked;
+	uint64_t files_reopened;   /* parked files opened again for a row */
 	const struct latency *udtf; /* not owned; NULL: none */
 };
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The kill -9 loop with Parquet: one topic read by a hive-text table and a
 # Parquet table (snappy), small files so that logs are converted all the
-# time, kedge killed at random moments and at the crash points of the
+# time and one open file a table, so that the two partitions' files are
+# parked and opened again to append at every switch, kedge killed at random moments and at the crash points of the
 # conversion (convert-mid: a Parquet file half written; convert-ready: the
 # file in ready/, its log not yet removed) and of the checkpoint.  At the
 # end the text table holds every row of the generator exactly once, kedge
@@ -52,7 +53,7 @@ tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; format = "parquet"; } );
 output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse";
            timezone = "UTC"; host = "crash-host";
-           roll = { max_bytes = 32768; };
+           roll = { max_bytes = 32768; max_open_files = 1; };
            parquet = { row_group_bytes = 65536; page_bytes = 8192; }; };
 checkpoint = { interval = 1; };
 metrics = { enabled = false; };

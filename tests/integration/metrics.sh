@@ -100,6 +100,13 @@ grep -q '^# TYPE kedge_records_total counter$' "$T/scrape" ||
 grep -q '^kedge_build_info{version="[0-9.]*"} 1$' "$T/scrape" ||
 	die "no build info: $(grep build_info "$T/scrape")"
 wait_for "the first 5000 records to be read" 20 read_all 5000
+# 4 partitions over 2 hours: files open, within max_open_files, none
+# parked (crash_open_files.sh parks them)
+open_files=$(value 'kedge_part_files_open{table="access"}')
+[ -n "$open_files" ] && [ "$open_files" -le 64 ] &&
+	[ "$(value 'kedge_part_files_parked{table="access"}')" = 0 ] &&
+	[ "$(value 'kedge_part_files_reopened_total{table="access"}')" = 0 ] ||
+	die "part file figures: $(grep '^kedge_part_files' "$T/scrape")"
 
 # Five connections that never send a byte, held while we scrape: each
 # scrape must answer within curl's 3 s (one served after the other, with

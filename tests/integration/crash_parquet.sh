@@ -2,9 +2,10 @@
 # The kill -9 loop with Parquet: one topic read by a hive-text table and a
 # Parquet table (snappy), small files so that logs are converted all the
 # time and one open file a table, so that the two partitions' files are
-# parked and opened again to append at every switch, kedge killed at random moments and at the crash points of the
-# conversion (convert-mid: a Parquet file half written; convert-ready: the
-# file in ready/, its log not yet removed) and of the checkpoint.  At the
+# parked and opened again to append at every switch, kedge killed at
+# random moments and at the crash points of the conversion (convert-mid: a
+# Parquet file half written; convert-ready: the file in ready/, its log
+# not yet removed) and of the checkpoint.  At the
 # end the text table holds every row of the generator exactly once, kedge
 # verify passes (it reads every Parquet footer), and the Parquet table
 # holds exactly the text table's rows, hour by hour, as pyarrow reads them.

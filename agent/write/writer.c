@@ -159,6 +159,19 @@ static int part_roll(struct writer *w, struct part **link, char *err,
 static int part_park(struct writer *w, struct part *p, char *err,
     size_t errlen);
 
+/* Closes p's descriptor and counts it out: as open when it held one, as
+ * parked when it is on the open list without one (open_list set). */
+static void
+part_close(struct writer *w, struct part *p, int open_list)
+{
+	if (p->fd >= 0)
+		w->stats.files_open--;
+	else if (open_list)
+		w->stats.files_parked--;
+	close(p->fd);
+	p->fd = -1;
+}
+
 /* The link to the least recently written file on the open list that
  * holds a descriptor (parked 0) or is parked (parked 1), or NULL.  With
  * own set, a file the record at offset of the partition opened is passed
@@ -358,13 +371,11 @@ part_park(struct writer *w, struct part *p, char *err, size_t errlen)
 
 	if ((r = part_drain(w, p, err, errlen)) < 0)
 		return r;
-	close(p->fd);
-	p->fd = -1;
+	part_close(w, p, 1);
 	journal_park(p->journal);
 	buf_clear(&p->rows_buf);
 	if (w->last == p)
 		w->last = NULL;
-	w->stats.files_open--;
 	w->stats.files_parked++;
 	return 0;
 }
@@ -531,12 +542,7 @@ part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
 
 	if ((r = part_sync(w, p, err, errlen)) < 0)
 		return r;
-	if (p->fd >= 0)
-		w->stats.files_open--;
-	else
-		w->stats.files_parked--;
-	close(p->fd);
-	p->fd = -1;
+	part_close(w, p, 1);
 	journal_park(p->journal);
 	buf_clear(&p->rows_buf);
 	p->dirty = 1;           /* its last mark comes with the next seal */
@@ -677,12 +683,7 @@ writer_cut_list(struct writer *w, struct part **link, int open_list,
 		*link = p->next;
 		if (w->last == p)
 			w->last = NULL;
-		if (p->fd >= 0)
-			w->stats.files_open--;
-		else if (open_list)
-			w->stats.files_parked--;
-		close(p->fd);
-		p->fd = -1;
+		part_close(w, p, open_list);
 		journal_close(p->journal);
 		p->journal = NULL;
 		r = spool_finalize(w->spool_dir, p->rel, upto, NULL, err, errlen);

@@ -233,7 +233,7 @@ metrics_tables(FILE *out, const struct metrics_snapshot *m)
 		const char *type;
 		const char *help;
 		size_t offset;
-	} counters[] = {
+	} families[] = {
 		{ "kedge_records_total", "counter", "Records a table's UDTF "
 		  "chain was given.", offsetof(struct metrics_table, records) },
 		{ "kedge_rows_total", "counter", "Rows a table's UDTF chain "
@@ -254,13 +254,13 @@ metrics_tables(FILE *out, const struct metrics_snapshot *m)
 		  offsetof(struct metrics_table, files_reopened) },
 	};
 
-	for (size_t c = 0; c < NELEM(counters); c++) {
-		metrics_head(out, counters[c].name, counters[c].type,
-		    counters[c].help);
+	for (size_t c = 0; c < NELEM(families); c++) {
+		metrics_head(out, families[c].name, families[c].type,
+		    families[c].help);
 		for (size_t i = 0; i < m->ntables; i++)
-			metrics_u64(out, counters[c].name, "table",
+			metrics_u64(out, families[c].name, "table",
 			    m->tables[i].name, *(const uint64_t *)(const void *)
-			    ((const char *)&m->tables[i] + counters[c].offset));
+			    ((const char *)&m->tables[i] + families[c].offset));
 	}
 	metrics_head(out, "kedge_udtf_duration_seconds", "histogram",
 	    "Time a table's UDTF chain took per record.");

@@ -108,9 +108,9 @@ instr() {
 		"$(echo "$_k / $_u" | bc -l)"
 }
 
-JSON_RE='"ts":"([^"]*)","host":"([^"]*)","level":"([^"]*)","user":\{"id":([0-9]+),"name":"((?:[^"\\]|\\.)*)"\},"latency_ms":([^,]*),"ok":(true|false),.*"msg":"((?:[^"\\]|\\.)*)"'
-KV_RE='^ts=(\S*) level=(\S*) msg="((?:[^"\\]|\\.)*)" user_id=([0-9]*) latency=(\S*) ok=(\S*)'
-CSV_RE='^([^,]*),([^,]*),("(?:[^"]|"")*"|[^,]*),([^,]*),([^,]*),(.*)$'
+JSON_RE=$(unname "$JSON_NRE")
+KV_RE=$(unname "$KV_NRE")
+CSV_RE=$(unname "$CSV_NRE")
 echo "kedge bench udtf: the corpus in tests/data, one core, best of 3 passes of ${SECONDS_EACH} s each"
 bench nginx tests/data/nginx.log
 bench json tests/data/events.jsonl --regex "$JSON_RE"

@@ -50,7 +50,7 @@ kill -0 "$KPID" 2>/dev/null || die "kedge exited with the broker down: $(tail -3
 sleep "$DOWN"
 kill -0 "$KPID" 2>/dev/null || die "kedge exited with the broker down: $(tail -3 "$T/c.log")"
 tests/real/kafka "$REAL_DIR" start
-tests/real/kafka "$REAL_DIR" wait 120
+tests/real/kafka "$REAL_DIR" wait 300
 rc=0
 wait "$PPID_" || rc=$?
 PPID_=

@@ -440,7 +440,7 @@ static const struct conf_key conf_keys[] = {
 	{ .path = "tables.codec_level", .type = CONF_INT,
 	  .flags = CONF_IN_TABLE, .default_text = "0",
 	  .offset = TAT(codec_level), .min = 0, .max = 19,
-	  .description = "0: the codec's default; gzip 1..9, zstd 1..19." },
+	  .description = "0: the codec's default (gzip 6, zstd 1); gzip 1..9, zstd 1..19." },
 	{ .path = "output.spool_dir", .type = CONF_DIR,
 	  .default_text = "\"/var/lib/kedge/spool\"",
 	  .offset = AT(output.spool_dir),

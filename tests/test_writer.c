@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,6 +586,68 @@ test_gzip_members_valid_at_every_flush(void **state)
 	writer_free(w);
 }
 
+static size_t
+heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* An open file holds one 64 KiB buffer of rows, not the 128 KiB its
+ * capacity doubled to when a row took it past 64 KiB. */
+static void
+test_open_file_buffer_stays_64k(void **state)
+{
+	struct fixture *f = *state;
+	struct writer *w;
+	struct writer_opts o = {
+		.table = "m", .spool_dir = f->dir, .host = "h1",
+		.format = { FORMAT_HIVE_TEXT, '\001', f->tz },
+		.codec = CODEC_NONE, .roll = { 1 << 30, 900, 300, 0, 0 },
+	};
+	char err[256], text[300];
+	struct writer_origin origin = { "top", 0, 0, 1, NULL, 0 };
+	struct udtf_value v[2];
+	struct tz_hour hour;
+	enum { FILES = 16 };
+	size_t before, per_file;
+	int64_t n = 0;
+
+	memset(text, 'x', sizeof(text));
+	w = writer_new(&o, cols, 2, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(tz_hour_of(f->tz, T10, &hour), 0);
+	/* every file's first chunk, so that its journal and names exist */
+	for (int32_t p = 0; p < FILES; p++) {
+		origin.partition = p;
+		origin.offset = 0;
+		v[0] = (struct udtf_value){ .type = UDTF_STRING,
+		    .u.s = { text, 1 } };
+		v[1] = (struct udtf_value){ .type = UDTF_INT64, .u.i64 = 0 };
+		assert_int_equal(writer_write(w, &hour, &origin, v, err,
+		    sizeof(err)), 0);
+	}
+	before = heap_in_use();
+	/* rows of about 310 bytes, each file past its chunk three times */
+	for (int i = 1; i <= 700; i++)
+		for (int32_t p = 0; p < FILES; p++, n++) {
+			origin.partition = p;
+			origin.offset = i;
+			origin.first = 1;
+			v[0] = (struct udtf_value){ .type = UDTF_STRING,
+			    .u.s = { text, sizeof(text) } };
+			v[1] = (struct udtf_value){ .type = UDTF_INT64,
+			    .u.i64 = n };
+			assert_int_equal(writer_write(w, &hour, &origin, v, err,
+			    sizeof(err)), 0);
+		}
+	per_file = (heap_in_use() - before) / FILES;
+	if (per_file > 80 * 1024)
+		fail_msg("an open file holds %zu KiB of heap", per_file / 1024);
+	writer_free(w);
+}
+
 int
 main(void)
 {
@@ -610,6 +673,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_parked_file_gone_says_so,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emfile_names_limit_and_key,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_file_buffer_stays_64k,
 		    setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

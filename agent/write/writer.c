@@ -23,6 +23,10 @@
  * writer serves all its files, and every length a file has between writes
  * is a valid compressed file. */
 #define WRITER_CHUNK (64 * 1024)
+/* A file's rows are written once they pass WRITER_CHUNK less this much, so
+ * that a row up to this long still fits the buffer's 64 KiB: its capacity
+ * doubles, and a drain at 64 KiB made every open file's buffer 128 KiB. */
+#define WRITER_ROW_ROOM (8 * 1024)
 
 struct part {
 	struct part *next;
@@ -482,7 +486,7 @@ writer_write(struct writer *w, const struct tz_hour *hour,
 	p->used = ++w->uses;
 	p->dirty = 1;
 	w->stats.rows++;
-	if (p->rows_buf.len >= WRITER_CHUNK)
+	if (p->rows_buf.len >= WRITER_CHUNK - WRITER_ROW_ROOM)
 		return part_drain(w, p, err, errlen);
 	return 0;
 }

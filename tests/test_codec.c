@@ -5,7 +5,6 @@
  * codec's default level.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -410,14 +409,6 @@ test_zstd_levels(void **state)
 	buf_clear(&dflt);
 	buf_clear(&other);
 	buf_clear(&back);
-}
-
-static size_t
-heap_in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
 }
 
 /* What one codec holds once it has compressed a few MiB: dozens of them

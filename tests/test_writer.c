@@ -10,7 +10,6 @@
 
 #include <dirent.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,14 +583,6 @@ test_gzip_members_valid_at_every_flush(void **state)
 		gzclose(gz);
 	}
 	writer_free(w);
-}
-
-static size_t
-heap_in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
 }
 
 /* An open file holds one 64 KiB buffer of rows, not the 128 KiB its

@@ -2,8 +2,8 @@
  * Helpers the unit tests share: a seeded pseudo-random generator, libc's
  * timegm() as the oracle for civil times, the checks that a parser of
  * kedge's JSON files refuses what is not one of them, saying where, a
- * test's kedge.conf written and loaded, and the removal of a test's
- * directory.
+ * test's kedge.conf written and loaded, the removal of a test's
+ * directory, and the heap in use.
  */
 #ifndef KEDGE_TESTLIB_H
 #define KEDGE_TESTLIB_H
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,15 @@ remove_tree(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* The bytes malloc has handed out and not had back, mapped ones included. */
+static inline size_t
+heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
 }
 
 /* Writes dir/kedge.conf from fmt and its arguments and loads it, failing

@@ -49,9 +49,11 @@ struct jsonpath_node {
 	uint64_t seen;     /* the visit that last took it: the first key wins */
 	uint64_t head;     /* a member's first (up to) eight name bytes */
 	uint64_t head_mask; /* the bytes of a word that head holds */
-	uint64_t tail;     /* its name bytes 8 to 15, when plain */
-	uint64_t tail_mask;
-	int plain;         /* up to 16 bytes, none that a string escapes */
+	/* its key and colon as a compact record writes them, "NAME":, in two
+	 * words, when that is 16 bytes at most and holds no byte a string
+	 * escapes; key_mask[0] is 0 when not */
+	uint64_t key[2];
+	uint64_t key_mask[2];
 };
 
 struct jsonpath {
@@ -488,7 +490,7 @@ match_member(struct jsonpath_pass *sc, const struct jsonpath_node *node,
 /* Returns the member child of f's node that the documents before had
  * next, when it is the key text, or NULL: records mostly hold their keys
  * in one order, and a guess right spares the hash.  For the keys that
- * guess_key() could not compare. */
+ * guess_key() could not take: written with blanks, or long. */
 JSONPATH_HOT struct jsonpath_node *
 guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
     const char *key, size_t len, int escaped)
@@ -496,8 +498,7 @@ guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	struct jsonpath_node *n = f->last != NULL ? f->last->follow :
 	    f->node->first;
 
-	/* guess_key() has refuted a plain guess with room */
-	if (n == NULL || escaped || (n->plain && sc->end - key >= 17))
+	if (n == NULL || escaped)
 		return NULL;
 	if (n->namelen != len || !(sc->end - key >= 8 ? same_name(n, key, len) :
 	    memcmp(n->name, key, len) == 0))
@@ -505,11 +506,12 @@ guess_member(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	return n;
 }
 
-/* Reads the key at p (a quote) when it is, byte for byte and with its
- * closing quote, the plain name of the member that the documents before
- * had next in f's node: no scan of the string is needed, as such bytes
- * make a string without escapes.  Returns the position past the quote and
- * sets *child, or returns NULL to leave the key to the general path. */
+/* Reads the key at p (a quote) and the ':' after it when they are, byte
+ * for byte, "NAME": of the member that the documents before had next in
+ * f's node, NAME plain: no scan of the string is needed, as such bytes
+ * make a string without escapes, and two words compare it all.  Returns
+ * the position past the ':' and sets *child, or returns NULL to leave the
+ * key to the general path. */
 JSONPATH_HOT const char *
 guess_key(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
     const char *p, struct jsonpath_node **child)
@@ -518,15 +520,15 @@ guess_key(struct jsonpath_pass *sc, const struct jsonpath_frame *f,
 	    f->node->first;
 	uint64_t w, t;
 
-	if (n == NULL || !n->plain || sc->end - p < 18)
+	if (n == NULL || n->key_mask[0] == 0 || sc->end - p < 16)
 		return NULL;
-	memcpy(&w, p + 1, 8);
-	memcpy(&t, p + 9, 8);
-	if ((w & n->head_mask) != n->head || (t & n->tail_mask) != n->tail ||
-	    p[1 + n->namelen] != '"')
+	memcpy(&w, p, 8);
+	memcpy(&t, p + 8, 8);
+	if ((((w ^ n->key[0]) & n->key_mask[0]) |
+	    ((t ^ n->key[1]) & n->key_mask[1])) != 0)
 		return NULL;
 	*child = n;
-	return p + 2 + n->namelen;
+	return p + 3 + n->namelen;
 }
 
 /* Notes that child, a member of f's node, came after f->last. */
@@ -579,6 +581,20 @@ begin_element(struct jsonpath_pass *sc, struct jsonpath_node **node)
 	return 0;
 }
 
+/* Sets *node to child, the member of f's node whose key was read, unless
+ * an earlier member had the same key: the first wins. */
+JSONPATH_HOT void
+take_member(struct jsonpath_pass *sc, struct jsonpath_frame *f,
+    struct jsonpath_node *child, struct jsonpath_node **node)
+{
+	if (child->seen != sc->gen) {
+		child->seen = sc->gen;
+		f->found++;
+		learn_member(f, child);
+		*node = child;
+	}
+}
+
 /* Begins the next member or element of the container f, at p: reads a
  * member's key and ':', and sets *node to the child that is wanted, if
  * any.  The first of two members with the same key wins. */
@@ -604,8 +620,8 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 		return fail(sc, p, "expected a string as object key");
 	if (parent != NULL && f->found < parent->nmembers &&
 	    (key = guess_key(sc, f, p, &child)) != NULL) {
-		p = key;
-		goto matched;
+		take_member(sc, f, child, node);
+		return key;
 	}
 	key = p + 1;
 	if ((p = scan_string(sc, p, &escaped)) == NULL)
@@ -613,15 +629,8 @@ next_item(struct jsonpath_pass *sc, struct jsonpath_frame *f, const char *p,
 	if (parent != NULL && f->found < parent->nmembers &&
 	    ((child = guess_member(sc, f, key, (size_t)(p - 1 - key),
 	    escaped)) != NULL || (child = match_member(sc, parent, key,
-	    (size_t)(p - 1 - key), escaped)) != NULL)) {
-matched:
-		if (child->seen != sc->gen) {
-			child->seen = sc->gen;
-			f->found++;
-			learn_member(f, child);
-			*node = child;
-		}
-	}
+	    (size_t)(p - 1 - key), escaped)) != NULL))
+		take_member(sc, f, child, node);
 	p = skip_ws_to(p, sc->end, ':');
 	if (p == sc->end || *p != ':')
 		return fail(sc, p, "expected ':' after an object key");
@@ -938,6 +947,28 @@ plain_name(const char *name, size_t len)
 	return 1;
 }
 
+/* Sets member m's key and key_mask, for guess_key(). */
+static void
+key_pattern(struct jsonpath_node *m)
+{
+	char text[16];
+	size_t len = m->namelen + 3;
+
+	memset(m->key, 0, sizeof(m->key));
+	memset(m->key_mask, 0, sizeof(m->key_mask));
+	if (len > sizeof(text) || !plain_name(m->name, m->namelen))
+		return;
+	memset(text, 0, sizeof(text));
+	text[0] = '"';
+	memcpy(text + 1, m->name, m->namelen);
+	text[1 + m->namelen] = '"';
+	text[2 + m->namelen] = ':';
+	memcpy(m->key, text, sizeof(text));
+	memset(text, 0, sizeof(text));
+	memset(text, 0xff, len);
+	memcpy(m->key_mask, text, sizeof(text));
+}
+
 /* Gives each node with members a hash table of them, filled by linear
  * probing and at most half full, so that a key no path wants meets an
  * empty bucket soon. */
@@ -974,15 +1005,7 @@ index_members(struct jsonpath *jp)
 			memcpy(&m->head, m->name, head);
 			m->head_mask = 0;
 			memset(&m->head_mask, 0xff, head);
-			m->plain = m->namelen <= 16 && plain_name(m->name,
-			    m->namelen);
-			m->tail = m->tail_mask = 0;
-			if (m->namelen > 8) {
-				memcpy(&m->tail, m->name + 8, m->namelen - 8 <
-				    8 ? m->namelen - 8 : 8);
-				memset(&m->tail_mask, 0xff, m->namelen - 8 < 8 ?
-				    m->namelen - 8 : 8);
-			}
+			key_pattern(m);
 
 			while (jp->buckets[n->table + (int)(h & n->mask)] >= 0)
 				h++;

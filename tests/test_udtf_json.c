@@ -322,6 +322,17 @@ test_guessed_keys(void **state)
 	hx_run_rejected("{\"a\":\"1\",\"abcdefgh\":", "unexpected end");
 	hx_run_rejected("{\"abcdefghijklmnop", "unterminated string");
 	hx_run_rejected("{\"abcdefghijklmnop\"", "unexpected end");
+	/* the guess compares the key with its colon: a guessed key written
+	 * with blanks, or followed by no colon, is not taken as "NAME": */
+	hx_run_ok("{\"a\" :\"1\",\"abcdefgh\"\t: \"2\",\"abcdefghi\""
+	    "\n:\"3\"}", 1);
+	hx_assert_str(0, "a", "1");
+	hx_assert_str(0, "abcdefgh", "2");
+	hx_assert_str(0, "abcdefghi", "3");
+	hx_run_rejected("{\"a\":\"1\",\"abcdefgh\",\"abcdefghi\":\"3\"}",
+	    "byte 19: expected ':' after an object key");
+	hx_run_rejected("{\"a\":\"1\",\"abcdefgh\";\"2\",\"abcdefghi\":1}",
+	    "byte 19: expected ':' after an object key");
 	/* nested objects and arrays no path wants, between guessed keys */
 	hx_run_ok("{\"a\":\"1\",\"x\":{\"a\":[1,{\"abcdefgh\":\"no\"}],"
 	    "\"y\":[[],{}]},\"abcdefgh\":\"2\"}", 1);

@@ -358,6 +358,99 @@ test_unwanted_keys(void **state)
 	hx_assert_null(0, "msg");
 }
 
+/* A value no path wants is skipped, but checked as strictly: a fault in
+ * it, at any depth, gives the reason and the byte it gives anywhere. */
+static void
+test_skipped_values(void **state)
+{
+	static const struct {
+		const char *frag;
+		size_t at;         /* the byte of the fault in frag */
+		const char *why;   /* NULL: frag is valid */
+	} cases[] = {
+		{ "[\"checkout\",\"a\"]", 0, NULL },
+		{ "[{\"sku\":\"SKU-1\",\"qty\":3,\"price\":85.28},"
+		    "{\"a\":[true,false,null,-0.5e-3,1E+2,{},[]]}]", 0, NULL },
+		{ "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\","
+		    "\"x y\",\"\x7f\xc3\xa9\"]", 0, NULL },
+		{ "[ 1 ,\t{ \"a\" :\n[ ] } ]", 0, NULL },
+		{ "{\"a\":{\"b\":[{\"c\":\"{[]}\\\"\"}]},\"d\":\"]}\"}", 0,
+		    NULL },
+		{ "[tru]", 1, "invalid literal; expected true, false or null" },
+		{ "[nul,1]", 1, "invalid literal" },
+		{ "[truex]", 5, "expected ',' or ']' in an array" },
+		{ "[01]", 1, "number with a leading zero" },
+		{ "[1.]", 3, "invalid number" },
+		{ "[-]", 2, "invalid number" },
+		{ "[1e+]", 4, "invalid number" },
+		{ "[0x1]", 2, "expected ',' or ']' in an array" },
+		{ "[+1]", 1, "expected a value" },
+		{ "[\"a\x01\"]", 3, "control byte 0x01 in a string; it must be "
+		    "escaped" },
+		{ "[\"a\nb\"]", 3, "control byte 0x0a in a string" },
+		{ "[\"\\x\"]", 2, "invalid escape in a string" },
+		{ "[\"\\u12g4\"]", 2, "\\u needs four hex digits" },
+		{ "[1,]", 3, "expected a value" },
+		{ "[,1]", 1, "expected a value" },
+		{ "{\"a\":1,}", 7, "expected a string as object key" },
+		{ "{\"a\" 1}", 5, "expected ':' after an object key" },
+		{ "{\"a\"}", 4, "expected ':' after an object key" },
+		{ "{\"a\":1]", 6, "expected ',' or '}' in an object" },
+		{ "{\"a\":1:2}", 6, "expected ',' or '}' in an object" },
+		{ "{\"a\":\"b\":1}", 8, "expected ',' or '}' in an object" },
+		{ "[1}", 2, "expected ',' or ']' in an array" },
+		{ "[1 2]", 3, "expected ',' or ']' in an array" },
+		{ "[\"a\"\"b\"]", 4, "expected ',' or ']' in an array" },
+		{ "[\"a\":1]", 4, "expected ',' or ']' in an array" },
+		{ "{1:2}", 1, "expected a string as object key" },
+		{ "{,}", 1, "expected a string as object key" },
+		{ "[{]", 2, "expected a string as object key" },
+		{ "{{}}", 1, "expected a string as object key" },
+		{ "{[]}", 1, "expected a string as object key" },
+		{ "{\"a\":1,2}", 7, "expected a string as object key" },
+		{ "{\"a\":1,[]}", 7, "expected a string as object key" },
+		{ "{\"a\":[],{}}", 8, "expected a string as object key" },
+		{ "[[],\"a\":1]", 7, "expected ',' or ']' in an array" },
+	};
+	/* the fragment alone, in an array, and in an object in an array */
+	static const char *const open[] = { "", "[", "{\"k\":[0," };
+	static const char *const close[] = { "", "]", "]}" };
+	char rec[512], why[256];
+	size_t n;
+
+	(void)state;
+	hx_open_ok(J, "fields", "s:int64", NULL);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (size_t w = 0; w < sizeof open / sizeof open[0]; w++) {
+			n = (size_t)snprintf(rec, sizeof rec, "{\"t\":%s%s%s,"
+			    "\"s\":1}", open[w], cases[i].frag, close[w]);
+			assert_true(n < sizeof rec);
+			if (cases[i].why == NULL) {
+				hx_run_ok(rec, 1);
+				hx_assert_i64(0, "s", 1);
+				continue;
+			}
+			snprintf(why, sizeof why, "byte %zu: %s", strlen("{\"t\":") +
+			    strlen(open[w]) + cases[i].at, cases[i].why);
+			hx_run_rejected(rec, why);
+		}
+	}
+	/* 64 levels, the record's object included, pass; 65 do not */
+	for (int depth = 64; depth <= 65; depth++) {
+		n = (size_t)sprintf(rec, "{\"t\":");
+		for (int i = 2; i < depth; i++)
+			n += (size_t)sprintf(rec + n, "{\"k\":");
+		n += (size_t)sprintf(rec + n, "[1]");
+		for (int i = 2; i < depth; i++)
+			rec[n++] = '}';
+		sprintf(rec + n, ",\"s\":1}");
+		if (depth == 64)
+			hx_run_ok(rec, 1);
+		else
+			hx_run_rejected(rec, "byte 320: nesting deeper than 64");
+	}
+}
+
 /* true, false and null are compared as words: cut short, misspelt or
  * ending the record exactly. */
 static void
@@ -982,6 +1075,7 @@ main(void)
 		cmocka_unit_test_teardown(test_duplicate_keys, hx_teardown),
 		cmocka_unit_test_teardown(test_guessed_keys, hx_teardown),
 		cmocka_unit_test_teardown(test_unwanted_keys, hx_teardown),
+		cmocka_unit_test_teardown(test_skipped_values, hx_teardown),
 		cmocka_unit_test_teardown(test_literals, hx_teardown),
 		cmocka_unit_test_teardown(test_double_numbers, hx_teardown),
 		cmocka_unit_test_teardown(test_explode, hx_teardown),

@@ -168,16 +168,17 @@ string_stop(const char *p, const char *end)
 {
 	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
 #if defined(__SSE2__)
-	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-	    below = _mm_set1_epi8(0x1f);
+	const __m128i flip = _mm_set1_epi8(0x02), bslash = _mm_set1_epi8('\\'),
+	    space = _mm_set1_epi8(0x20);
 
 	for (; end - p >= 16; p += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* min(v, 0x1f) == v: v is a control byte */
+		/* v ^ 2 keeps control bytes below 0x20 and turns the quote
+		 * into 0x20: min(v ^ 2, 0x20) == v ^ 2 finds both at once */
+		__m128i t = _mm_xor_si128(v, flip);
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		    _mm_or_si128(_mm_cmpeq_epi8(v, quote),
-		    _mm_cmpeq_epi8(v, bslash)),
-		    _mm_cmpeq_epi8(_mm_min_epu8(v, below), v)));
+		    _mm_cmpeq_epi8(_mm_min_epu8(t, space), t),
+		    _mm_cmpeq_epi8(v, bslash)));
 
 		if (m != 0)
 			return p + __builtin_ctz(m);

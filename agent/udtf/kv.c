@@ -110,10 +110,12 @@ struct kv_state {
 	unsigned char blank[256];     /* the blanks around pairs */
 	unsigned char key_end[256];   /* the bytes that end a key */
 	unsigned char value_end[256]; /* the bytes that end an unquoted value */
-	char value_stops[32];      /* value_end's (one or two) bytes, sixteen
-				    * copies of each */
-	char kv_stop[16];          /* the kv separator, sixteen times */
-	char quoted_stops[32];     /* the quote and the backslash, likewise */
+	/* aligned, so that the SSE2 scans compare with them in memory */
+	_Alignas(16) char value_stops[32]; /* value_end's (one or two) bytes,
+					    * sixteen copies of each */
+	_Alignas(16) char kv_stop[16];     /* the kv separator, sixteen times */
+	_Alignas(16) char quoted_stops[32]; /* the quote and the backslash,
+					     * likewise */
 	int blank_pairs;           /* pairs are separated by runs of blanks */
 	char pair_sep;             /* when they are not */
 	char kv_sep;
@@ -405,6 +407,30 @@ enum kv_stop {
 	KV_STOP_QUOTED, /* the quote and the backslash */
 };
 
+#if defined(__SSE2__)
+/* kv_stops() of the sixteen bytes in x. */
+KV_HOT unsigned
+kv_stops_in(const struct kv_state *st, __m128i x, enum kv_stop stop,
+    unsigned *value)
+{
+	const char *pat = stop == KV_STOP_QUOTED ? st->quoted_stops :
+	    st->value_stops;
+	unsigned m, v;
+
+	m = v = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_load_si128((const __m128i *)(const void *)
+	    pat)), _mm_cmpeq_epi8(x, _mm_load_si128((const __m128i *)
+	    (const void *)(pat + 16)))));
+	if (stop == KV_STOP_KEY)
+		m |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x,
+		    _mm_load_si128((const __m128i *)(const void *)
+		    st->kv_stop)));
+	if (value != NULL)
+		*value = v;
+	return m;
+}
+#endif
+
 /* Returns the bits of the bytes that stop looks for among the (up to)
  * sixteen at p, bit i for p[i], reading nothing outside the record: a
  * step that would pass its end reads its last sixteen bytes instead, a
@@ -415,31 +441,26 @@ kv_stops(const struct kv_state *st, const struct kv_cursor *c,
     const char *p, enum kv_stop stop, unsigned *value)
 {
 #if defined(__SSE2__)
-	const char *pat = stop == KV_STOP_QUOTED ? st->quoted_stops :
-	    st->value_stops;
-	unsigned shift = 0, m, v;
-	__m128i x;
+	unsigned shift, m;
 
-	if (c->end - p >= 16) {
-		x = _mm_loadu_si128((const __m128i *)(const void *)p);
-	} else if (c->end - c->base >= 16) {
+	if (c->end - p >= 16)
+		return kv_stops_in(st, _mm_loadu_si128((const __m128i *)
+		    (const void *)p), stop, value);
+	if (c->end - c->base >= 16) {
 		shift = 16 - (unsigned)(c->end - p);
-		x = _mm_loadu_si128((const __m128i *)(const void *)(c->end -
-		    16));
+		m = kv_stops_in(st, _mm_loadu_si128((const __m128i *)
+		    (const void *)(c->end - 16)), stop, value) >> shift;
 	} else {
 		char tmp[16] = { 0 }; /* no stop is a NUL byte */
 
+		shift = 0;
 		memcpy(tmp, p, (size_t)(c->end - p));
-		x = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+		m = kv_stops_in(st, _mm_loadu_si128((const __m128i *)
+		    (const void *)tmp), stop, value);
 	}
-	m = v = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-	    _mm_cmpeq_epi8(x, _mm_loadu_si128((const __m128i *)(const void *)
-	    pat)), _mm_cmpeq_epi8(x, _mm_loadu_si128((const __m128i *)
-	    (const void *)(pat + 16))))) >> shift;
-	if (stop == KV_STOP_KEY)
-		m |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x,
-		    _mm_loadu_si128((const __m128i *)(const void *)
-		    st->kv_stop))) >> shift;
+	if (value != NULL)
+		*value >>= shift;
+	return m;
 #else
 	size_t n = c->end - p < 16 ? (size_t)(c->end - p) : 16;
 	unsigned m = 0, v = 0;
@@ -455,10 +476,10 @@ kv_stops(const struct kv_state *st, const struct kv_cursor *c,
 	}
 	if (stop == KV_STOP_VALUE)
 		m = v;
-#endif
 	if (value != NULL)
 		*value = v;
 	return m;
+#endif
 }
 
 /* Returns the first byte in [p, end) that stop looks for, or end. */

@@ -628,6 +628,59 @@ test_key_order(void **state)
 	}
 }
 
+/* A key where the last record had it, with sixteen bytes from its first
+ * on, is found with its kv separator in one compare: only that whole key
+ * followed by the separator is taken for it, not a longer key, a shorter
+ * one, a bare one, one with blanks before the separator, one of fifteen
+ * bytes that differs in the last, nor anything where a key of sixteen
+ * bytes was (which is never compared so). */
+static void
+test_key_at_place(void **state)
+{
+	(void)state;
+	hx_open_ok(KV, "fields", "ab, abc, k15=key_of_15_bytes, "
+	    "k16=key_of_16_bytes_, kx=key_of_15_bytez", NULL);
+	hx_run_ok("ab=1 abc=2 key_of_15_bytes=3 key_of_16_bytes_=4 "
+	    "pad=0123456789abcdef", 1);
+	hx_assert_str(0, "ab", "1");
+	hx_assert_str(0, "abc", "2");
+	hx_assert_str(0, "k15", "3");
+	hx_assert_str(0, "k16", "4");
+	hx_run_ok("ab=5 abc=6 key_of_15_bytes=7 key_of_16_bytes_=8 "
+	    "pad=0123456789abcdef", 1);
+	hx_assert_str(0, "ab", "5");
+	hx_assert_str(0, "abc", "6");
+	hx_assert_str(0, "k15", "7");
+	hx_assert_str(0, "k16", "8");
+	hx_assert_null(0, "kx");
+	/* each key where the last record had another */
+	for (int pass = 0; pass < 2; pass++) {
+		hx_run_ok(pass == 0 ? "abc=9 ab=10 key_of_15_bytez=11 "
+		    "key_of_15_bytes=12 pad=0123456789abcdef" : "abc=13 ab=14 "
+		    "key_of_15_bytez=15 key_of_15_bytes=16 "
+		    "pad=0123456789abcdef", 1);
+		hx_assert_str(0, "abc", pass == 0 ? "9" : "13");
+		hx_assert_str(0, "ab", pass == 0 ? "10" : "14");
+		hx_assert_str(0, "kx", pass == 0 ? "11" : "15");
+		hx_assert_str(0, "k15", pass == 0 ? "12" : "16");
+		hx_assert_null(0, "k16");
+	}
+	/* bare keys where the last record had the same ones with a value */
+	hx_run_ok("ab abc=17 key_of_15_bytez 18=x pad=0123456789abcdef", 1);
+	hx_assert_str(0, "ab", "");
+	hx_assert_str(0, "abc", "17");
+	hx_assert_str(0, "kx", "");
+	hx_assert_null(0, "k15");
+	/* blanks around the separator, where they are allowed */
+	hx_open_ok(KV, "fields", "ab, abc", "pair_separator", ";", NULL);
+	for (int pass = 0; pass < 3; pass++) {
+		hx_run_ok(pass == 1 ? "ab =3;abc= 4;pad=0123456789abcdef" :
+		    "ab=1;abc=2;pad=0123456789abcdef", 1);
+		hx_assert_str(0, "ab", pass == 1 ? "3" : "1");
+		hx_assert_str(0, "abc", pass == 1 ? "4" : "2");
+	}
+}
+
 /* The first of a key's pairs wins wherever the key is found: where the
  * last record had it, past the places remembered, or by its hash; the
  * later ones are still parsed. */
@@ -997,6 +1050,7 @@ main(void)
 		cmocka_unit_test_teardown(test_unterminated_at_end,
 		    hx_teardown),
 		cmocka_unit_test_teardown(test_key_order, hx_teardown),
+		cmocka_unit_test_teardown(test_key_at_place, hx_teardown),
 		cmocka_unit_test_teardown(test_duplicates, hx_teardown),
 		cmocka_unit_test_teardown(test_unknown_keys, hx_teardown),
 		cmocka_unit_test_teardown(test_empty_values, hx_teardown),

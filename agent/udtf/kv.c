@@ -714,10 +714,13 @@ kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
 		c->p++; /* an empty pair: "a=1;;b=2" */
 	}
 	k = c->p;
+	pair->key = k;
+	pair->escaped = 0;
 	if (kv_at_place(st, c, k, pl, &chunk)) {
 		/* a scan would stop at the same separator: the place's key
-		 * holds no byte that ends a key */
+		 * holds no byte that ends a key, nor a blank at its end */
 		e = k + pl->len;
+		pair->keylen = pl->len;
 		pair->want = pl->want;
 	} else {
 		if (*k == st->kv_sep)
@@ -727,28 +730,27 @@ kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
 		m = kv_stops(st, c, k, KV_STOP_KEY, &chunk);
 		e = m != 0 ? k + __builtin_ctz(m) : c->end - k <= 16 ?
 		    c->end : kv_find(st, c, k + 16, KV_STOP_KEY);
+		pair->keylen = (size_t)(e - k);
+		if (!blank)
+			while (st->blank[(unsigned char)k[pair->keylen - 1]])
+				pair->keylen--;
 		pair->want = KV_WANT_UNKNOWN;
-	}
-	pair->key = k;
-	pair->keylen = (size_t)(e - k);
-	if (!blank)
-		while (st->blank[(unsigned char)k[pair->keylen - 1]])
-			pair->keylen--;
-	pair->escaped = 0;
-	if (e == c->end || *e != st->kv_sep) {
-		pair->value = NULL; /* a bare key */
-		pair->len = 0;
-		c->p = e;
-		if (blank)
-			kv_skip_blanks(st, c);
-		else if (e < c->end)
-			c->p++;
-		return 1;
+		if (e == c->end || *e != st->kv_sep) {
+			pair->value = NULL; /* a bare key */
+			pair->len = 0;
+			c->p = e;
+			if (blank)
+				kv_skip_blanks(st, c);
+			else if (e < c->end)
+				c->p++;
+			return 1;
+		}
 	}
 	c->p = e + 1;
 	if (!blank)
 		kv_skip_blanks(st, c);
-	if (st->quote < 0 || c->p == c->end || *c->p != (char)st->quote) {
+	/* a quote of -1 (none) is no byte */
+	if (c->p == c->end || (unsigned char)*c->p != st->quote) {
 		kv_read_unquoted(st, c, pair, k, chunk, c->p, blank);
 		return 1;
 	}

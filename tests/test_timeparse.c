@@ -331,6 +331,96 @@ test_iso8601_cached_matches(void **state)
 	    texts, sizeof texts / sizeof texts[0], 19, nul, sizeof nul - 1);
 }
 
+/* What the "HH:MM:SS" at s must give: its seconds of the day, or -1 for
+ * a byte other than a digit or a colon where it should be, an hour past
+ * 23 or a minute or second past 59.  Read a byte at a time, as a check of
+ * the parsers, which read the eight at once. */
+static int
+clock_expected(const char *s)
+{
+	int v[3];
+
+	for (int i = 0; i < 8; i++)
+		if (i % 3 == 2 ? s[i] != ':' : s[i] < '0' || s[i] > '9')
+			return -1;
+	for (int i = 0; i < 3; i++)
+		v[i] = (s[3 * i] - '0') * 10 + (s[3 * i + 1] - '0');
+	if (v[0] > 23 || v[1] > 59 || v[2] > 59)
+		return -1;
+	return v[0] * 3600 + v[1] * 60 + v[2];
+}
+
+/* text, a time whose "HH:MM:SS" is at byte at, is taken or refused as
+ * clock_expected() says, by the plain parse and through a cache; taken, it
+ * is base (its time at midnight) plus the clock. */
+static void
+assert_clock(int (*plain)(const char *, size_t, int64_t *),
+    int (*cached)(struct timeparse_date_cache *, const char *, size_t,
+    int64_t *), const char *text, size_t len, size_t at, int64_t base)
+{
+	struct timeparse_date_cache cache;
+	int want = clock_expected(text + at);
+	int64_t us = 42, cached_us = 42;
+	int r = plain(text, len, &us);
+
+	memset(&cache, 0, sizeof(cache));
+	if (cached(&cache, text, len, &cached_us) != r || cached_us != us)
+		fail_msg("\"%.*s\": the cached parse differs", (int)len, text);
+	if (want < 0 ? r != -EINVAL : r != 0 ||
+	    us != base + (int64_t)want * 1000000)
+		fail_msg("\"%.*s\": %d, %lld, not the clock %d", (int)len,
+		    text, r, (long long)us, want);
+}
+
+/* Every byte value in each of the eight places of the time of day, and
+ * every two digits in each field (so 23, 24, 59 and 60 among them), in
+ * both formats, with the time last in the text and with a fraction or an
+ * offset after it. */
+static void
+test_clock_every_byte(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t at;
+	} cases[] = {
+		{ "2000-10-10T13:55:36Z", 11 },
+		{ "2000-10-10T13:55:36.25+01:00", 11 },
+		{ "10/Oct/2000:13:55:36 +0000", 12 },
+	};
+	char text[64];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		size_t len = strlen(cases[k].text), at = cases[k].at;
+		int local = at == 12;
+		int (*plain)(const char *, size_t, int64_t *) = local ?
+		    timeparse_local : timeparse_iso8601;
+		int (*cached)(struct timeparse_date_cache *, const char *,
+		    size_t, int64_t *) = local ? timeparse_local_cached :
+		    timeparse_iso8601_cached;
+		int64_t base;
+
+		memcpy(text, cases[k].text, len + 1);
+		memcpy(text + at, "00:00:00", 8);
+		assert_int_equal(plain(text, len, &base), 0);
+		for (size_t i = 0; i < 8; i++)
+			for (int c = 0; c < 256; c++) {
+				memcpy(text, cases[k].text, len + 1);
+				text[at + i] = (char)c;
+				assert_clock(plain, cached, text, len, at,
+				    base);
+			}
+		for (size_t f = 0; f < 3; f++)
+			for (int v = 0; v < 100; v++) {
+				memcpy(text, cases[k].text, len + 1);
+				text[at + 3 * f] = (char)('0' + v / 10);
+				text[at + 3 * f + 1] = (char)('0' + v % 10);
+				assert_clock(plain, cached, text, len, at,
+				    base);
+			}
+	}
+}
+
 static void
 test_msec(void **state)
 {
@@ -369,6 +459,7 @@ main(void)
 		cmocka_unit_test(test_iso8601),
 		cmocka_unit_test(test_iso8601_rejects),
 		cmocka_unit_test(test_iso8601_cached_matches),
+		cmocka_unit_test(test_clock_every_byte),
 		cmocka_unit_test(test_msec),
 	};
 

@@ -150,25 +150,51 @@ two_digits(const char *s)
 	return hi <= 9 && lo <= 9 ? (int)(hi * 10 + lo) : -1;
 }
 
+/* "HH:MM:SS", the eight bytes at s, as the seconds of the day; -1 when a
+ * byte is not a digit or not the colon it must be, or the hour is past 23
+ * or the minute or the second past 59.  One word for all eight: XORing '0'
+ * into a digit leaves 0..9 and ':' into the colon 0, so each byte then
+ * passes if its high nibble is 0 and, a digit, it does not reach 16 with
+ * 6 added (a byte with a high nibble set fails in x itself, whatever its
+ * carry does to the next). */
+static inline int
+clock_seconds(const char *s)
+{
+	uint64_t w, x, pairs;
+
+	memcpy(&w, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	x = w ^ 0x30303a30303a3030u;
+	if (((x | (x + 0x0606000606000606u)) & 0xf0f0fff0f0fff0f0u) != 0)
+		return -1;
+	/* each byte ten times itself plus the next: the hour in byte 0, the
+	 * minute in byte 3, the second in byte 6, none past 99, no carry */
+	pairs = x * 10 + (x >> 8);
+	/* 104 takes an hour past 23, 68 a minute or second past 59, to 128 */
+	if (((pairs + 0x0044000044000068u) & 0x0080000080000080u) != 0)
+		return -1;
+	return (int)(pairs & 0xff) * 3600 + (int)(pairs >> 24 & 0xff) * 60 +
+	    (int)(pairs >> 48 & 0xff);
+}
+
 /* The rest of a $time_local, ":13:55:36 -0700" from byte 11 on, at the
  * date that is days: sets *us and returns 0, or returns -EINVAL.  The
  * offset is read here, not by read_offset(): it has one form only. */
 static inline int
 local_clock(const char *s, int64_t days, int64_t *us)
 {
-	int hour = two_digits(s + 12), min = two_digits(s + 15),
-	    sec = two_digits(s + 18), off_h = two_digits(s + 22),
+	int clock = clock_seconds(s + 12), off_h = two_digits(s + 22),
 	    off_m = two_digits(s + 24), sign = s[21] == '+' ? 1 :
 	    s[21] == '-' ? -1 : 0;
 
 	/* a value of -1 is past every bound as an unsigned */
-	if (s[11] != ':' || s[14] != ':' || s[17] != ':' || s[20] != ' ' ||
-	    sign == 0 || (unsigned)hour > 23 || (unsigned)min > 59 ||
-	    (unsigned)sec > 59 || (unsigned)off_h > 23 ||
-	    (unsigned)off_m > 59)
+	if (s[11] != ':' || s[20] != ' ' || sign == 0 || clock < 0 ||
+	    (unsigned)off_h > 23 || (unsigned)off_m > 59)
 		return -EINVAL;
-	*us = (days * 86400 + hour * 3600 + min * 60 + sec -
-	    sign * (off_h * 3600 + off_m * 60)) * US_PER_S;
+	*us = (days * 86400 + clock - sign * (off_h * 3600 + off_m * 60)) *
+	    US_PER_S;
 	return 0;
 }
 
@@ -250,11 +276,9 @@ static int
 iso_clock(const char *s, size_t len, int64_t days, int64_t *us)
 {
 	size_t pos = ISO_DATETIME_LEN;
-	int hour = two_digits(s + 11), min = two_digits(s + 14),
-	    sec = two_digits(s + 17), frac_us = 0, offset_s;
+	int clock = clock_seconds(s + 11), frac_us = 0, offset_s;
 
-	if (s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
-	    (unsigned)hour > 23 || (unsigned)min > 59 || (unsigned)sec > 59)
+	if (s[10] != 'T' || clock < 0)
 		return -EINVAL;
 	if (s[pos] == '.') {
 		size_t n = read_fraction(s + pos + 1, len - pos - 1, &frac_us);
@@ -265,8 +289,7 @@ iso_clock(const char *s, size_t len, int64_t days, int64_t *us)
 	}
 	if (read_offset(s + pos, len - pos, &offset_s) < 0)
 		return -EINVAL;
-	*us = (days * 86400 + hour * 3600 + min * 60 + sec - offset_s) *
-	    US_PER_S + frac_us;
+	*us = (days * 86400 + clock - offset_s) * US_PER_S + frac_us;
 	return 0;
 }
 

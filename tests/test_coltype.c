@@ -105,6 +105,84 @@ test_int64_bounds(void **state)
 	assert_string_equal(err, "column status: \"4?04\" is not an int64");
 }
 
+/* What an int64 of the len bytes at s must be: [-+]digits within range,
+ * as strtoll() reads them. */
+static int
+int64_expected(const char *s, size_t len, int64_t *out)
+{
+	char buf[64];
+	size_t i = len > 0 && (s[0] == '-' || s[0] == '+');
+
+	if (i == len || len >= sizeof(buf))
+		return -EINVAL;
+	for (size_t j = i; j < len; j++)
+		if (s[j] < '0' || s[j] > '9')
+			return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtoll(buf, NULL, 10);
+	return errno == ERANGE ? -EINVAL : 0;
+}
+
+/* An int64 text converts as int64_expected() says, and the fast path
+ * takes every one of eighteen digits or fewer, with the same value. */
+static void
+assert_int64(const char *s, size_t len)
+{
+	struct udtf_value v;
+	char err[256];
+	int64_t want = 42, fast;
+	int r = int64_expected(s, len, &want);
+	size_t digits = len - (len > 0 && (s[0] == '-' || s[0] == '+'));
+
+	v.u.i64 = 42;
+	if (coltype_convert(COLTYPE_INT64, "c", s, len, &v, err,
+	    sizeof(err)) != r || (r == 0 && v.u.i64 != want))
+		fail_msg("\"%.*s\": %lld, not %d %lld", (int)len, s,
+		    (long long)v.u.i64, r, (long long)want);
+	if (coltype_int64_simple(s, len, &fast) !=
+	    (r == 0 && digits <= 18) || (r == 0 && digits <= 18 &&
+	    fast != want))
+		fail_msg("\"%.*s\": the fast path differs", (int)len, s);
+}
+
+/* Every length from 1 to 20 digits, signed and not, each with every byte
+ * value in each place, read four digits at a time or one; and the bounds,
+ * with one past them, at 18, 19 and 20 bytes. */
+static void
+test_int64_every_place(void **state)
+{
+	static const char *const bounds[] = {
+		"9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809",
+		"+9223372036854775807", "+9223372036854775808",
+		"9223372036854775806", "-9223372036854775807",
+		"999999999999999999", "-999999999999999999",
+		"1000000000000000000", "99999999999999999",
+		"9999999999999999999", "10000000000000000000",
+		"00000000000000000009223372036854775807",
+	};
+	static const char digits[] = "90817263545362718091827364554637281909";
+	char s[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++)
+		assert_int64(bounds[i], strlen(bounds[i]));
+	for (size_t n = 1; n <= 20; n++)
+		for (int sign = 0; sign < 3; sign++) {
+			size_t at = sign > 0, len = at + n;
+
+			s[0] = sign == 1 ? '-' : '+';
+			for (size_t p = 0; p < len; p++)
+				for (int c = 0; c < 256; c++) {
+					memcpy(s + at, digits + n % 16, n);
+					s[p] = (char)c;
+					assert_int64(s, len);
+				}
+		}
+}
+
 /* The fast path agrees with strtod() on every decimal it takes, and the
  * rest still goes to strtod(). */
 static void
@@ -207,6 +285,7 @@ main(void)
 		cmocka_unit_test(test_grammar_and_names),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_int64_bounds),
+		cmocka_unit_test(test_int64_every_place),
 		cmocka_unit_test(test_double_matches_strtod),
 		cmocka_unit_test(test_bool),
 		cmocka_unit_test(test_timestamps),

@@ -870,12 +870,17 @@ KV_HOT int
 kv_take(struct kv_state *st, struct kv_place *pl, size_t reclen,
     const char *end, struct kv_pair *pair, char *err, size_t errlen)
 {
-	int32_t w = pair->want != KV_WANT_UNKNOWN ? pair->want :
-	    kv_want_at(st, pl, pair, end);
+	int32_t w = pair->want;
 	size_t c;
 	int r;
 
-	if (w < 0 || st->seen[w] == st->record)
+	/* KV_WANT_UNKNOWN is negative too: a known want costs one test */
+	if (__builtin_expect(w < 0, 0)) {
+		if (w != KV_WANT_UNKNOWN ||
+		    (w = kv_want_at(st, pl, pair, end)) < 0)
+			return 0;
+	}
+	if (st->seen[w] == st->record)
 		return 0;
 	st->seen[w] = st->record;
 	st->taken++;

@@ -48,6 +48,8 @@
 
 /* The places of a record whose keys are remembered for the next one. */
 #define KV_PLACES 32
+_Static_assert(KV_PLACES > 1, "kv_pairs() tells a record without pairs "
+    "by its first place");
 
 /* Forced inline: the pair loop is instantiated once per separator mode,
  * and the mode's tests fold away only when these are inlined into it. */
@@ -908,14 +910,14 @@ kv_null_missing(struct kv_state *st)
 }
 
 /* Reads and takes every pair of the record; blank as in kv_next_pair().
- * Returns the number of pairs, or -EINVAL with a reason in err. */
-KV_HOT long
+ * Returns 1, 0 when the record has no pair, or -EINVAL with a reason in
+ * err. */
+KV_HOT int
 kv_pairs(struct kv_state *st, struct kv_cursor *c, size_t reclen,
     char *err, size_t errlen, int blank)
 {
 	struct kv_pair pair;
 	struct kv_place *pl = st->places;
-	size_t n = 0;
 	int r;
 
 	if (blank)
@@ -924,10 +926,11 @@ kv_pairs(struct kv_state *st, struct kv_cursor *c, size_t reclen,
 		if ((r = kv_take(st, pl, reclen, c->end, &pair, err,
 		    errlen)) < 0)
 			return r;
-		n++;
 		pl += pl < st->places + KV_PLACES - 1;
 	}
-	return r < 0 ? r : (long)n;
+	/* pl left the first place at the first pair and never comes back:
+	 * no counter of pairs needed */
+	return r < 0 ? r : pl != st->places;
 }
 
 static int
@@ -950,7 +953,6 @@ kv_process(void *state, const struct udtf_record *rec,
 {
 	struct kv_state *st = state;
 	struct kv_cursor c = { rec->data, rec->data, rec->data + rec->len };
-	long npairs;
 	int r;
 
 	if (c.end > c.p && c.end[-1] == '\n')
@@ -964,11 +966,11 @@ kv_process(void *state, const struct udtf_record *rec,
 	}
 	buf_reset(&st->scratch);
 	/* one loop per separator mode, its tests folded away */
-	npairs = st->blank_pairs ? kv_pairs(st, &c, rec->len, err, errlen, 1) :
+	r = st->blank_pairs ? kv_pairs(st, &c, rec->len, err, errlen, 1) :
 	    kv_pairs(st, &c, rec->len, err, errlen, 0);
-	if (npairs < 0)
-		return (int)npairs;
-	if (npairs == 0)
+	if (r < 0)
+		return r;
+	if (r == 0)
 		return err_set(err, errlen, -EINVAL, "no pair in the record");
 	if (st->taken < st->nwants) {
 		if (st->reject_missing && kv_reject_missing(st, err, errlen) < 0)

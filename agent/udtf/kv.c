@@ -107,9 +107,6 @@ struct kv_place {
  * sixteen bytes): no compare of sixteen bytes sets its bit. */
 #define KV_PAT_NONE (UINT32_C(1) << 16)
 
-/* A pair's want before kv_take() looks its key up. */
-#define KV_WANT_UNKNOWN INT32_MIN
-
 struct kv_state {
 	struct coltype_list fields;
 	struct kv_want *wants;
@@ -148,7 +145,6 @@ struct kv_pair {
 	const char *value;
 	size_t len;
 	int escaped; /* the quoted value holds a backslash */
-	int32_t want; /* its key's, as its place had it, or KV_WANT_UNKNOWN */
 };
 
 /* Where process() is in the record. */
@@ -693,14 +689,39 @@ kv_read_unquoted(const struct kv_state *st, struct kv_cursor *c,
 	pair->len = (size_t)(stop - v);
 }
 
+/* Makes pl the place of the key s[0..len), unless it is already: the key
+ * the last record had there when it is the same, else looked up (and
+ * remembered there for the next record); s + len is at most end. */
+KV_HOT void
+kv_place_key(struct kv_state *st, struct kv_place *pl, const char *s,
+    size_t len, const char *end)
+{
+	uint64_t head = kv_head(st, s, len, end);
+
+	if (pl->len == len && pl->head == head && (len <= 8 ||
+	    (pl->want >= 0 && memcmp(st->wants[pl->want].key + 8, s + 8,
+	    len - 8) == 0)))
+		return;
+	pl->want = kv_lookup(st, s, len, head);
+	pl->head = head;
+	pl->len = len;
+	pl->mask = KV_PAT_NONE;
+	if (len < sizeof pl->pat) {
+		memset(pl->pat, 0, sizeof pl->pat);
+		memcpy(pl->pat, s, len);
+		pl->pat[len] = st->kv_sep;
+		pl->mask = (UINT32_C(2) << len) - 1;
+	}
+}
+
 /* Reads the next pair into *pair, whose place is pl; blank is
  * st->blank_pairs, a constant where this is inlined.  With blank pairs,
  * c->p is past the blanks before the pair, and is left past those after
  * it.  Returns 1, 0 at the end of the record, or -EINVAL with a reason in
- * err. */
+ * err.  pl then holds the pair's key, and its want. */
 KV_HOT int
-kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
-    const struct kv_place *pl, struct kv_pair *pair, char *err,
+kv_next_pair(struct kv_state *st, struct kv_cursor *c,
+    struct kv_place *pl, struct kv_pair *pair, char *err,
     size_t errlen, int blank)
 {
 	const char *k, *e;
@@ -723,7 +744,6 @@ kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
 		 * holds no byte that ends a key, nor a blank at its end */
 		e = k + pl->len;
 		pair->keylen = pl->len;
-		pair->want = pl->want;
 	} else {
 		if (*k == st->kv_sep)
 			return kv_reject_named(st, c->base, k, NULL, err,
@@ -736,7 +756,7 @@ kv_next_pair(const struct kv_state *st, struct kv_cursor *c,
 		if (!blank)
 			while (st->blank[(unsigned char)k[pair->keylen - 1]])
 				pair->keylen--;
-		pair->want = KV_WANT_UNKNOWN;
+		kv_place_key(st, pl, k, pair->keylen, c->end);
 		if (e == c->end || *e != st->kv_sep) {
 			pair->value = NULL; /* a bare key */
 			pair->len = 0;
@@ -837,52 +857,17 @@ kv_convert(struct kv_state *st, size_t col, const struct kv_pair *pair,
 	    spec->name, pair->value, pair->len, v, err, errlen);
 }
 
-/* Returns the want of the key of pair, whose place is pl, or -1: the key
- * the last record had there when it is the same, else looked up (and
- * remembered there for the next record). */
-KV_HOT int32_t
-kv_want_at(struct kv_state *st, struct kv_place *pl,
-    const struct kv_pair *pair, const char *end)
-{
-	uint64_t head = kv_head(st, pair->key, pair->keylen, end);
-	int32_t w;
-
-	if (pl->len == pair->keylen && pl->head == head && (pl->len <= 8 ||
-	    (pl->want >= 0 && memcmp(st->wants[pl->want].key + 8,
-	    pair->key + 8, pl->len - 8) == 0)))
-		return pl->want;
-	w = kv_lookup(st, pair->key, pair->keylen, head);
-	pl->head = head;
-	pl->len = pair->keylen;
-	pl->want = w;
-	pl->mask = KV_PAT_NONE;
-	if (pair->keylen < sizeof pl->pat) {
-		memset(pl->pat, 0, sizeof pl->pat);
-		memcpy(pl->pat, pair->key, pair->keylen);
-		pl->pat[pair->keylen] = st->kv_sep;
-		pl->mask = (UINT32_C(2) << pair->keylen) - 1;
-	}
-	return w;
-}
-
 /* Fills the columns of pair's key, whose place is pl, when the fields want
- * it and it is the key's first pair in the record; the record ends at
- * end. */
+ * it and it is the key's first pair in the record. */
 KV_HOT int
-kv_take(struct kv_state *st, struct kv_place *pl, size_t reclen,
-    const char *end, struct kv_pair *pair, char *err, size_t errlen)
+kv_take(struct kv_state *st, const struct kv_place *pl, size_t reclen,
+    struct kv_pair *pair, char *err, size_t errlen)
 {
-	int32_t w = pair->want;
+	int32_t w = pl->want;
 	size_t c;
 	int r;
 
-	/* KV_WANT_UNKNOWN is negative too: a known want costs one test */
-	if (__builtin_expect(w < 0, 0)) {
-		if (w != KV_WANT_UNKNOWN ||
-		    (w = kv_want_at(st, pl, pair, end)) < 0)
-			return 0;
-	}
-	if (st->seen[w] == st->record)
+	if (w < 0 || st->seen[w] == st->record)
 		return 0;
 	st->seen[w] = st->record;
 	st->taken++;
@@ -923,8 +908,7 @@ kv_pairs(struct kv_state *st, struct kv_cursor *c, size_t reclen,
 	if (blank)
 		kv_skip_blanks(st, c);
 	while ((r = kv_next_pair(st, c, pl, &pair, err, errlen, blank)) > 0) {
-		if ((r = kv_take(st, pl, reclen, c->end, &pair, err,
-		    errlen)) < 0)
+		if ((r = kv_take(st, pl, reclen, &pair, err, errlen)) < 0)
 			return r;
 		pl += pl < st->places + KV_PLACES - 1;
 	}

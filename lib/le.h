@@ -6,6 +6,7 @@
 #define KEDGE_LE_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* The low n bytes of v at p, the lowest first. */
 static inline void
@@ -31,7 +32,32 @@ le_get(const void *p, int n)
 
 static inline void le_put32(void *p, uint32_t v) { le_put(p, v, 4); }
 static inline void le_put64(void *p, uint64_t v) { le_put(p, v, 8); }
-static inline uint32_t le_get32(const void *p) { return (uint32_t)le_get(p, 4); }
-static inline uint64_t le_get64(const void *p) { return le_get(p, 8); }
+
+/* The four and eight bytes at p as an integer, the lowest first: one load
+ * (a byte swap on a big-endian CPU), as the parsers read text a word at a
+ * time with them. */
+static inline uint32_t
+le_get32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline uint64_t
+le_get64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
 
 #endif /* KEDGE_LE_H */

@@ -33,6 +33,8 @@
 
 #include "agent/udtf/timeparse.h"
 #include "agent/udtf/udtf.h"
+#include "lib/digits.h"
+#include "lib/le.h"
 
 enum coltype_kind {
 	COLTYPE_STRING,
@@ -85,20 +87,13 @@ int coltype_convert(enum coltype_kind kind, const char *name, const char *s,
     size_t len, struct udtf_value *v, char *err, size_t errlen);
 
 /* Whether the four bytes at s are digits; if so sets *out to their
- * number.  XORing '0' into a digit leaves 0..9: a byte passes if its high
- * nibble is 0 and it does not reach 16 with 6 added (a byte with a high
- * nibble set fails in x itself, whatever its carry does to the next). */
+ * number. */
 static inline int
 coltype_digits4(const char *s, uint32_t *out)
 {
-	uint32_t w, x;
+	uint32_t x = le_get32(s) ^ 0x30303030u;
 
-	memcpy(&w, s, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap32(w);
-#endif
-	x = w ^ 0x30303030u;
-	if (((x | (x + 0x06060606u)) & 0xf0f0f0f0u) != 0)
+	if (!digits_fit(x, 0x01010101u))
 		return 0;
 	/* bytes 0 and 2 become ten times themselves plus the next, the two
 	 * pairs, and the multiply puts the first pair times 100 plus the

@@ -10,8 +10,10 @@
  */
 #include "agent/udtf/jsonpath.h"
 
+#include "lib/digits.h"
 #include "lib/err.h"
 #include "lib/grow.h"
+#include "lib/le.h"
 #include "lib/utf8.h"
 
 #include <errno.h>
@@ -254,27 +256,19 @@ jsonpath_is_digit(char c)
 }
 
 /* Reads one or more digits; eight at a time where eight bytes can be
- * read, so that a number's length costs no mispredicted branch a digit.
- * In a word w ^ "00000000", a digit byte is below 10: adding 0x76 to its
- * low seven bits sets the top bit of every other byte, with no carry
- * between bytes. */
+ * read, so that a number's length costs no mispredicted branch a digit. */
 JSONPATH_HOT const char *
 scan_digits(struct jsonpath_pass *sc, const char *p)
 {
 	if (p == sc->end || !jsonpath_is_digit(*p))
 		return fail(sc, p, "invalid number");
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	for (; sc->end - p >= 8; p += 8) {
-		const uint64_t ones = 0x0101010101010101u;
-		uint64_t w, other;
+		uint64_t other = digits_misfits(le_get64(p) ^
+		    DIGITS_ONES * '0', DIGITS_ONES);
 
-		memcpy(&w, p, 8);
-		w ^= ones * '0';
-		other = (((w & ones * 0x7f) + ones * 0x76) | w) & ones * 0x80;
 		if (other != 0)
 			return p + (__builtin_ctzll(other) >> 3);
 	}
-#endif
 	while (p < sc->end && jsonpath_is_digit(*p))
 		p++;
 	return p;

@@ -1,5 +1,8 @@
 #include "agent/udtf/timeparse.h"
 
+#include "lib/digits.h"
+#include "lib/le.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -152,22 +155,13 @@ two_digits(const char *s)
 
 /* "HH:MM:SS", the eight bytes at s, as the seconds of the day; -1 when a
  * byte is not a digit or not the colon it must be, or the hour is past 23
- * or the minute or the second past 59.  One word for all eight: XORing '0'
- * into a digit leaves 0..9 and ':' into the colon 0, so each byte then
- * passes if its high nibble is 0 and, a digit, it does not reach 16 with
- * 6 added (a byte with a high nibble set fails in x itself, whatever its
- * carry does to the next). */
+ * or the minute or the second past 59: one word for all eight. */
 static inline int
 clock_seconds(const char *s)
 {
-	uint64_t w, x, pairs;
+	uint64_t x = le_get64(s) ^ 0x30303a30303a3030u, pairs;
 
-	memcpy(&w, s, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
-	x = w ^ 0x30303a30303a3030u;
-	if (((x | (x + 0x0606000606000606u)) & 0xf0f0fff0f0fff0f0u) != 0)
+	if (!digits_fit(x, 0x0101000101000101u))
 		return -1;
 	/* each byte ten times itself plus the next: the hour in byte 0, the
 	 * minute in byte 3, the second in byte 6, none past 99, no carry */

@@ -942,26 +942,22 @@ plain_name(const char *name, size_t len)
 	return 1;
 }
 
-/* Sets member m's key and key_mask, for guess_key(). */
+/* Sets member m's key and key_mask, for guess_key(): the bytes of
+ * "NAME": as two words read them, as head is the name's first word. */
 static void
 key_pattern(struct jsonpath_node *m)
 {
-	char text[16];
-	size_t len = m->namelen + 3;
+	char *key = (char *)m->key;
 
 	memset(m->key, 0, sizeof(m->key));
 	memset(m->key_mask, 0, sizeof(m->key_mask));
-	if (len > sizeof(text) || !plain_name(m->name, m->namelen))
+	if (m->namelen + 3 > sizeof(m->key) ||
+	    !plain_name(m->name, m->namelen))
 		return;
-	memset(text, 0, sizeof(text));
-	text[0] = '"';
-	memcpy(text + 1, m->name, m->namelen);
-	text[1 + m->namelen] = '"';
-	text[2 + m->namelen] = ':';
-	memcpy(m->key, text, sizeof(text));
-	memset(text, 0, sizeof(text));
-	memset(text, 0xff, len);
-	memcpy(m->key_mask, text, sizeof(text));
+	key[0] = '"';
+	memcpy(key + 1, m->name, m->namelen);
+	memcpy(key + 1 + m->namelen, "\":", 2);
+	memset(m->key_mask, 0xff, m->namelen + 3);
 }
 
 /* Gives each node with members a hash table of them, filled by linear

@@ -3,8 +3,9 @@
  * every kind of JSON value, paths into nested objects and arrays, flattened
  * names, many members of one object, explode, on_missing, string escapes,
  * the malformed inputs (every prefix of a valid record among them, and
- * random damage), deep nesting, duplicate keys, huge strings, bytes that
- * are not UTF-8, bad configurations and a refused emit().
+ * random damage, with jansson's verdict on each), deep nesting, duplicate
+ * keys, huge strings, bytes that are not UTF-8, bad configurations and a
+ * refused emit().
  *
  * Records run through tests/udtf_harness.h, which holds each in a buffer of
  * exactly its length, so that a read past the end shows up under
@@ -21,6 +22,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <jansson.h>
 
 #include "tests/testlib.h"
 #include "tests/udtf_harness.h"
@@ -882,6 +885,111 @@ test_mutations(void **state)
 	}
 }
 
+/* Whether jansson, reading on its own, takes rec as a JSON document:
+ * the oracle of test_verdicts().  NUL escapes allowed and integers read as
+ * doubles, so that it judges the grammar alone, as the scan does. */
+static int
+jansson_takes(const char *rec, size_t len)
+{
+	json_error_t e;
+	json_t *doc = json_loadb(rec, len, JSON_ALLOW_NUL |
+	    JSON_DECODE_INT_AS_REAL, &e);
+
+	json_decref(doc);
+	return doc != NULL;
+}
+
+/* Whether rec holds an exponent of three digits or more, which jansson
+ * refuses as out of a double's range where RFC 8259 sets no range. */
+static int
+has_long_exponent(const char *rec, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		size_t j = i + 1, digits = 0;
+
+		if (rec[i] != 'e' && rec[i] != 'E')
+			continue;
+		j += j < len && (rec[j] == '+' || rec[j] == '-');
+		while (j < len && rec[j] >= '0' && rec[j] <= '9')
+			j++, digits++;
+		if (digits >= 3)
+			return 1;
+	}
+	return 0;
+}
+
+/* Random damage (a byte changed, added or taken away, one to three times)
+ * to a valid record gets the verdict jansson gives: accepted exactly when
+ * it is JSON.  Once with no path into the damaged containers, so that they
+ * are skipped, and once with paths into them, so that the walk reads them;
+ * every column is json, which takes any value.  The alphabet is ASCII
+ * without 'd' (no \uD800-\uDFFF escape): jansson also refuses bytes that
+ * are not UTF-8 and lone surrogates, which the scan does not judge. */
+static void
+test_verdicts(void **state)
+{
+	static const char alphabet[] = "{}[]\",:\\/u0123456789aefbnrtlsE.-+ "
+	    "\t\n\x01\x7f";
+	static const char *const fields[] = {
+		"s:json",
+		"i=id:json, u=user:json, t=user.tags[1]:json, q=items[1].q:json, "
+		"k=items[0].sku:json",
+	};
+	const size_t base = strlen(ORDER);
+	char rec[sizeof(ORDER) + 3];
+	int tried[2] = { 0, 0 }, taken[2] = { 0, 0 };
+
+	(void)state;
+	for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+		uint64_t seed = 11;
+
+		hx_open_ok(J, "fields", fields[f], NULL);
+		for (int round = 0; round < 20000; round++) {
+			size_t len = base, at;
+			int want, r;
+
+			memcpy(rec, ORDER, len);
+			for (int k = 0; k < 1 + round % 3; k++) {
+				char c = alphabet[splitmix64(&seed) %
+				    (sizeof alphabet - 1)];
+
+				at = (size_t)(splitmix64(&seed) % len);
+				switch (splitmix64(&seed) % 3) {
+				case 0:
+					rec[at] = c;
+					break;
+				case 1:
+					memmove(rec + at + 1, rec + at, len - at);
+					rec[at] = c;
+					len++;
+					break;
+				default:
+					memmove(rec + at, rec + at + 1,
+					    len - at - 1);
+					len--;
+				}
+			}
+			if (has_long_exponent(rec, len))
+				continue;
+			want = jansson_takes(rec, len);
+			r = hx_run_len(rec, len);
+			if ((r == 0) != want)
+				fail_msg("%s, jansson %s it\nfields: %s\n"
+				    "record: %.*s", r == 0 ? "accepted" :
+				    hx.err, want ? "takes" : "refuses",
+				    fields[f], (int)len, rec);
+			tried[f]++;
+			taken[f] += want;
+		}
+	}
+	/* both verdicts came up often, under both sets of paths */
+	for (int f = 0; f < 2; f++) {
+		assert_true(tried[f] > 19000);
+		assert_true(taken[f] > tried[f] / 10);
+		assert_true(taken[f] < tried[f] * 9 / 10);
+	}
+}
+
 static void
 test_deep_nesting(void **state)
 {
@@ -1088,6 +1196,7 @@ main(void)
 		cmocka_unit_test_teardown(test_malformed, hx_teardown),
 		cmocka_unit_test_teardown(test_truncated, hx_teardown),
 		cmocka_unit_test_teardown(test_mutations, hx_teardown),
+		cmocka_unit_test_teardown(test_verdicts, hx_teardown),
 		cmocka_unit_test_teardown(test_deep_nesting, hx_teardown),
 		cmocka_unit_test_teardown(test_huge_strings, hx_teardown),
 		cmocka_unit_test_teardown(test_not_utf8, hx_teardown),

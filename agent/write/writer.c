@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agent/write/journal.h"
+#include "agent/write/packer.h"
 #include "agent/write/rowlog.h"
 #include "agent/write/spool.h"
 #include "agent/write/spoolcount.h"
@@ -21,7 +22,8 @@
  * syscalls and a good ratio, small enough that dozens of open files cost
  * little memory.  Because every chunk ends its member, one compressor per
  * writer serves all its files, and every length a file has between writes
- * is a valid compressed file. */
+ * is a valid compressed file.  The writer's packer (packer.h) compresses
+ * and writes the chunks on a thread of its own. */
 #define WRITER_CHUNK (64 * 1024)
 /* A file's rows are written once they pass WRITER_CHUNK less this much, so
  * that a row up to this long still fits the buffer's 64 KiB: its capacity
@@ -40,7 +42,8 @@ struct part {
 	int unsynced;           /* bytes written since its last fsync */
 	struct journal *journal;
 	struct buf rows_buf;    /* formatted rows not yet written */
-	uint64_t file_bytes;    /* bytes written to fd */
+	uint64_t chunks;        /* chunks handed to the packer */
+	uint64_t file_bytes;    /* bytes written to fd, as the packer reported */
 	struct spool_hash *hash; /* of those bytes; NULL: short of memory */
 	int dirty;              /* rows since the last flush */
 	int sealed;             /* rolled, and sealed since: ready to release */
@@ -58,8 +61,8 @@ struct writer {
 	char *host;
 	struct format format;
 	enum codec_kind codec_kind;
-	struct codec *codec;    /* NULL for CODEC_NONE */
-	struct buf out;         /* compressed bytes on their way to a file */
+	int compressed;         /* its files are gzip or zstd */
+	struct packer *packer;
 	struct roll_policy roll;
 	struct pq_opts parquet;  /* format parquet: a log's options */
 	const struct udtf_column *cols;
@@ -100,11 +103,24 @@ part_free(struct part *p)
 	free(p);
 }
 
+/* The packer's report of a chunk written to p's file. */
+static void
+writer_done(void *arg, void *owner, uint64_t bytes)
+{
+	struct writer *w = arg;
+	struct part *p = owner;
+
+	p->file_bytes += bytes;
+	w->stats.bytes_flushed += bytes;
+	spoolcount_grow(w->spool_dir, (int64_t)bytes);
+}
+
 struct writer *
 writer_new(const struct writer_opts *o, const struct udtf_column *cols,
     size_t ncols, char *err, size_t errlen)
 {
 	struct writer *w;
+	char why[256];
 
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		goto nomem;
@@ -120,9 +136,15 @@ writer_new(const struct writer_opts *o, const struct udtf_column *cols,
 		w->parquet = o->parquet;
 		w->parquet.codec = pq_codec_of(o->codec);
 		w->parquet.level = o->codec_level;
-	} else if (o->codec != CODEC_NONE &&
-	    (w->codec = codec_new(o->codec, o->codec_level)) == NULL) {
-		goto nomem;
+	} else {
+		w->compressed = o->codec != CODEC_NONE;
+	}
+	if ((w->packer = packer_new(w->compressed ? o->codec : CODEC_NONE,
+	    o->codec_level, WRITER_CHUNK, writer_done, w, why,
+	    sizeof(why))) == NULL) {
+		snprintf(err, errlen, "table %s: %s", o->table, why);
+		writer_free(w);
+		return NULL;
 	}
 	w->roll = o->roll;
 	w->cols = cols;
@@ -141,6 +163,9 @@ writer_free(struct writer *w)
 
 	if (w == NULL)
 		return;
+	/* the packer's thread writes to the files' descriptors: it stops
+	 * first */
+	packer_free(w->packer);
 	for (p = w->open; p != NULL; p = next) {
 		next = p->next;
 		part_free(p);
@@ -149,8 +174,6 @@ writer_free(struct writer *w)
 		next = p->next;
 		part_free(p);
 	}
-	codec_free(w->codec);
-	buf_clear(&w->out);
 	free(w->table);
 	free(w->spool_dir);
 	free(w->host);
@@ -302,41 +325,32 @@ fail:
 	return NULL;
 }
 
-/* Writes the formatted rows out, compressed as one member or frame. */
+/* Hands the formatted rows to the packer, to be written out compressed
+ * as one member or frame. */
 static int
 part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 {
-	struct buf *src = &p->rows_buf;
+	const struct packer_file f = { p->fd, p->hash, p->open_path, p };
+
+	/* a compressed file of no row is one empty member: it must still
+	 * decode */
+	if (p->rows_buf.len == 0 && (!w->compressed || p->chunks > 0))
+		return 0;
+	p->chunks++;
+	p->unsynced = 1;
+	return packer_put(w->packer, &f, &p->rows_buf, err, errlen);
+}
+
+/* part_drain(), then waits until the packer has written every chunk it was
+ * handed, this file's last among them. */
+static int
+part_write_out(struct writer *w, struct part *p, char *err, size_t errlen)
+{
 	int r;
 
-	if (p->rows_buf.len == 0 && (w->codec == NULL || p->file_bytes > 0))
-		return 0;
-	if (w->codec != NULL) {
-		buf_reset(&w->out);
-		/* a compressed file of no row is one empty member: it must
-		 * still decode */
-		if ((r = p->rows_buf.len == 0 ? codec_empty(w->codec, &w->out) :
-		    codec_write(w->codec, p->rows_buf.data, p->rows_buf.len,
-		    &w->out)) < 0 || (r = codec_finish(w->codec, &w->out)) < 0) {
-			return err_set(err, errlen, r,
-			    "table %s: compression failed: %s",
-			    w->table, strerror(-r));
-		}
-		src = &w->out;
-	}
-	if ((r = fs_write_all(p->fd, src->data, src->len)) < 0) {
-		return err_set(err, errlen, r, "cannot write %s: %s",
-		    p->open_path,
-		    fs_strerror(-r));
-	}
-	p->unsynced = 1;
-	spoolcount_grow(w->spool_dir, (int64_t)src->len);
-	if (p->hash != NULL)
-		spool_hash_update(p->hash, src->data, src->len);
-	p->file_bytes += src->len;
-	w->stats.bytes_flushed += src->len;
-	buf_reset(&p->rows_buf);
-	return 0;
+	if ((r = part_drain(w, p, err, errlen)) < 0)
+		return r;
+	return packer_wait(w->packer, err, errlen);
 }
 
 /* Makes the file's rows durable: for rolling, and for every seal.  A
@@ -347,7 +361,7 @@ part_sync(struct writer *w, struct part *p, char *err, size_t errlen)
 {
 	int fd = p->fd, r = 0;
 
-	if (fd >= 0 && (r = part_drain(w, p, err, errlen)) < 0)
+	if (fd >= 0 && (r = part_write_out(w, p, err, errlen)) < 0)
 		return r;
 	if (!p->unsynced)
 		return 0;
@@ -373,7 +387,7 @@ part_park(struct writer *w, struct part *p, char *err, size_t errlen)
 {
 	int r;
 
-	if ((r = part_drain(w, p, err, errlen)) < 0)
+	if ((r = part_write_out(w, p, err, errlen)) < 0)
 		return r;
 	part_close(w, p, 1);
 	journal_park(p->journal);
@@ -599,6 +613,11 @@ part_is_done(const struct writer *w, const struct part *p, const void *now)
 int
 writer_tick(struct writer *w, time_t now, char *err, size_t errlen)
 {
+	int r;
+
+	/* the files' sizes as written */
+	if ((r = packer_wait(w->packer, err, errlen)) < 0)
+		return r;
 	return writer_roll_where(w, part_is_done, &now, err, errlen);
 }
 
@@ -704,6 +723,10 @@ writer_discard(struct writer *w, const char *topic, int32_t partition,
 {
 	int r;
 
+	/* the packer may still write to the files to be closed; a write of
+	 * theirs that failed is cut back with them (and told at the next
+	 * hand-over, as the packer keeps its error) */
+	(void)packer_wait(w->packer, err, errlen);
 	if ((r = writer_cut_list(w, &w->open, 1, topic, partition, upto, err,
 	    errlen)) < 0)
 		return r;

@@ -58,7 +58,8 @@ setup(void **state)
 	strcpy(f->dir, "/tmp/kedge-test-packer.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	for (int i = 0; i < 2; i++) {
-		snprintf(f->path[i], sizeof(f->path[i]), "%s/f%d", f->dir, i);
+		strcpy(f->path[i], f->dir);
+		strcat(f->path[i], i == 0 ? "/f0" : "/f1");
 		f->fd[i] = open(f->path[i], O_WRONLY | O_CREAT | O_TRUNC |
 		    O_CLOEXEC, 0644);
 		assert_true(f->fd[i] >= 0);

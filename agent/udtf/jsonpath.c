@@ -189,18 +189,17 @@ string_stop(const char *p, const char *end)
 	for (; end - p >= 8; p += 8) {
 		uint64_t w, q, b, c, hit;
 
-		memcpy(&w, p, 8);
+		/* the first byte lowest: the lowest hit is exact */
+		w = le_get64(p);
 		q = w ^ (ones * '"');
 		b = w ^ (ones * '\\');
 		c = (w - ones * 0x20) & ~w;
 		hit = (((q - ones) & ~q) | ((b - ones) & ~b) | c) & highs;
+		/* as a continue: "if (hit != 0) return" lays the inlined walk
+		 * out otherwise, 86 instructions a record more (callgrind) */
 		if (hit == 0)
 			continue;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		return p + (__builtin_ctzll(hit) >> 3);
-#else
-		break;
-#endif
 	}
 	for (; p < end; p++)
 		if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)

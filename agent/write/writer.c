@@ -61,7 +61,6 @@ struct writer {
 	char *host;
 	struct format format;
 	enum codec_kind codec_kind;
-	int compressed;         /* its files are gzip or zstd */
 	struct packer *packer;
 	struct roll_policy roll;
 	struct pq_opts parquet;  /* format parquet: a log's options */
@@ -103,6 +102,14 @@ part_free(struct part *p)
 	free(p);
 }
 
+/* Whether the writer's files are gzip or zstd: a Parquet file's log is not
+ * (the Parquet file is compressed page by page). */
+static int
+writer_compressed(const struct writer *w)
+{
+	return w->format.kind != FORMAT_PARQUET && w->codec_kind != CODEC_NONE;
+}
+
 /* The packer's report of a chunk written to p's file. */
 static void
 writer_done(void *arg, void *owner, uint64_t bytes)
@@ -136,22 +143,19 @@ writer_new(const struct writer_opts *o, const struct udtf_column *cols,
 		w->parquet = o->parquet;
 		w->parquet.codec = pq_codec_of(o->codec);
 		w->parquet.level = o->codec_level;
-	} else {
-		w->compressed = o->codec != CODEC_NONE;
 	}
-	if ((w->packer = packer_new(w->compressed ? o->codec : CODEC_NONE,
+	if ((w->packer = packer_new(writer_compressed(w) ? o->codec : CODEC_NONE,
 	    o->codec_level, WRITER_CHUNK, writer_done, w, why,
-	    sizeof(why))) == NULL) {
-		snprintf(err, errlen, "table %s: %s", o->table, why);
-		writer_free(w);
-		return NULL;
-	}
+	    sizeof(why))) == NULL)
+		goto fail;
 	w->roll = o->roll;
 	w->cols = cols;
 	w->ncols = ncols;
 	return w;
 nomem:
-	snprintf(err, errlen, "table %s: out of memory", o->table);
+	snprintf(why, sizeof(why), "out of memory");
+fail:
+	snprintf(err, errlen, "table %s: %s", o->table, why);
 	writer_free(w);
 	return NULL;
 }
@@ -334,7 +338,7 @@ part_drain(struct writer *w, struct part *p, char *err, size_t errlen)
 
 	/* a compressed file of no row is one empty member: it must still
 	 * decode */
-	if (p->rows_buf.len == 0 && (!w->compressed || p->chunks > 0))
+	if (p->rows_buf.len == 0 && (!writer_compressed(w) || p->chunks > 0))
 		return 0;
 	p->chunks++;
 	p->unsynced = 1;

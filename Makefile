@@ -2,8 +2,10 @@
 #   make            build ./kedge
 #   make test       install dependencies, build with -Werror, run every test
 #   make demo       install dependencies, build, run the embedded demo
-#   make bench      throughput against kcat on the same mock topic, and
-#                   every UDTF against a PCRE2-JIT regex on the same lines
+#   make bench      throughput against kcat, on mock topics and on the real
+#                   broker, where also against the Flink job users run
+#                   (docs/performance.md), and every UDTF against a
+#                   PCRE2-JIT regex on the same lines
 #   make docs       regenerate docs/config.md from the key table
 #   make install    the binary, <kedge/udtf.h>, the sample plugin, the docs
 #                   and the man pages (DESTDIR, PREFIX=/usr)

@@ -16,10 +16,12 @@
 # webhdfs_crash) run for the first build only, to keep the whole run
 # short, and so do the package tests (package_*), which build and install
 # their own kedge; so do the long tests against the real Kafka broker
-# (real_kafka_restart, real_kafka_group, real_kafka_reauth).  One real
-# broker (tests/real/up) is started before the first real_kafka_* test
-# and serves all of them through REAL_ENV (those that kill or reconfigure
-# the broker start their own); it is stopped at the end.  It runs HDFS
+# (real_kafka_restart, real_kafka_group, real_kafka_reauth), and
+# real_flink_peer, whose subject is the bench's Flink job (bench/peers/
+# flink), not the build.  One real broker (tests/real/up) is started
+# before the first real_kafka_* or real_flink_* test and serves all of
+# them through REAL_ENV (those that kill or reconfigure the broker start
+# their own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
 # for the first build only.  The long tests that mostly wait run in the
 # background from the start of the first build, in five lanes (BG_LANES),
@@ -64,7 +66,7 @@ picked() {
 long() {
 	case $1 in
 	crash_*|broker_faults*|package_*|webhdfs_faults*|webhdfs_crash*|\
-	real_hdfs_*) return 0 ;;
+	real_hdfs_*|real_flink_*) return 0 ;;
 	esac
 	return 1
 }
@@ -213,7 +215,7 @@ for build in "${@:-build}"; do
 		# --quick: no kill loop (tests/lib.sh's kill_rounds) either
 		[ "$quick" -eq 0 ] || ! grep -qw kill_rounds "$t" || continue
 		case $t in
-		*/real_kafka_*|*/real_hdfs_*) real_up ;;
+		*/real_kafka_*|*/real_hdfs_*|*/real_flink_*) real_up ;;
 		esac
 		echo "=== $t ($build)"
 		t0=$(date +%s)

@@ -15,7 +15,6 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.streaming.api.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.DefaultRollingPolicy;
 import org.apache.flink.util.Collector;
@@ -106,7 +105,7 @@ public final class FlinkPeer {
 		conf.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
 		StreamExecutionEnvironment env =
 		    StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
-		env.enableCheckpointing(CHECKPOINT_MS, CheckpointingMode.EXACTLY_ONCE);
+		env.enableCheckpointing(CHECKPOINT_MS); /* exactly once, the default */
 		env.getConfig().enableObjectReuse();
 
 		KafkaSource<byte[]> source = KafkaSource.<byte[]>builder()

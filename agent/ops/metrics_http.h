@@ -7,8 +7,9 @@
  * server's one thread only ever sees that text, copied under a lock, so a
  * slow or broken scrape never touches, nor waits on, the loop.  The
  * server multiplexes its connections, bounds how many there are (in all
- * and per client address) and drops one that stays idle, so idle or slow
- * clients cannot delay a scrape.
+ * and per client address), drops one that stays idle and any one past a
+ * bound on its whole life, and makes room for a new one by dropping the
+ * oldest, so idle or slow clients cannot delay or keep out a scrape.
  *
  * The module never logs; errors are sentences in err.
  */

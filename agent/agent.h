@@ -18,6 +18,7 @@
 
 struct krb;
 struct metrics_server;
+struct metrics_topic;
 struct publisher;
 struct rejects;
 struct source;
@@ -104,6 +105,11 @@ void agent_reload(struct agent *a);
  * a->src must be open.  Out of memory, the server keeps serving the
  * figures before, and the log says so. */
 void agent_metrics(struct agent *a, time_t now);
+
+/* Returns, per topic of kafka.topics in order, how many of its partitions
+ * are assigned, or NULL when a->src is not open or short of memory; the
+ * caller frees it. */
+struct metrics_topic *agent_assigned(struct agent *a);
 
 /* Logs what the run did: per table records, rows, rejects, the UDTF's cost
  * per record and the slowest records; then the records consumed and their

@@ -478,6 +478,7 @@ run_status(struct agent *a, time_t now, int stopping)
 	    .tables = a->tables, .ntables = a->ntables,
 	    .checkpoints = twopc_durations(a->twopc), .stopping = stopping,
 	    .cert_end = a->cert_end, .spool = &a->spool };
+	struct metrics_topic *topics;
 	struct publish_stats ps;
 	char why[256];
 	int64_t lag = 0;
@@ -488,6 +489,10 @@ run_status(struct agent *a, time_t now, int stopping)
 		s.brokers_down = source_down_since(a->src);
 	}
 	s.lag = lag;
+	if ((topics = agent_assigned(a)) != NULL) {
+		s.topics = topics;
+		s.ntopics = a->conf->kafka.topics.n;
+	}
 	if (a->pub != NULL) {
 		publisher_get_stats(a->pub, &ps);
 		s.published = &ps;
@@ -523,6 +528,7 @@ run_status(struct agent *a, time_t now, int stopping)
 	if ((r = status_write(a->conf, &s)) < 0)
 		log_warnx("status: cannot write %s/%s: %s", a->conf->output.spool_dir,
 		    STATUS_FILE, strerror(-r));
+	free(topics);
 }
 
 static void

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "agent/complete/complete.h"
 #include "agent/complete/oncomplete.h"
 #include "agent/ops/metrics_http.h"
 #include "agent/parse/table.h"
@@ -75,6 +76,28 @@ agent_summary(struct agent *a)
 	    ru.ru_maxrss);
 }
 
+struct metrics_topic *
+agent_assigned(struct agent *a)
+{
+	const struct conf_strv *topics = &a->conf->kafka.topics;
+	struct metrics_topic *mt;
+
+	if (a->src == NULL ||
+	    (mt = calloc(topics->n ? topics->n : 1, sizeof(*mt))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < topics->n; i++)
+		mt[i] = (struct metrics_topic){ topics->v[i],
+		    source_assigned(a->src, topics->v[i]) };
+	return mt;
+}
+
+/* Microseconds to whole seconds; INT64_MIN (not known) stays. */
+static int64_t
+runinfo_us_to_s(int64_t us)
+{
+	return us == INT64_MIN ? INT64_MIN : us / 1000000;
+}
+
 /* Hands the metrics server what the loop knows now (metrics.h). */
 void
 agent_metrics(struct agent *a, time_t now)
@@ -89,7 +112,9 @@ agent_metrics(struct agent *a, time_t now)
 	    .paused_login = (source_held(a->src) & SOURCE_HOLD_LOGIN) != 0,
 	    .paused_spool = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0 };
 	struct metrics_on_complete *oc;
+	struct metrics_topic *mt;
 	struct oncomplete_stats os;
+	struct complete_figures cf;
 	struct metrics_table *t;
 	struct publish_stats ps;
 
@@ -102,9 +127,12 @@ agent_metrics(struct agent *a, time_t now)
 		struct writer_stats ws;
 
 		writer_get_stats(table_writer(a->tables[i]), &ws);
+		publisher_get_figures(a->pub, i, &cf);
 		t[i] = (struct metrics_table){ table_name(a->tables[i]),
 		    s->records, s->rows, s->rejects, s->empty, ws.files_open,
-		    ws.files_parked, ws.files_reopened, &s->parse };
+		    ws.files_parked, ws.files_reopened, &s->parse,
+		    runinfo_us_to_s(cf.watermark_us),
+		    runinfo_us_to_s(cf.last_hour_us) };
 		if (oc != NULL && publisher_get_oncomplete(a->pub, i, &os))
 			oc[i] = (struct metrics_on_complete){ os.ok, os.failed,
 			    os.timeout, os.pending };
@@ -112,6 +140,10 @@ agent_metrics(struct agent *a, time_t now)
 			free(oc);
 			oc = NULL;
 		}
+	}
+	if ((mt = agent_assigned(a)) != NULL) {
+		m.topics = mt;
+		m.ntopics = a->conf->kafka.topics.n;
 	}
 	m.on_complete = oc;
 	m.tables = t;
@@ -126,6 +158,7 @@ agent_metrics(struct agent *a, time_t now)
 	if (metrics_set(a->metrics, &m) < 0)
 		log_warnx("metrics: out of memory; serving the figures before");
 	metrics_snapshot_clear(&m);
+	free(mt);
 	free(oc);
 	free(t);
 }

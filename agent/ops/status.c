@@ -40,6 +40,34 @@ status_table(FILE *f, struct table *t)
 	}
 }
 
+/* The partitions assigned, per topic, and their lag: none without
+ * partitions. */
+static void
+status_assigned(FILE *f, const struct status *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->ntopics; i++)
+		n += s->topics[i].assigned;
+	if (s->topics != NULL && n == 0) {
+		fprintf(f, "assigned: no partition; reading nothing\n");
+		return;
+	}
+	if (s->topics != NULL) {
+		fprintf(f, "assigned: %" PRIu64 " partition%s (", n,
+		    n == 1 ? "" : "s");
+		for (size_t i = 0; i < s->ntopics; i++)
+			fprintf(f, "%s%s: %" PRIu64, i > 0 ? ", " : "",
+			    s->topics[i].name, s->topics[i].assigned);
+		fprintf(f, ")\n");
+	}
+	fprintf(f, "consumer lag: %" PRId64 " records", s->lag);
+	if (s->lag_unknown > 0)
+		fprintf(f, ", and not known yet for %zu partition(s): the "
+		    "brokers have not told their watermarks", s->lag_unknown);
+	fputc('\n', f);
+}
+
 int
 status_write(const struct conf *c, const struct status *s)
 {
@@ -58,11 +86,7 @@ status_write(const struct conf *c, const struct status *s)
 	    (long)getpid(), started, now, s->stopping ? " (at exit)" : "");
 	fprintf(f, "consumed %" PRIu64 " records, %.0f records/s lately\n",
 	    s->records, s->records_per_s);
-	fprintf(f, "consumer lag: %" PRId64 " records", s->lag);
-	if (s->lag_unknown > 0)
-		fprintf(f, ", and not known yet for %zu partition(s): no fetch "
-		    "from them has answered", s->lag_unknown);
-	fputc('\n', f);
+	status_assigned(f, s);
 	if (s->brokers_down != 0) {
 		char since[32];
 		status_time(since, sizeof(since), s->brokers_down);

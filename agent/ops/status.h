@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "agent/config/config.h"
+#include "agent/ops/metrics.h"
 #include "agent/parse/table.h"
 #include "agent/publish/publish.h"
 #include "agent/write/spool.h"
@@ -34,6 +35,9 @@ struct status {
 	time_t ticket_end;
 	time_t cert_end;           /* of the client certificate; 0: none */
 	const char *paused;        /* why consumption is held, or NULL */
+	const struct metrics_topic *topics; /* partitions assigned, per topic
+	                           * of kafka.topics; NULL: not known */
+	size_t ntopics;
 	int64_t lag;               /* records behind the partitions' ends */
 	size_t lag_unknown;        /* partitions not in lag: nothing fetched */
 	time_t brokers_down;       /* since when no broker answers; 0: they do */

@@ -58,6 +58,7 @@ struct agent {
 	char ready_why[512];       /* what was not ready, last time */
 	uint64_t status_records;   /* records by then */
 	struct metrics_server *metrics; /* NULL: metrics.enabled is false */
+	const char *stopping;      /* why the loop ended; NULL while it runs */
 };
 
 /* Builds the time zone, the tables and the rejects table into a, zeroed
@@ -105,6 +106,11 @@ void agent_reload(struct agent *a);
  * a->src must be open.  Out of memory, the server keeps serving the
  * figures before, and the log says so. */
 void agent_metrics(struct agent *a, time_t now);
+
+/* Fills h with what a knows of its health (health.h): whether the brokers
+ * and the target answered, partitions, pauses, publishing, stopping. */
+struct health;
+void agent_health(struct agent *a, struct health *h);
 
 /* Returns, per topic of kafka.topics in order, how many of its partitions
  * are assigned, or NULL when a->src is not open or short of memory; the

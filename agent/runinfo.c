@@ -4,11 +4,13 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #include "agent/complete/complete.h"
 #include "agent/complete/oncomplete.h"
+#include "agent/ops/health.h"
 #include "agent/ops/metrics_http.h"
 #include "agent/parse/table.h"
 #include "agent/publish/publish.h"
@@ -91,6 +93,42 @@ agent_assigned(struct agent *a)
 	return mt;
 }
 
+void
+agent_health(struct agent *a, struct health *h)
+{
+	const struct conf_strv *topics = &a->conf->kafka.topics;
+	unsigned held = a->src != NULL ? source_held(a->src) : 0;
+	struct publish_stats ps;
+
+	memset(h, 0, sizeof(*h));
+	h->started = a->ready;
+	snprintf(h->waiting, sizeof(h->waiting), "%s", a->ready_why);
+	if (a->src != NULL) {
+		h->brokers_down = source_down_since(a->src);
+		for (size_t i = 0; i < topics->n; i++)
+			h->assigned += source_assigned(a->src, topics->v[i]);
+	}
+	if (held & SOURCE_HOLD_LOGIN)
+		snprintf(h->paused, sizeof(h->paused), "the Kerberos ticket "
+		    "expired; waiting for a login");
+	else if (held && a->spool.free_bytes <
+	    (uint64_t)a->live->spool.min_free_bytes)
+		snprintf(h->paused, sizeof(h->paused), "the spool's file system "
+		    "has %" PRIu64 " bytes free, under spool.min_free_bytes (%"
+		    PRId64 "); free space on it", a->spool.free_bytes,
+		    a->live->spool.min_free_bytes);
+	else if (held)
+		snprintf(h->paused, sizeof(h->paused), "the spool is full; "
+		    "waiting for the publisher");
+	if (a->pub != NULL) {
+		publisher_get_stats(a->pub, &ps);
+		snprintf(h->publishing, sizeof(h->publishing), "%s",
+		    ps.last_error);
+	}
+	if (a->stopping != NULL)
+		snprintf(h->stopping, sizeof(h->stopping), "%s", a->stopping);
+}
+
 /* Microseconds to whole seconds; INT64_MIN (not known) stays. */
 static int64_t
 runinfo_us_to_s(int64_t us)
@@ -116,6 +154,7 @@ agent_metrics(struct agent *a, time_t now)
 	struct oncomplete_stats os;
 	struct complete_figures cf;
 	struct metrics_table *t;
+	struct health h;
 	struct publish_stats ps;
 
 	if (a->metrics == NULL ||
@@ -151,6 +190,8 @@ agent_metrics(struct agent *a, time_t now)
 	if (a->krb != NULL)
 		m.ticket_end = krb_expires(a->krb);
 	publisher_get_stats(a->pub, &ps);
+	agent_health(a, &h);
+	m.health = &h;
 	m.published_files = ps.files;
 	m.published_bytes = ps.bytes;
 	m.publish_errors = ps.errors;

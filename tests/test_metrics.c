@@ -434,7 +434,7 @@ test_server(void **state)
 	int port, n;
 
 	(void)state;
-	assert_non_null(s = metrics_start("127.0.0.1:0", err, sizeof(err)));
+	assert_non_null(s = metrics_start("127.0.0.1:0", 30, err, sizeof(err)));
 	port = metrics_port(s);
 	assert_true(port > 0);
 	expect_status(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -481,7 +481,7 @@ test_server(void **state)
 
 	/* the same port again: refused, saying why */
 	snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", port);
-	again = metrics_start(listen_at, err, sizeof(err));
+	again = metrics_start(listen_at, 30, err, sizeof(err));
 	assert_null(again);
 	assert_non_null(strstr(err, "cannot listen on 127.0.0.1:"));
 	assert_non_null(strstr(err, "Address already in use (another "
@@ -504,7 +504,7 @@ test_silent_client(void **state)
 	int port, silent;
 
 	(void)state;
-	assert_non_null(s = metrics_start("127.0.0.1:0", err, sizeof(err)));
+	assert_non_null(s = metrics_start("127.0.0.1:0", 30, err, sizeof(err)));
 	port = metrics_port(s);
 	fill(&m);
 	assert_int_equal(metrics_set(s, &m), 0);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "agent/ops/health.h"
 #include "agent/parse/latency.h"
 #include "lib/hist.h"
 
@@ -84,6 +85,8 @@ struct metrics_snapshot {
 	int paused_spool;              /* the spool is full */
 	const struct metrics_on_complete *on_complete; /* ntables of them;
 	                                 * NULL: no output.on_complete */
+	const struct health *health;   /* for /ready (metrics_http.h), not
+	                                 * rendered; NULL: none */
 };
 
 /* A source_lag_fn (source.h): appends the partition's lag to the snapshot

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/ops/health.h"
 #include "lib/err.h"
 #include "lib/thread.h"
 #include "lib/tick.h"
@@ -47,9 +48,13 @@ struct metrics_server {
 	struct MHD_Daemon *d;
 	int fd;                    /* listening; the daemon's once it runs */
 	int port;
+	int stall_timeout;         /* metrics.stall_timeout */
 	pthread_mutex_t lock;
 	char *text;                /* the latest rendering, under lock */
 	size_t len;
+	struct health health;      /* the loop's, as of text, under lock */
+	uint64_t turned;           /* tick_now() of the last metrics_set(),
+	                            * or of the start before it, under lock */
 	/* under lock: every open connection, and the reaper's stop */
 	struct metrics_conn conns[METRICS_CONNECTIONS + 1];
 	pthread_cond_t wake;
@@ -205,10 +210,52 @@ metrics_answer_text(struct metrics_server *s, struct MHD_Connection *c)
 	return ret;
 }
 
+/* /health (ready 0) or /ready (ready 1): 200 or 503, with the checks as
+ * JSON (health.h). */
+static enum MHD_Result
+metrics_answer_health(struct metrics_server *s, struct MHD_Connection *c,
+    int ready)
+{
+	json_t *checks = json_object();
+	struct MHD_Response *r = NULL;
+	int turned, alive, rest;
+	struct health h;
+	enum MHD_Result ret;
+	char *body = NULL;
+	double age;
+
+	pthread_mutex_lock(&s->lock);
+	age = (double)tick_ns(tick_now() - s->turned) / 1e9;
+	turned = s->text != NULL;
+	h = s->health;
+	pthread_mutex_unlock(&s->lock);
+	alive = checks != NULL ? health_check_alive(checks, age, turned,
+	    s->stall_timeout) : -1;
+	rest = ready && alive >= 0 ? health_check(checks, &h, time(NULL)) : 1;
+	if (alive >= 0 && rest >= 0)
+		body = health_body(checks, alive && rest);  /* takes checks */
+	else
+		json_decref(checks);
+	if (body != NULL && (r = MHD_create_response_from_buffer(strlen(body),
+	    body, MHD_RESPMEM_MUST_FREE)) == NULL)
+		free(body);
+	if (r == NULL)
+		return metrics_answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    "out of memory\n");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(c, alive && rest ? MHD_HTTP_OK :
+	    MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* libmicrohttpd has parsed the request's head (and answers what it
  * cannot parse with 400, a head too long with 431): GET and HEAD
- * /metrics are answered, a query string ignored, anything else refused.
- * The answer is queued at the first call, before any body is read. */
+ * /metrics, /health and /ready are answered, a query string ignored,
+ * anything else refused.  The answer is queued at the first call, before
+ * any body is read. */
 static enum MHD_Result
 metrics_request(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -222,9 +269,12 @@ metrics_request(void *cls, struct MHD_Connection *c, const char *url,
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return metrics_answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "use GET\n");
+	if (strcmp(url, "/health") == 0 || strcmp(url, "/ready") == 0)
+		return metrics_answer_health(cls, c, url[1] == 'r');
 	if (strcmp(url, "/metrics") != 0)
-		return metrics_answer(c, MHD_HTTP_NOT_FOUND,
-		    "not found; the metrics are at /metrics\n");
+		return metrics_answer(c, MHD_HTTP_NOT_FOUND, "not found; the "
+		    "metrics are at /metrics, the probes at /health and "
+		    "/ready\n");
 	return metrics_answer_text(cls, c);
 }
 
@@ -322,7 +372,7 @@ metrics_stop_reaper(struct metrics_server *s)
 }
 
 struct metrics_server *
-metrics_start(const char *spec, char *err, size_t errlen)
+metrics_start(const char *spec, int stall_timeout, char *err, size_t errlen)
 {
 	struct metrics_server *s;
 	sigset_t old;
@@ -333,6 +383,8 @@ metrics_start(const char *spec, char *err, size_t errlen)
 		return NULL;
 	}
 	tick_init();
+	s->stall_timeout = stall_timeout;
+	s->turned = tick_now();
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	if ((s->fd = metrics_listen(spec, &s->port, err, errlen)) < 0)
@@ -396,6 +448,9 @@ metrics_set(struct metrics_server *s, const struct metrics_snapshot *m)
 	old = s->text;
 	s->text = text;
 	s->len = len;
+	if (m->health != NULL)
+		s->health = *m->health;
+	s->turned = tick_now();
 	pthread_mutex_unlock(&s->lock);
 	free(old);
 	return 0;

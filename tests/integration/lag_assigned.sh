@@ -6,7 +6,8 @@
 # watermark.  /metrics must still show the 4 partitions assigned and a
 # lag of 15,600 (3,900 each: the brokers' watermarks, asked on a thread
 # of its own, minus the group's committed offsets), with 0 records
-# consumed; and kedge status the same.
+# consumed; kedge status the same, exiting 1 and naming "consuming", as
+# /ready does.
 set -eu
 . tests/lib.sh
 
@@ -57,14 +58,30 @@ grep -q '^kedge_consumed_records_total 0$' "$T/scrape" ||
 grep -q '^kedge_consumption_paused{reason="spool_full"} 1$' "$T/scrape" ||
 	die "not paused: $(grep '^kedge_consumption_paused' "$T/scrape")"
 
-# status_shown: kedge status says the same.
+# status_shown: kedge status says the same, and exits 1: consumption is
+# paused.
 status_shown() {
-	$KEDGE status -c "$T/held.conf" >"$T/status" 2>&1 || :
-	grep -q '^consumer lag: 15600 records' "$T/status" &&
+	_rc=0
+	$KEDGE status -c "$T/held.conf" >"$T/status" 2>&1 || _rc=$?
+	[ "$_rc" -eq 1 ] &&
+		grep -q '^consumer lag: 15600 records' "$T/status" &&
 		grep -q '^assigned: 4 partitions (t: 4)$' "$T/status"
 }
 wait_for "kedge status to show the lag" 20 status_shown
 grep -q '^consumed 0 records' "$T/status" || die "status: $(cat "$T/status")"
+grep -q '^not healthy: consuming: paused: the spool.s file system has' \
+	"$T/status" || die "status: $(cat "$T/status")"
+$KEDGE status -c "$T/held.conf" --json >"$T/status.json" &&
+	die "kedge status --json exits 0 while paused"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["assigned"] == {"t": 4} and d["lag"] == 15600, d
+assert d["consumed"] == 0 and d["healthy"] is False, d
+assert not d["checks"]["consuming"]["ok"] and d["checks"]["alive"]["ok"], d
+' "$T/status.json" || die "status --json: $(cat "$T/status.json")"
+curl -s -o "$T/ready" -w '%{http_code}\n' "${URL%/metrics}/ready" >"$T/code"
+[ "$(cat "$T/code")" = 503 ] && grep -q '"consuming":{"ok":false' "$T/ready" ||
+	die "/ready while paused: $(cat "$T/code" "$T/ready")"
 
 kill -TERM "$KPID"
 stopped_cleanly "the held kedge" "$KPID" "$T/held.log"

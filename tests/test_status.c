@@ -4,7 +4,8 @@
  * have (one past a pid_t, which a cast would turn into 0, the caller's own
  * process group) is not taken for a running daemon.  The publisher's
  * lines: while files fail, the failure's sentence; once they publish
- * again, the latest failure is kept with its time.
+ * again, the latest failure is kept with its time.  status.json holds the
+ * partitions assigned and the checks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "agent/config/config.h"
 #include "agent/ops/status.h"
@@ -134,12 +137,60 @@ test_publish_failures(void **state)
 	    "SafeModeException\n"));
 }
 
+/* status.json holds the facts and the checks: with no partition
+ * assigned, "assigned" fails and the topics say 0; a JSON reader reads
+ * it back. */
+static void
+test_json(void **state)
+{
+	char dir[] = "/tmp/kedge-status-XXXXXX", path[64];
+	struct metrics_topic topics[] = { { "web", 0 }, { "app", 0 } };
+	struct health h = { .started = 1 };
+	struct hist checkpoints = { 0 };
+	struct conf c = { 0 };
+	struct status s = { 0 };
+	json_error_t jerr;
+	json_t *doc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	c.output.spool_dir = dir;
+	s.started = time(NULL);
+	s.checkpoints = &checkpoints;
+	s.topics = topics;
+	s.ntopics = 2;
+	s.health = &h;
+	snprintf(h.publishing, sizeof(h.publishing), "CREATE /d/x: HDFS "
+	    "answered 403");
+	assert_int_equal(status_write(&c, &s), 0);
+	snprintf(path, sizeof(path), "%s/" STATUS_JSON_FILE, dir);
+	assert_non_null(doc = json_load_file(path, JSON_REJECT_DUPLICATES,
+	    &jerr));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+	    doc, "assigned"), "web")), 0);
+	assert_int_equal(json_integer_value(json_object_get(doc, "pid")),
+	    getpid());
+	assert_true(json_is_false(json_object_get(json_object_get(
+	    json_object_get(doc, "checks"), "assigned"), "ok")));
+	assert_true(json_is_true(json_object_get(json_object_get(
+	    json_object_get(doc, "checks"), "started"), "ok")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+	    json_object_get(doc, "checks"), "publishing"), "detail")),
+	    "failing: CREATE /d/x: HDFS answered 403");
+	json_decref(doc);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/" STATUS_FILE, dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid),
 		cmocka_unit_test(test_publish_failures),
+		cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -220,8 +220,6 @@ status_write(const struct conf *c, const struct status *s)
 	FILE *f;
 	int r;
 
-	if ((r = status_write_json(c, s, t)) < 0)
-		return r;
 	snprintf(path, sizeof(path), "%s/%s", c->output.spool_dir, STATUS_FILE);
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return -errno;
@@ -284,7 +282,8 @@ status_write(const struct conf *c, const struct status *s)
 	}
 	r = fs_write_atomic(path, text, len);
 	free(text);
-	return r;
+	/* the JSON last: `kedge status` tells a stuck loop by its age */
+	return r < 0 ? r : status_write_json(c, s, t);
 }
 
 /* Reads status.json of c's spool into *doc, and its age from the file's
@@ -304,9 +303,13 @@ status_read(const struct conf *c, json_t **doc, long *age)
 		return -1;
 	}
 	if ((*doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)) ==
-	    NULL || !json_is_object(*doc)) {
+	    NULL) {
 		fprintf(stderr, "kedge status: %s: line %d: %s\n", path,
-		    jerr.line, *doc == NULL ? jerr.text : "not an object");
+		    jerr.line, jerr.text);
+		return -1;
+	}
+	if (!json_is_object(*doc)) {
+		fprintf(stderr, "kedge status: %s: not a JSON object\n", path);
 		json_decref(*doc);
 		return -1;
 	}

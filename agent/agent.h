@@ -107,6 +107,10 @@ void agent_reload(struct agent *a);
  * figures before, and the log says so. */
 void agent_metrics(struct agent *a, time_t now);
 
+/* Whether the spool's file system has less free than spool.min_free_bytes,
+ * as last measured. */
+int agent_spool_low(const struct agent *a);
+
 /* Fills h with what a knows of its health (health.h): whether the brokers
  * and the target answered, partitions, pauses, publishing, stopping. */
 struct health;

@@ -371,14 +371,6 @@ run_renew(struct agent *a, time_t now)
 	}
 }
 
-/* Whether the spool's file system has less free than spool.min_free_bytes,
- * as last measured. */
-static int
-run_spool_low(const struct agent *a)
-{
-	return a->spool.free_bytes < (uint64_t)a->live->spool.min_free_bytes;
-}
-
 /* Holds consumption while the spool is over spool.max_bytes or its file
  * system under spool.min_free_bytes, and lets it go on once the publisher
  * has brought the spool under 90 % of the maximum (and the disk above the
@@ -395,11 +387,11 @@ run_backpressure(struct agent *a)
 
 	if (spoolcount_get(c->output.spool_dir, u) < 0)
 		return;
-	full = u->bytes > (held ? max / 10 * 9 : max) || run_spool_low(a);
+	full = u->bytes > (held ? max / 10 * 9 : max) || agent_spool_low(a);
 	if (full == held)
 		return;
 	source_hold(a->src, SOURCE_HOLD_SPOOL, full);
-	if (full && run_spool_low(a))
+	if (full && agent_spool_low(a))
 		log_warnx("spool: %s has %" PRIu64 " bytes free, under "
 		    "spool.min_free_bytes (%" PRId64 "), and holds %" PRIu64
 		    " bytes in %" PRIu64 " files not yet published: consumption "

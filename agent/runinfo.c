@@ -78,6 +78,12 @@ agent_summary(struct agent *a)
 	    ru.ru_maxrss);
 }
 
+int
+agent_spool_low(const struct agent *a)
+{
+	return a->spool.free_bytes < (uint64_t)a->live->spool.min_free_bytes;
+}
+
 struct metrics_topic *
 agent_assigned(struct agent *a)
 {
@@ -111,8 +117,7 @@ agent_health(struct agent *a, struct health *h)
 	if (held & SOURCE_HOLD_LOGIN)
 		snprintf(h->paused, sizeof(h->paused), "the Kerberos ticket "
 		    "expired; waiting for a login");
-	else if (held && a->spool.free_bytes <
-	    (uint64_t)a->live->spool.min_free_bytes)
+	else if (held && agent_spool_low(a))
 		snprintf(h->paused, sizeof(h->paused), "the spool's file system "
 		    "has %" PRIu64 " bytes free, under spool.min_free_bytes (%"
 		    PRId64 "); free space on it", a->spool.free_bytes,

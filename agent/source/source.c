@@ -336,7 +336,7 @@ source_start(struct source *s, source_start_fn *start_at, void *arg,
 	rd_kafka_resp_err_t e;
 
 	if ((s->marks = source_marks_start(s->rk, err, errlen)) == NULL)
-		return -ENOMEM;
+		return -EAGAIN;
 	if (!s->grouped)
 		return source_assign_all(s, start_at, arg, err, errlen);
 	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);

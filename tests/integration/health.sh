@@ -2,7 +2,8 @@
 # /health, /ready and `kedge status` in each state of a daemon, each
 # answer's JSON read by a JSON reader:
 #   - never run: kedge status exits 3 (LSB: not running);
-#   - brokers that do not answer: /health 200 (the loop turns), /ready 503
+#   - brokers that do not answer: /health 200 (the loop turns; in every
+#     state below too, but health_stuck.sh's), /ready 503
 #     naming "started", "brokers" and "assigned"; kedge status exits 1
 #     naming them; stopped, kedge status exits 3;
 #   - consuming: /ready 200, every check passing; kedge status exits 0,
@@ -111,6 +112,8 @@ timeout 120 $KEDGE run -c "$T/up.conf" 2>"$T/up.log" &
 KPID=$!
 wait_for "/ready" 30 probe /ready 200
 checks "$T/body" true
+probe /health 200 || die "/health while consuming: $(cat "$T/body")"
+checks "$T/body" true
 wait_for "kedge status to exit 0" 20 status "$T/up.conf" 0
 grep -q '^healthy: every check passes$' "$T/status" || die "status: $(cat "$T/status")"
 $KEDGE status -c "$T/up.conf" --json >"$T/status.json" ||
@@ -132,6 +135,7 @@ checks "$T/body" "false publishing"
 grep -q '"publishing":{"ok":false,"detail":"failing: .*out/t' "$T/body" ||
 	die "/ready: $(cat "$T/body")"
 wait_for "kedge status to name publishing" 20 status "$T/up.conf" 1
+probe /health 200 || die "/health while publishing fails: $(cat "$T/body")"
 grep -q '^not healthy: publishing: failing: ' "$T/status" || die "status: $(cat "$T/status")"
 rm "$T/out/t"
 mv "$T/t.kept" "$T/out/t"

@@ -18,6 +18,7 @@
 
 struct krb;
 struct metrics_server;
+struct metrics_topic;
 struct publisher;
 struct rejects;
 struct source;
@@ -57,6 +58,7 @@ struct agent {
 	char ready_why[512];       /* what was not ready, last time */
 	uint64_t status_records;   /* records by then */
 	struct metrics_server *metrics; /* NULL: metrics.enabled is false */
+	const char *stopping;      /* why the loop ended; NULL while it runs */
 };
 
 /* Builds the time zone, the tables and the rejects table into a, zeroed
@@ -104,6 +106,20 @@ void agent_reload(struct agent *a);
  * a->src must be open.  Out of memory, the server keeps serving the
  * figures before, and the log says so. */
 void agent_metrics(struct agent *a, time_t now);
+
+/* Whether the spool's file system has less free than spool.min_free_bytes,
+ * as last measured. */
+int agent_spool_low(const struct agent *a);
+
+/* Fills h with what a knows of its health (health.h): whether the brokers
+ * and the target answered, partitions, pauses, publishing, stopping. */
+struct health;
+void agent_health(struct agent *a, struct health *h);
+
+/* Returns, per topic of kafka.topics in order, how many of its partitions
+ * are assigned, or NULL when a->src is not open or short of memory; the
+ * caller frees it. */
+struct metrics_topic *agent_assigned(struct agent *a);
 
 /* Logs what the run did: per table records, rows, rejects, the UDTF's cost
  * per record and the slowest records; then the records consumed and their

@@ -338,18 +338,45 @@ cmd_checkpoint(int argc, char **argv)
 	return r;
 }
 
+/* kedge status [-c FILE] [--json]: exits 0 when the daemon runs and is
+ * healthy, 1 when it runs and a check fails, 3 when it does not run. */
 static int
 cmd_status(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *path = CONF_DEFAULT_PATH;
+	int ch, as_json = 0, r;
 	struct conf *c;
-	int r;
 
-	if ((r = parse_opts(argc, argv, &path, NULL)) != 0)
-		return r;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'j':
+			as_json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
 	if ((c = load(path)) == NULL)
 		return 1;
-	r = status_show(c, stdout);
+	r = status_show(c, as_json, stdout);
 	conf_free(c);
 	return r;
 }
@@ -549,10 +576,13 @@ static const struct command commands[] = {
 	    "or sidecar does not parse" },
 	{ "checkpoint", cmd_checkpoint, "show [-c FILE]",
 	    "checkpoint show print the last checkpoint record in the store" },
-	{ "status", cmd_status, "[-c FILE]",
+	{ "status", cmd_status, "[-c FILE] [--json]",
 	    "status          print what the daemon last reported: records, rows,\n"
 	    "rejects and UDTF ns/record per table, the slowest\n"
-	    "records, checkpoints; and whether it still runs" },
+	    "records, partitions and lag, checkpoints; whether it\n"
+	    "still runs and is healthy, naming each check that\n"
+	    "fails (exit 0: healthy, 1: a check fails, 3: not\n"
+	    "running); --json: the same as JSON" },
 	{ "bench", cmd_bench, "udtf [-c FILE] --table NAME --input FILE\n"
 	    "[--delimiter C] [--regex PATTERN] [--seconds S]\n"
 	    "[--passes N [--only udtf|regex]]\n"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent/complete/complete.h"
+#include "agent/ops/health.h"
 #include "agent/ops/metrics_http.h"
 #include "agent/ops/notify.h"
 #include "agent/ops/status.h"
@@ -370,14 +371,6 @@ run_renew(struct agent *a, time_t now)
 	}
 }
 
-/* Whether the spool's file system has less free than spool.min_free_bytes,
- * as last measured. */
-static int
-run_spool_low(const struct agent *a)
-{
-	return a->spool.free_bytes < (uint64_t)a->live->spool.min_free_bytes;
-}
-
 /* Holds consumption while the spool is over spool.max_bytes or its file
  * system under spool.min_free_bytes, and lets it go on once the publisher
  * has brought the spool under 90 % of the maximum (and the disk above the
@@ -394,11 +387,11 @@ run_backpressure(struct agent *a)
 
 	if (spoolcount_get(c->output.spool_dir, u) < 0)
 		return;
-	full = u->bytes > (held ? max / 10 * 9 : max) || run_spool_low(a);
+	full = u->bytes > (held ? max / 10 * 9 : max) || agent_spool_low(a);
 	if (full == held)
 		return;
 	source_hold(a->src, SOURCE_HOLD_SPOOL, full);
-	if (full && run_spool_low(a))
+	if (full && agent_spool_low(a))
 		log_warnx("spool: %s has %" PRIu64 " bytes free, under "
 		    "spool.min_free_bytes (%" PRId64 "), and holds %" PRIu64
 		    " bytes in %" PRIu64 " files not yet published: consumption "
@@ -478,36 +471,31 @@ run_status(struct agent *a, time_t now, int stopping)
 	    .tables = a->tables, .ntables = a->ntables,
 	    .checkpoints = twopc_durations(a->twopc), .stopping = stopping,
 	    .cert_end = a->cert_end, .spool = &a->spool };
+	struct metrics_topic *topics;
 	struct publish_stats ps;
-	char why[256];
+	struct health h;
 	int64_t lag = 0;
 	int r;
 
-	if (a->src != NULL) {
+	agent_health(a, &h);
+	s.health = &h;
+	s.brokers_down = h.brokers_down;
+	s.paused = h.paused[0] != '\0' ? h.paused : NULL;
+	if (a->src != NULL)
 		s.lag_unknown = source_lags(a->src, run_sum_lag, &lag);
-		s.brokers_down = source_down_since(a->src);
-	}
 	s.lag = lag;
+	if ((topics = agent_assigned(a)) != NULL) {
+		s.topics = topics;
+		s.ntopics = a->conf->kafka.topics.n;
+	}
 	if (a->pub != NULL) {
 		publisher_get_stats(a->pub, &ps);
 		s.published = &ps;
 	}
-
 	if (a->krb != NULL) {
 		s.principal = a->conf->kerberos.principal;
 		s.ticket_end = krb_expires(a->krb);
 	}
-	if (a->src != NULL && (source_held(a->src) & SOURCE_HOLD_LOGIN))
-		s.paused = "the Kerberos ticket expired; waiting for a login";
-	else if (a->src != NULL &&
-	    (source_held(a->src) & SOURCE_HOLD_SPOOL) && run_spool_low(a)) {
-		snprintf(why, sizeof(why), "the spool's file system has %" PRIu64
-		    " bytes free, under spool.min_free_bytes (%" PRId64 "); free "
-		    "space on it", a->spool.free_bytes,
-		    a->live->spool.min_free_bytes);
-		s.paused = why;
-	} else if (a->src != NULL && source_held(a->src))
-		s.paused = "the spool is full; waiting for the publisher";
 	if (now > a->status_at)
 		s.records_per_s = (double)(a->records - a->status_records) /
 		    (double)(now - a->status_at);
@@ -523,6 +511,7 @@ run_status(struct agent *a, time_t now, int stopping)
 	if ((r = status_write(a->conf, &s)) < 0)
 		log_warnx("status: cannot write %s/%s: %s", a->conf->output.spool_dir,
 		    STATUS_FILE, strerror(-r));
+	free(topics);
 }
 
 static void
@@ -624,7 +613,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	}
 	run_signals();
 	if (c->metrics.enabled && (a.metrics = metrics_start(c->metrics.listen,
-	    err, sizeof(err))) == NULL) {
+	    c->metrics.stall_timeout, err, sizeof(err))) == NULL) {
 		log_errx("%s: metrics.listen: %s; set metrics.listen to a free "
 		    "ADDRESS:PORT, or metrics.enabled = false", c->path, err);
 		goto out;
@@ -668,11 +657,16 @@ run_main(const struct conf *c, const struct run_opts *o)
 	}
 	log_notice("kedge %s running: %zu table(s), brokers %s; UDTF clock %s",
 	    KEDGE_VERSION, a.ntables, c->kafka.brokers, tick_source());
-	a.started = a.status_at = time(NULL);
+	a.started = time(NULL);  /* status_at 0: the status at the first turn */
 	/* before the first poll: a spool already short of room holds the
 	 * partitions from their assignment on, before any record is read */
 	run_backpressure(&a);
 	run_loop(&a, o);
+	a.stopping = a.failed ? (source_failure(a.src) != NULL ?
+	    source_failure(a.src) : "rows could not be made durable (see the "
+	    "log)") : run_stop ? "told to stop (SIGTERM or SIGINT)" :
+	    "every partition is read to its end";
+	agent_metrics(&a, time(NULL));  /* /ready: stopping */
 	notify_send("STOPPING=1\nSTATUS=stopping: the last checkpoint");
 	log_info("stopping: rolling every file and committing");
 	run_roll(&a, NULL, 0);

@@ -4,10 +4,13 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include "agent/complete/complete.h"
 #include "agent/complete/oncomplete.h"
+#include "agent/ops/health.h"
 #include "agent/ops/metrics_http.h"
 #include "agent/parse/table.h"
 #include "agent/publish/publish.h"
@@ -75,6 +78,69 @@ agent_summary(struct agent *a)
 	    ru.ru_maxrss);
 }
 
+int
+agent_spool_low(const struct agent *a)
+{
+	return a->spool.free_bytes < (uint64_t)a->live->spool.min_free_bytes;
+}
+
+struct metrics_topic *
+agent_assigned(struct agent *a)
+{
+	const struct conf_strv *topics = &a->conf->kafka.topics;
+	struct metrics_topic *mt;
+
+	if (a->src == NULL ||
+	    (mt = calloc(topics->n ? topics->n : 1, sizeof(*mt))) == NULL)
+		return NULL;
+	for (size_t i = 0; i < topics->n; i++)
+		mt[i] = (struct metrics_topic){ topics->v[i],
+		    source_assigned(a->src, topics->v[i]) };
+	return mt;
+}
+
+void
+agent_health(struct agent *a, struct health *h)
+{
+	const struct conf_strv *topics = &a->conf->kafka.topics;
+	unsigned held = a->src != NULL ? source_held(a->src) : 0;
+	struct publish_stats ps;
+
+	memset(h, 0, sizeof(*h));
+	h->started = a->ready;
+	snprintf(h->waiting, sizeof(h->waiting), "%s", a->ready_why);
+	if (a->src != NULL) {
+		h->brokers_down = source_down_since(a->src);
+		for (size_t i = 0; i < topics->n; i++)
+			h->assigned += source_assigned(a->src, topics->v[i]);
+	}
+	if (held & SOURCE_HOLD_LOGIN)
+		snprintf(h->paused, sizeof(h->paused), "the Kerberos ticket "
+		    "expired; waiting for a login");
+	else if (held && agent_spool_low(a))
+		snprintf(h->paused, sizeof(h->paused), "the spool's file system "
+		    "has %" PRIu64 " bytes free, under spool.min_free_bytes (%"
+		    PRId64 "); free space on it", a->spool.free_bytes,
+		    a->live->spool.min_free_bytes);
+	else if (held)
+		snprintf(h->paused, sizeof(h->paused), "the spool is full; "
+		    "waiting for the publisher");
+	if (a->pub != NULL) {
+		publisher_get_stats(a->pub, &ps);
+		snprintf(h->publishing, sizeof(h->publishing), "%s",
+		    ps.last_error);
+	}
+	if (a->stopping != NULL)
+		snprintf(h->stopping, sizeof(h->stopping), "%s", a->stopping);
+}
+
+/* Microseconds to whole seconds; INT64_MIN (not known) stays. */
+static int64_t
+runinfo_us_to_s(int64_t us)
+{
+	return us == INT64_MIN ? INT64_MIN : us / 1000000;
+}
+
 /* Hands the metrics server what the loop knows now (metrics.h). */
 void
 agent_metrics(struct agent *a, time_t now)
@@ -89,8 +155,11 @@ agent_metrics(struct agent *a, time_t now)
 	    .paused_login = (source_held(a->src) & SOURCE_HOLD_LOGIN) != 0,
 	    .paused_spool = (source_held(a->src) & SOURCE_HOLD_SPOOL) != 0 };
 	struct metrics_on_complete *oc;
+	struct metrics_topic *mt;
 	struct oncomplete_stats os;
+	struct complete_figures cf;
 	struct metrics_table *t;
+	struct health h;
 	struct publish_stats ps;
 
 	if (a->metrics == NULL ||
@@ -102,9 +171,12 @@ agent_metrics(struct agent *a, time_t now)
 		struct writer_stats ws;
 
 		writer_get_stats(table_writer(a->tables[i]), &ws);
+		publisher_get_figures(a->pub, i, &cf);
 		t[i] = (struct metrics_table){ table_name(a->tables[i]),
 		    s->records, s->rows, s->rejects, s->empty, ws.files_open,
-		    ws.files_parked, ws.files_reopened, &s->parse };
+		    ws.files_parked, ws.files_reopened, &s->parse,
+		    runinfo_us_to_s(cf.watermark_us),
+		    runinfo_us_to_s(cf.last_hour_us) };
 		if (oc != NULL && publisher_get_oncomplete(a->pub, i, &os))
 			oc[i] = (struct metrics_on_complete){ os.ok, os.failed,
 			    os.timeout, os.pending };
@@ -113,12 +185,18 @@ agent_metrics(struct agent *a, time_t now)
 			oc = NULL;
 		}
 	}
+	if ((mt = agent_assigned(a)) != NULL) {
+		m.topics = mt;
+		m.ntopics = a->conf->kafka.topics.n;
+	}
 	m.on_complete = oc;
 	m.tables = t;
 	m.ntables = a->ntables;
 	if (a->krb != NULL)
 		m.ticket_end = krb_expires(a->krb);
 	publisher_get_stats(a->pub, &ps);
+	agent_health(a, &h);
+	m.health = &h;
 	m.published_files = ps.files;
 	m.published_bytes = ps.bytes;
 	m.publish_errors = ps.errors;
@@ -126,6 +204,7 @@ agent_metrics(struct agent *a, time_t now)
 	if (metrics_set(a->metrics, &m) < 0)
 		log_warnx("metrics: out of memory; serving the figures before");
 	metrics_snapshot_clear(&m);
+	free(mt);
 	free(oc);
 	free(t);
 }

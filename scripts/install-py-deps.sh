@@ -10,8 +10,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 req="$root/tests/real/requirements.txt"
 venv="$root/build/py"
 
-if python3 -c 'import pyarrow, duckdb' 2>/dev/null ||
-	"$venv/bin/python3" -c 'import pyarrow, duckdb' 2>/dev/null; then
+mods='import pyarrow, duckdb, prometheus_client, promql_parser'
+if python3 -c "$mods" 2>/dev/null ||
+	"$venv/bin/python3" -c "$mods" 2>/dev/null; then
 	exit 0
 fi
 echo "install-py-deps: installing $(grep -v '^#' "$req" | tr '\n' ' ')"

@@ -61,18 +61,31 @@ complete_new(const struct conf *c, char *err, size_t errlen)
 		return NULL;
 	}
 	cp->c = c;
-	if ((cp->scanned = calloc(c->n_tables, sizeof(*cp->scanned))) == NULL) {
+	if ((cp->scanned = calloc(c->n_tables, sizeof(*cp->scanned))) == NULL ||
+	    (cp->figures = calloc(c->n_tables, sizeof(*cp->figures))) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		free(cp);
-		return NULL;
+		goto fail;
 	}
+	for (size_t i = 0; i < c->n_tables; i++)
+		cp->figures[i] = (struct complete_figures){ INT64_MIN,
+		    INT64_MIN };
 	if ((cp->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
 		snprintf(err, errlen, "%s", why);
-		free(cp->scanned);
-		free(cp);
-		return NULL;
+		goto fail;
 	}
 	return cp;
+fail:
+	free(cp->figures);
+	free(cp->scanned);
+	free(cp);
+	return NULL;
+}
+
+void
+complete_get_figures(const struct completer *cp, size_t i,
+    struct complete_figures *out)
+{
+	*out = cp->figures[i];
 }
 
 void
@@ -90,6 +103,7 @@ complete_free(struct completer *cp)
 	free(cp->hours);
 	complete_view_clear(&cp->view);
 	tz_close(cp->tz);
+	free(cp->figures);
 	free(cp->scanned);
 	free(cp);
 }
@@ -202,14 +216,17 @@ complete_published(struct completer *cp, const char *rel,
 
 /* The UTC instant (us) at which local hour dt/hr ends: the first instant
  * after it whose local hour is a later one (a repeated hour at the end of
- * summer time ends with its second pass). */
+ * summer time ends with its second pass); the one at which it starts in
+ * *start_us. */
 static int64_t
-complete_hour_end(struct completer *cp, const char *dt, const char *hr)
+complete_hour_end(struct completer *cp, const char *dt, const char *hr,
+    int64_t *start_us)
 {
 	struct tm tm = { 0 };
 	struct tz_hour h;
 	int64_t key, guess, start;
 
+	*start_us = INT64_MAX;
 	if (sscanf(dt, "%4d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3 ||
 	    sscanf(hr, "%2d", &tm.tm_hour) != 1)
 		return INT64_MAX;
@@ -222,6 +239,7 @@ complete_hour_end(struct completer *cp, const char *dt, const char *hr)
 	for (int i = 0; i < 2; i++)
 		if (tz_hour_of(cp->tz, start * US_PER_S, &h) == 0)
 			start = guess - h.utc_offset_s;
+	*start_us = start * US_PER_S;
 	for (int64_t end = start + 3600;; end += 3600)
 		if (tz_hour_of(cp->tz, end * US_PER_S, &h) < 0 || h.key > key ||
 		    end > start + 3 * 3600)
@@ -483,6 +501,7 @@ complete_table(struct completer *cp, struct target *t, size_t i, time_t now,
     char *err, size_t errlen)
 {
 	const struct conf_table *ct = &cp->c->tables[i];
+	struct complete_figures *fig = &cp->figures[i];
 	int rescan = cp->scanned[i] == 0 ||
 	    now - cp->scanned[i] >= cp->c->completion.rescan;
 	int64_t wm;
@@ -490,6 +509,7 @@ complete_table(struct completer *cp, struct target *t, size_t i, time_t now,
 
 	if ((r = complete_watermark(cp, t, ct, now, &wm, err, errlen)) < 0)
 		return r;
+	fig->watermark_us = wm;
 	if (wm == INT64_MIN)
 		return 0;
 	if (rescan) {
@@ -499,15 +519,21 @@ complete_table(struct completer *cp, struct target *t, size_t i, time_t now,
 	}
 	for (size_t k = 0; k < cp->nhours; k++) {
 		struct complete_hour *h = &cp->hours[k];
+		int64_t start;
 
-		if (strcmp(h->table, ct->name) != 0 || (h->done && !h->dirty &&
-		    !rescan) || complete_hour_end(cp, h->dt, h->hr) > wm)
+		if (strcmp(h->table, ct->name) != 0 ||
+		    complete_hour_end(cp, h->dt, h->hr, &start) > wm)
 			continue;
-		if ((r = complete_hour_write(cp, t, h, wm, err, errlen)) < 0)
-			return r;
-		h->done = 1;
-		h->dirty = 0;
-		n += r;
+		if (!h->done || h->dirty || rescan) {
+			if ((r = complete_hour_write(cp, t, h, wm, err,
+			    errlen)) < 0)
+				return r;
+			h->done = 1;
+			h->dirty = 0;
+			n += r;
+		}
+		if (start > fig->last_hour_us)
+			fig->last_hour_us = start;
 	}
 	return n;
 }
@@ -524,8 +550,11 @@ complete_run(struct completer *cp, struct target *t, time_t now, char *err,
 	if ((r = progress_write_all(cp, t, err, errlen)) < 0)
 		return r;
 	for (size_t i = 0; i < c->n_tables; i++) {
-		if (!complete_owner(cp, &c->tables[i]))
+		if (!complete_owner(cp, &c->tables[i])) {
+			cp->figures[i] = (struct complete_figures){ INT64_MIN,
+			    INT64_MIN };
 			continue;
+		}
 		if ((r = complete_table(cp, t, i, now, err, errlen)) < 0)
 			return r;
 		n += r;

@@ -108,6 +108,20 @@ struct manifest;
 int complete_read_manifest(struct target *t, const char *dir,
     struct manifest *m, char *err, size_t errlen);
 
+/* What this host knows of a table's completion: on the host that
+ * completes the table's hours (a complete_run() found it owns them), its
+ * watermark and the start of its latest complete hour (one with a
+ * manifest); INT64_MIN where not known. */
+struct complete_figures {
+	int64_t watermark_us;     /* INT64_MIN also while a partition of the
+	                           * table's topics has no progress */
+	int64_t last_hour_us;
+};
+
+/* Copies table i's figures into out. */
+void complete_get_figures(const struct completer *cp, size_t i,
+    struct complete_figures *out);
+
 /* Writes this host's progress files and completes what hours it can, at
  * now.  Returns the number of manifests written, or a negative errno with
  * the sentence in err (the next run tries again). */

@@ -33,6 +33,7 @@ struct completer {
 	struct complete_hour *hours;
 	size_t nhours, hours_cap;
 	time_t *scanned;          /* per table, its last full scan */
+	struct complete_figures *figures; /* per table */
 	struct complete_view view;
 	int have_view;
 	struct oncomplete *oc;    /* NULL: no output.on_complete */

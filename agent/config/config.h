@@ -147,6 +147,7 @@ struct conf {
 	struct {
 		int enabled;
 		char *listen;             /* ADDRESS:PORT */
+		int stall_timeout;        /* seconds */
 	} metrics;
 
 	struct {

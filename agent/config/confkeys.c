@@ -661,6 +661,12 @@ static const struct conf_key conf_keys[] = {
 	  .description = "The address and port the metrics are served on: an "
 	  "IPv4 address, or an IPv6 one in brackets (\"[::1]:9466\"); "
 	  "\"0.0.0.0:9466\" for every interface." },
+	{ .path = "metrics.stall_timeout", .type = CONF_INT,
+	  .default_text = "30", .offset = AT(metrics.stall_timeout),
+	  .min = 1, .max = 3600,
+	  .description = "Seconds without a turn of the main loop after which "
+	  "/health and /ready answer 503 and kedge status says the loop is "
+	  "stuck (docs/metrics.md); the unit's WatchdogSec= is 30 s too." },
 	{ .path = "log.level", .type = CONF_ENUM, .default_text = "\"info\"",
 	  .flags = CONF_RELOADS,
 	  .offset = AT(log.level), .values = "err|warning|notice|info|debug",

@@ -12,7 +12,8 @@
 /* Histogram boundaries, in ns; every histogram adds +Inf. */
 static const uint64_t metrics_udtf_le[] = {
 	250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000,
-	500000, 1000000, 10000000, 100000000, 1000000000,
+	500000, 1000000, 2500000, 5000000, 10000000, 25000000, 50000000,
+	100000000, 250000000, 500000000, 1000000000,
 };
 static const uint64_t metrics_ckpt_le[] = {
 	1000000, 2500000, 5000000, 10000000, 25000000, 50000000, 100000000,
@@ -174,27 +175,11 @@ metrics_hist(FILE *out, const char *name, const char *label,
 	metrics_sample(out, name, "_count", l, k, num);
 }
 
-/* What the fixed boundaries blur: the quantiles and the maximum from the
- * 3 % buckets, and the slowest records with where they came from. */
+/* The longest a table's UDTF chain took, which the histogram's top
+ * bucket hides. */
 static void
-metrics_udtf_detail(FILE *out, const struct metrics_snapshot *m)
+metrics_udtf_max(FILE *out, const struct metrics_snapshot *m)
 {
-	char secs[METRICS_NUM], part[METRICS_NUM], off[METRICS_NUM];
-
-	metrics_head(out, "kedge_udtf_duration_quantile_seconds", "gauge",
-	    "A quantile of the time a table's UDTF chain took per record, "
-	    "since kedge started (upper end of a 3 % bucket).");
-	for (size_t i = 0; i < m->ntables; i++)
-		for (size_t q = 0; m->tables[i].udtf != NULL &&
-		    q < LATENCY_NQUANTILES; q++) {
-			struct metrics_label l[] = {
-				{ "table", m->tables[i].name },
-				{ "quantile", latency_quantiles[q].label } };
-
-			metrics_sample(out, "kedge_udtf_duration_quantile_seconds",
-			    "", l, 2, metrics_secs(secs, hist_quantile(
-			    &m->tables[i].udtf->hist, latency_quantiles[q].q)));
-		}
 	metrics_head(out, "kedge_udtf_duration_max_seconds", "gauge",
 	    "The longest a table's UDTF chain took for one record, since kedge "
 	    "started.");
@@ -203,24 +188,26 @@ metrics_udtf_detail(FILE *out, const struct metrics_snapshot *m)
 			metrics_seconds(out, "kedge_udtf_duration_max_seconds",
 			    "table", m->tables[i].name,
 			    m->tables[i].udtf->hist.max_ns);
-	metrics_head(out, "kedge_udtf_slow_record_seconds", "gauge",
-	    "One of the slowest records of a table since kedge started: its "
-	    "UDTF chain's time, with where to fetch the record.");
+}
+
+/* A per-table timestamp, for the tables that know it; the family is left
+ * out when none does. */
+static void
+metrics_table_time(FILE *out, const struct metrics_snapshot *m,
+    const char *name, const char *help, size_t offset)
+{
+	int head = 0;
+
 	for (size_t i = 0; i < m->ntables; i++) {
-		const struct latency *lat = m->tables[i].udtf;
+		int64_t t = *(const int64_t *)(const void *)
+		    ((const char *)&m->tables[i] + offset);
 
-		for (size_t j = lat != NULL ? lat->nslow : 0; j-- > 0;) {
-			const struct latency_slow *sl = &lat->slow[j];
-			struct metrics_label l[] = {
-				{ "table", m->tables[i].name },
-				{ "topic", sl->topic }, { "partition", part },
-				{ "offset", off } };
-
-			snprintf(part, sizeof(part), "%" PRId32, sl->partition);
-			snprintf(off, sizeof(off), "%" PRId64, sl->offset);
-			metrics_sample(out, "kedge_udtf_slow_record_seconds", "",
-			    l, 4, metrics_secs(secs, sl->ns));
-		}
+		if (t == INT64_MIN)
+			continue;
+		if (!head++)
+			metrics_head(out, name, "gauge", help);
+		metrics_u64(out, name, "table", m->tables[i].name,
+		    t > 0 ? (uint64_t)t : 0);
 	}
 }
 
@@ -269,7 +256,16 @@ metrics_tables(FILE *out, const struct metrics_snapshot *m)
 			metrics_hist(out, "kedge_udtf_duration_seconds", "table",
 			    m->tables[i].name, &m->tables[i].udtf->hist,
 			    metrics_udtf_le, NELEM(metrics_udtf_le));
-	metrics_udtf_detail(out, m);
+	metrics_udtf_max(out, m);
+	metrics_table_time(out, m, "kedge_watermark_timestamp_seconds",
+	    "A table's watermark, UNIX seconds: hours that end before it are "
+	    "complete; only on the host that completes the table's hours.",
+	    offsetof(struct metrics_table, watermark));
+	metrics_table_time(out, m,
+	    "kedge_last_complete_hour_timestamp_seconds", "When a table's "
+	    "latest complete hour (one with a manifest) starts, UNIX seconds; "
+	    "only on the host that completes the table's hours.",
+	    offsetof(struct metrics_table, last_complete_hour));
 }
 
 /* output.on_complete's runs per table and result, and its backlog. */
@@ -309,9 +305,14 @@ metrics_on_complete(FILE *out, const struct metrics_snapshot *m)
 static void
 metrics_lags(FILE *out, const struct metrics_snapshot *m)
 {
+	metrics_head(out, "kedge_assigned_partitions", "gauge", "Partitions "
+	    "of a topic assigned to this kedge.");
+	for (size_t i = 0; i < m->ntopics; i++)
+		metrics_u64(out, "kedge_assigned_partitions", "topic",
+		    m->topics[i].name, m->topics[i].assigned);
 	metrics_head(out, "kedge_consumer_lag", "gauge", "Records of an "
-	    "assigned partition not yet read: its high watermark, as "
-	    "librdkafka last saw it, minus the next offset kedge needs.");
+	    "assigned partition not yet read, from its assignment on: its "
+	    "high watermark minus the next offset kedge needs.");
 	for (size_t i = 0; i < m->nlags; i++) {
 		char part[METRICS_NUM], lag[METRICS_NUM];
 		struct metrics_label l[] = { { "topic", m->lags[i].topic },

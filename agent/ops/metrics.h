@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "agent/ops/health.h"
 #include "agent/parse/latency.h"
 #include "lib/hist.h"
 
@@ -27,6 +28,18 @@ struct metrics_table {
 	uint64_t files_parked;
 	uint64_t files_reopened;   /* parked files opened again for a row */
 	const struct latency *udtf; /* not owned; NULL: none */
+	/* on the host that completes the table's hours: its watermark and
+	 * the start of its latest complete hour, UNIX seconds; INT64_MIN
+	 * where not known */
+	int64_t watermark;
+	int64_t last_complete_hour;
+};
+
+/* A topic of kafka.topics and how many of its partitions are assigned
+ * here. */
+struct metrics_topic {
+	const char *name;          /* not owned */
+	uint64_t assigned;
 };
 
 /* One table's runs of output.on_complete, and its revisions waiting. */
@@ -52,6 +65,8 @@ struct metrics_snapshot {
 	uint64_t consumed;             /* records read from Kafka */
 	const struct metrics_table *tables;
 	size_t ntables;
+	const struct metrics_topic *topics;
+	size_t ntopics;
 	struct metrics_lag *lags;
 	size_t nlags, lags_cap;
 	const struct hist *checkpoints;  /* seal + decide; NULL: none */
@@ -70,6 +85,8 @@ struct metrics_snapshot {
 	int paused_spool;              /* the spool is full */
 	const struct metrics_on_complete *on_complete; /* ntables of them;
 	                                 * NULL: no output.on_complete */
+	const struct health *health;   /* for /ready (metrics_http.h), not
+	                                 * rendered; NULL: none */
 };
 
 /* A source_lag_fn (source.h): appends the partition's lag to the snapshot

@@ -8,29 +8,59 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "agent/ops/health.h"
 #include "lib/err.h"
 #include "lib/thread.h"
+#include "lib/tick.h"
 
 /*
  * Bounds on what clients may hold.  A scrape takes one connection for a
  * few milliseconds; the limits are far above what Prometheus (or two)
  * and a person with curl need, and keep a flood of idle connections from
  * costing more than a few descriptors and their buffers.
+ *
+ * libmicrohttpd closes a connection idle for METRICS_IDLE_S, but one that
+ * sends a byte now and then is never idle: the server bounds a
+ * connection's whole life itself (METRICS_LIFE_S, counted from its
+ * accept), and once METRICS_CONNECTIONS are open it closes the oldest for
+ * each new one, so that clients who hold every slot cannot keep a new
+ * scrape out.  libmicrohttpd admits one connection more than that, the
+ * new one; a scrape never lives long enough to be the oldest.
  */
 #define METRICS_CONNECTIONS 64     /* at a time, in all */
 #define METRICS_PER_ADDRESS 16     /* at a time, from one client address */
 #define METRICS_IDLE_S 5           /* an idle connection is closed */
+#define METRICS_LIFE_S 10          /* any connection is closed */
 #define METRICS_MEMORY (16 * 1024) /* a request's head and buffers */
+
+/* An open connection, as libmicrohttpd told of it. */
+struct metrics_conn {
+	struct MHD_Connection *c;  /* NULL: a free slot */
+	int fd;
+	uint64_t since;            /* tick_now() when accepted */
+	int shut;                  /* shut down; libmicrohttpd closes it */
+};
 
 struct metrics_server {
 	struct MHD_Daemon *d;
 	int fd;                    /* listening; the daemon's once it runs */
 	int port;
+	int stall_timeout;         /* metrics.stall_timeout */
 	pthread_mutex_t lock;
 	char *text;                /* the latest rendering, under lock */
 	size_t len;
+	struct health health;      /* the loop's, as of text, under lock */
+	uint64_t turned;           /* tick_now() of the last metrics_set(),
+	                            * or of the start before it, under lock */
+	/* under lock: every open connection, and the reaper's stop */
+	struct metrics_conn conns[METRICS_CONNECTIONS + 1];
+	pthread_cond_t wake;
+	int stop;
+	pthread_t reaper;
+	int reaping;               /* the reaper runs */
 };
 
 static int
@@ -180,10 +210,52 @@ metrics_answer_text(struct metrics_server *s, struct MHD_Connection *c)
 	return ret;
 }
 
+/* /health (ready 0) or /ready (ready 1): 200 or 503, with the checks as
+ * JSON (health.h). */
+static enum MHD_Result
+metrics_answer_health(struct metrics_server *s, struct MHD_Connection *c,
+    int ready)
+{
+	json_t *checks = json_object();
+	struct MHD_Response *r = NULL;
+	int turned, alive, rest;
+	struct health h;
+	enum MHD_Result ret;
+	char *body = NULL;
+	double age;
+
+	pthread_mutex_lock(&s->lock);
+	age = (double)tick_ns(tick_now() - s->turned) / 1e9;
+	turned = s->text != NULL;
+	h = s->health;
+	pthread_mutex_unlock(&s->lock);
+	alive = checks != NULL ? health_check_alive(checks, age, turned,
+	    s->stall_timeout) : -1;
+	rest = ready && alive >= 0 ? health_check(checks, &h, time(NULL)) : 1;
+	if (alive >= 0 && rest >= 0)
+		body = health_body(checks, alive && rest);  /* takes checks */
+	else
+		json_decref(checks);
+	if (body != NULL && (r = MHD_create_response_from_buffer(strlen(body),
+	    body, MHD_RESPMEM_MUST_FREE)) == NULL)
+		free(body);
+	if (r == NULL)
+		return metrics_answer(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    "out of memory\n");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(c, alive && rest ? MHD_HTTP_OK :
+	    MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* libmicrohttpd has parsed the request's head (and answers what it
  * cannot parse with 400, a head too long with 431): GET and HEAD
- * /metrics are answered, a query string ignored, anything else refused.
- * The answer is queued at the first call, before any body is read. */
+ * /metrics, /health and /ready are answered, a query string ignored,
+ * anything else refused.  The answer is queued at the first call, before
+ * any body is read. */
 static enum MHD_Result
 metrics_request(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -197,34 +269,143 @@ metrics_request(void *cls, struct MHD_Connection *c, const char *url,
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return metrics_answer(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "use GET\n");
+	if (strcmp(url, "/health") == 0 || strcmp(url, "/ready") == 0)
+		return metrics_answer_health(cls, c, url[1] == 'r');
 	if (strcmp(url, "/metrics") != 0)
-		return metrics_answer(c, MHD_HTTP_NOT_FOUND,
-		    "not found; the metrics are at /metrics\n");
+		return metrics_answer(c, MHD_HTTP_NOT_FOUND, "not found; the "
+		    "metrics are at /metrics, the probes at /health and "
+		    "/ready\n");
 	return metrics_answer_text(cls, c);
 }
 
+/*
+ * Ends connection k: shutdown() makes libmicrohttpd's next read of it
+ * return end of file, and libmicrohttpd closes it.  The descriptor is
+ * still open: libmicrohttpd tells of a connection's close (under lock,
+ * metrics_notify()) before it closes the descriptor.  Under lock.
+ */
+static void
+metrics_shut(struct metrics_server *s, size_t k)
+{
+	shutdown(s->conns[k].fd, SHUT_RDWR);
+	s->conns[k].shut = 1;
+}
+
+/* libmicrohttpd's thread: a connection accepted or closed. */
+static void
+metrics_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+    enum MHD_ConnectionNotificationCode code)
+{
+	struct metrics_server *s = cls;
+	const union MHD_ConnectionInfo *fd;
+	size_t k, free_k = 0, oldest = 0, open = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (*socket_context != NULL)
+			((struct metrics_conn *)*socket_context)->c = NULL;
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	for (k = 0; k <= METRICS_CONNECTIONS; k++) {
+		struct metrics_conn *mc = &s->conns[k];
+
+		if (mc->c == NULL) {
+			free_k = k;
+			continue;
+		}
+		if (mc->shut)
+			continue;
+		if (open++ == 0 || mc->since < s->conns[oldest].since)
+			oldest = k;
+	}
+	if (open >= METRICS_CONNECTIONS)
+		metrics_shut(s, oldest);
+	/* libmicrohttpd admits at most METRICS_CONNECTIONS + 1: a slot is
+	 * free */
+	if ((fd = MHD_get_connection_info(c,
+	    MHD_CONNECTION_INFO_CONNECTION_FD)) != NULL) {
+		s->conns[free_k] = (struct metrics_conn){ .c = c,
+		    .fd = fd->connect_fd, .since = tick_now() };
+		*socket_context = &s->conns[free_k];
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The reaper's thread: once a second, ends the connections open for
+ * METRICS_LIFE_S. */
+static void *
+metrics_reap(void *arg)
+{
+	struct metrics_server *s = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		uint64_t now = tick_now();
+
+		for (size_t k = 0; k <= METRICS_CONNECTIONS; k++)
+			if (s->conns[k].c != NULL && !s->conns[k].shut &&
+			    tick_ns(now - s->conns[k].since) >=
+			    METRICS_LIFE_S * UINT64_C(1000000000))
+				metrics_shut(s, k);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec++;
+		pthread_cond_timedwait(&s->wake, &s->lock, &until);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Stops and joins the reaper, if it runs. */
+static void
+metrics_stop_reaper(struct metrics_server *s)
+{
+	if (!s->reaping)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stop = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->reaper, NULL);
+	s->reaping = 0;
+}
+
 struct metrics_server *
-metrics_start(const char *spec, char *err, size_t errlen)
+metrics_start(const char *spec, int stall_timeout, char *err, size_t errlen)
 {
 	struct metrics_server *s;
 	sigset_t old;
+	int r;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	tick_init();
+	s->stall_timeout = stall_timeout;
+	s->turned = tick_now();
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
 	if ((s->fd = metrics_listen(spec, &s->port, err, errlen)) < 0)
 		goto fail;
+	if ((r = thread_start(&s->reaper, metrics_reap, s)) != 0) {
+		snprintf(err, errlen, "metrics: cannot start a thread: %s",
+		    strerror(r));
+		close(s->fd);
+		goto fail;
+	}
+	s->reaping = 1;
 	/* the daemon's thread inherits this thread's mask (thread.h) */
 	thread_block_signals(&old);
 	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
 	    0, NULL, NULL, metrics_request, s,
 	    MHD_OPTION_LISTEN_SOCKET, s->fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CONNECTIONS,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_CONNECTIONS + 1,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_PER_ADDRESS,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_IDLE_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_MEMORY,
+	    MHD_OPTION_NOTIFY_CONNECTION, metrics_notify, s,
 	    MHD_OPTION_END);
 	thread_unblock_signals(&old);
 	if (s->d == NULL) {
@@ -235,6 +416,8 @@ metrics_start(const char *spec, char *err, size_t errlen)
 	}
 	return s;
 fail:
+	metrics_stop_reaper(s);
+	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return NULL;
@@ -265,6 +448,9 @@ metrics_set(struct metrics_server *s, const struct metrics_snapshot *m)
 	old = s->text;
 	s->text = text;
 	s->len = len;
+	if (m->health != NULL)
+		s->health = *m->health;
+	s->turned = tick_now();
 	pthread_mutex_unlock(&s->lock);
 	free(old);
 	return 0;
@@ -275,9 +461,11 @@ metrics_stop(struct metrics_server *s)
 {
 	if (s == NULL)
 		return;
+	metrics_stop_reaper(s);
 	/* closes every connection and the listening socket, and joins
 	 * the thread */
 	MHD_stop_daemon(s->d);
+	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s->text);
 	free(s);

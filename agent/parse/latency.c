@@ -5,10 +5,10 @@
 #include <string.h>
 
 const struct latency_quantile latency_quantiles[LATENCY_NQUANTILES] = {
-	{ 0.5, "p50", "0.5" },
-	{ 0.9, "p90", "0.9" },
-	{ 0.99, "p99", "0.99" },
-	{ 0.999, "p99.9", "0.999" },
+	{ 0.5, "p50" },
+	{ 0.9, "p90" },
+	{ 0.99, "p99" },
+	{ 0.999, "p99.9" },
 };
 
 /* Puts rec among the slowest, dropping the fastest of them when full. */

@@ -32,7 +32,6 @@ struct latency {
 extern const struct latency_quantile {
 	double q;
 	const char *name;          /* "p50", ... */
-	const char *label;         /* "0.5", ...: Prometheus's quantile */
 } latency_quantiles[LATENCY_NQUANTILES];
 
 void latency_keep_slow(struct latency *l, uint64_t ns,

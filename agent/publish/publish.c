@@ -39,6 +39,9 @@ struct publisher {
 	size_t left;          /* files the last pass could not publish */
 	struct publish_stats stats;
 	struct completer *cp; /* only this thread uses it */
+	struct complete_figures *figures; /* per table: cp's, copied under
+	                       * lock after each completion */
+	size_t ntables;
 	struct oncomplete *oc; /* NULL: no output.on_complete */
 	struct complete_view view;  /* handed over, not taken yet */
 	int has_view;
@@ -195,6 +198,10 @@ publish_complete(struct publisher *p)
 		    err);
 	else if (n > 0)
 		log_info("complete: %d hour(s) got a new manifest", n);
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->ntables; i++)
+		complete_get_figures(p->cp, i, &p->figures[i]);
+	pthread_mutex_unlock(&p->lock);
 }
 
 static void *
@@ -258,6 +265,7 @@ publisher_free(struct publisher *p)
 	target_close(p->target);
 	complete_free(p->cp);
 	complete_view_clear(&p->view);
+	free(p->figures);
 	free(p->spool_dir);
 	free(p->ready_dir);
 	free(p);
@@ -271,6 +279,8 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	int r;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->figures = calloc(c->n_tables ? c->n_tables : 1,
+	    sizeof(*p->figures))) == NULL ||
 	    (p->spool_dir = strdup(c->output.spool_dir)) == NULL ||
 	    asprintf(&p->ready_dir, "%s/ready", c->output.spool_dir) < 0) {
 		snprintf(err, errlen, "out of memory");
@@ -284,6 +294,9 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	if ((p->target = target_open(c, err, errlen)) == NULL ||
 	    (p->cp = complete_new(c, err, errlen)) == NULL)
 		goto fail;
+	p->ntables = c->n_tables;
+	for (size_t i = 0; i < p->ntables; i++)
+		complete_get_figures(p->cp, i, &p->figures[i]);
 	if (c->output.on_complete.n > 0) {
 		if ((p->oc = oncomplete_start(c, err, errlen)) == NULL)
 			goto fail;
@@ -388,4 +401,13 @@ publisher_get_oncomplete(struct publisher *p, size_t i,
 		return 0;
 	oncomplete_get_stats(p->oc, i, out);
 	return 1;
+}
+
+void
+publisher_get_figures(struct publisher *p, size_t i,
+    struct complete_figures *out)
+{
+	pthread_mutex_lock(&p->lock);
+	*out = p->figures[i];
+	pthread_mutex_unlock(&p->lock);
 }

@@ -60,4 +60,10 @@ struct oncomplete_stats;
 int publisher_get_oncomplete(struct publisher *p, size_t i,
     struct oncomplete_stats *out);
 
+/* Copies what the completer last knew of table i's completion into out
+ * (complete.h). */
+struct complete_figures;
+void publisher_get_figures(struct publisher *p, size_t i,
+    struct complete_figures *out);
+
 #endif /* KEDGE_PUBLISH_H */

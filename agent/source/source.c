@@ -94,6 +94,7 @@ source_track(struct source *s, const rd_kafka_topic_partition_list_t *list)
 		p->last_at = 0;
 		s->nparts++;
 	}
+	source_marks_kick(s->marks);
 	return 0;
 }
 
@@ -334,6 +335,8 @@ source_start(struct source *s, source_start_fn *start_at, void *arg,
 	rd_kafka_topic_partition_list_t *list;
 	rd_kafka_resp_err_t e;
 
+	if ((s->marks = source_marks_start(s->rk, err, errlen)) == NULL)
+		return -EAGAIN;
 	if (!s->grouped)
 		return source_assign_all(s, start_at, arg, err, errlen);
 	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);
@@ -716,6 +719,23 @@ source_each_part(const struct source *s, source_part_fn *fn, void *arg)
 	}
 }
 
+/* Where the consumer of partition p stands, given its watermarks (low
+ * may be -1: not known): the next offset kedge needs once a record was
+ * read, else the group's committed offset or an explicit start, else
+ * where kafka.start puts it.  -1 when not known. */
+static int64_t
+source_position(const struct source *s, const struct source_part *p,
+    int64_t low, int64_t high)
+{
+	if (p->next >= 0)
+		return p->next;
+	if (p->seen >= 0)
+		return p->seen;
+	if (p->at_end || strcmp(s->conf->kafka.start, "latest") == 0)
+		return high;
+	return low;
+}
+
 size_t
 source_lags(const struct source *s, source_lag_fn *fn, void *arg)
 {
@@ -723,21 +743,37 @@ source_lags(const struct source *s, source_lag_fn *fn, void *arg)
 
 	for (size_t i = 0; i < s->nparts; i++) {
 		const struct source_part *p = &s->parts[i];
-		int64_t low, high, next = p->next;
+		int64_t low, high, asked_low, asked_high, next;
 
 		if (rd_kafka_get_watermark_offsets(s->rk, p->topic, p->partition,
-		    &low, &high) != RD_KAFKA_RESP_ERR_NO_ERROR || high < 0) {
+		    &low, &high) != RD_KAFKA_RESP_ERR_NO_ERROR)
+			low = high = -1;
+		/* the later of the two, fetched and asked, is the higher */
+		if (source_marks_get(s->marks, p->topic, p->partition,
+		    &asked_low, &asked_high) == 0) {
+			if (asked_high > high)
+				high = asked_high;
+			if (low < 0)
+				low = asked_low;
+		}
+		if (high < 0 || (next = source_position(s, p, low < 0 ? -1 :
+		    low, high)) < 0) {
 			skipped++;
 			continue;
 		}
-		if (next < 0 && p->at_end)
-			next = high;
-		if (next >= 0)
-			fn(p->topic, p->partition, next, high, arg);
-		else
-			skipped++;
+		fn(p->topic, p->partition, next, high, arg);
 	}
 	return skipped;
+}
+
+size_t
+source_assigned(const struct source *s, const char *topic)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nparts; i++)
+		n += strcmp(s->parts[i].topic, topic) == 0;
+	return n;
 }
 
 int32_t
@@ -790,6 +826,8 @@ source_close(struct source *s)
 {
 	if (s == NULL)
 		return;
+	/* before the consumer it asks through goes */
+	source_marks_stop(s->marks);
 	if (s->queue != NULL)
 		rd_kafka_queue_destroy(s->queue);
 	if (s->rk != NULL) {

@@ -61,8 +61,9 @@ typedef int64_t (source_start_fn)(const char *topic, int32_t partition,
     void *arg);
 
 /* Subscribes (group) or assigns every partition (static, each from
- * start_at(), which may be NULL).  Returns 0 or a negative value with a
- * sentence in err. */
+ * start_at(), which may be NULL), and starts the thread that asks the
+ * brokers for the watermarks (source_lags()).  Returns 0 or a negative
+ * value with a sentence in err. */
 int source_start(struct source *s, source_start_fn *start_at, void *arg,
     char *err, size_t errlen);
 
@@ -135,14 +136,20 @@ typedef void (source_part_fn)(const char *topic, int32_t partition,
 void source_each_part(const struct source *s, source_part_fn *fn, void *arg);
 
 /* Calls fn for every assigned partition with the next offset kedge needs
- * and the partition's high watermark as librdkafka last saw it (from its
- * fetches: no request to a broker).  A partition read to its end before
- * any record needs the high watermark; one whose next offset or high
- * watermark is not known yet is skipped. */
+ * and the partition's high watermark: the later of what librdkafka's
+ * fetches saw and what the brokers answered a thread that asks them every
+ * few seconds, so that a partition held or not read yet has one too.
+ * Before its first record, a partition's next offset is the group's
+ * committed one, or where kafka.start puts it (its low or high watermark);
+ * one read to its end needs the high watermark.  A partition whose next
+ * offset or high watermark is not known yet is skipped. */
 typedef void (source_lag_fn)(const char *topic, int32_t partition,
     int64_t next, int64_t high, void *arg);
 /* Returns how many assigned partitions were skipped. */
 size_t source_lags(const struct source *s, source_lag_fn *fn, void *arg);
+
+/* Returns how many partitions of topic are assigned to this consumer. */
+size_t source_assigned(const struct source *s, const char *topic);
 
 /* Asks the brokers how many partitions topic has, within timeout_ms.
  * Returns the count, or -1 when they do not say. */

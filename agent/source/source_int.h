@@ -2,8 +2,9 @@
  * source_int: what source.c (the consumer loop) shares with source_conf.c
  * (the librdkafka properties kedge's configuration maps to, and the
  * callbacks), source_failure.c (librdkafka's error callback and the
- * sentences that say why consumption cannot go on, with the fix) and
- * source_probe.c (check-config's look at the brokers).  Private to
+ * sentences that say why consumption cannot go on, with the fix),
+ * source_probe.c (check-config's look at the brokers) and source_marks.c
+ * (the watermarks, asked of the brokers on a thread).  Private to
  * source*.c: the rest of kedge sees only source.h.
  */
 #ifndef KEDGE_SOURCE_INT_H
@@ -54,12 +55,36 @@ struct source {
 	                      * fetched after the brokers went down */
 	rd_kafka_queue_t *commits;  /* where offset commits are answered */
 	int commit_pending;  /* a commit's answer has not come yet */
+	struct source_marks *marks; /* the watermarks' thread; NULL before
+	                      * source_start() */
 	pthread_mutex_t tls_lock;  /* librdkafka's threads verify certificates */
 	int tls_error;       /* OpenSSL's X509_V_ERR_ of the first refused one */
 	char tls_broker[256];
 };
 
 #define SOURCE_STATIC_GROUP "kedge-static-assignment"
+
+/*
+ * The assigned partitions' watermarks, asked of the brokers by a thread
+ * of their own every few seconds and after each assignment
+ * (source_marks.c): librdkafka knows a partition's watermarks only from
+ * its fetches, and none are made while it is held.
+ */
+struct source_marks;
+
+/* Starts the thread, which asks through rk until source_marks_stop().
+ * Returns NULL with the sentence in err. */
+struct source_marks *source_marks_start(rd_kafka_t *rk, char *err,
+    size_t errlen);
+/* Asks for a round now (partitions were assigned).  Accepts NULL. */
+void source_marks_kick(struct source_marks *m);
+/* The low and high watermark of a partition as the brokers last said.
+ * Returns 0, or -1 when they have not (or m is NULL). */
+int source_marks_get(struct source_marks *m, const char *topic,
+    int32_t partition, int64_t *low, int64_t *high);
+/* Stops and joins the thread (at most one round's wait) and frees m;
+ * before the consumer is closed.  Accepts NULL. */
+void source_marks_stop(struct source_marks *m);
 
 /* librdkafka's rebalance callback in a group (source.c): tracks the
  * partitions assigned and revoked and tells the hooks; opaque is the

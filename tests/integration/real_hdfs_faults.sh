@@ -130,7 +130,8 @@ last_error_new() {
 status_says_last() {
 	wait_for "$1: the status to say the failure that the log has" 30 \
 		last_error_new "$2" "$3"
-	out=$($KEDGE status -c "$T/k.conf")
+	# exits 1 while publishing fails, 0 once it does not
+	out=$($KEDGE status -c "$T/k.conf") || [ $? -eq 1 ]
 	printf '%s\n' "$out" | sed -n "s/$LAST//p" | grep -Eq "$3" ||
 		die "$1: kedge status does not say the failure: $out"
 	echo "$1: $said" >>"$T/sentences"
@@ -146,7 +147,11 @@ fault() {
 	hdfs_admin $2 >/dev/null
 	wait_for "$_f_name: kedge's warning" 60 warned_like "$_f_w" "$4"
 	wait_for "$_f_name: the status to say so" 30 status_failing_like "$4"
-	out=$($KEDGE status -c "$T/k.conf")
+	rc=0
+	out=$($KEDGE status -c "$T/k.conf") || rc=$?
+	[ "$rc" -eq 1 ] || die "$_f_name: kedge status exited $rc: $out"
+	printf '%s\n' "$out" | grep -q '^not healthy: publishing: failing: ' ||
+		die "$_f_name: kedge status names no failing publishing: $out"
 	printf '%s\n' "$out" | grep -Eq "^publishing failing: .*$4" ||
 		die "$_f_name: kedge status does not say \"$4\": $out"
 	printf '%s\n' "$out" | grep -Eq '^spool: [0-9]* bytes, [1-9][0-9]* files to publish' ||

@@ -43,7 +43,11 @@ wait_for "kedge to say that no broker answers" 60 \
 	grep -q '^<4>kafka: no broker answers (.*); waiting for them, kedge resumes by itself$' "$T/c.log"
 wait_for "kedge status to say that no broker answers" 60 \
 	grep -q '^kafka: no broker answers since .* s); waiting for them$' "$T/spool-c/status"
-out=$($KEDGE status -c "$T/c.conf") || die "kedge status: $out"
+rc=0
+out=$($KEDGE status -c "$T/c.conf") || rc=$?
+[ "$rc" -eq 1 ] || die "kedge status exited $rc with no broker: $out"
+echo "$out" | grep -q '^not healthy: brokers: no broker has answered for ' ||
+	die "kedge status does not name the brokers: $out"
 echo "$out" | grep -q '^kafka: no broker answers since ' ||
 	die "kedge status does not say the brokers are down: $out"
 kill -0 "$KPID" 2>/dev/null || die "kedge exited with the broker down: $(tail -3 "$T/c.log")"

@@ -79,7 +79,9 @@ n=$(wc -l <"$T/bad-batches")
 	die "batch_raw does not hold one row per record"
 $KEDGE verify "$T/warehouse" >/dev/null || die "kedge verify failed"
 
-$KEDGE status -c "$T/kedge.conf" >"$T/status"
+rc=0
+$KEDGE status -c "$T/kedge.conf" >"$T/status" || rc=$?
+[ "$rc" -eq 3 ] || die "kedge status of a stopped kedge exited $rc, not 3"
 grep -q "^table access: UDTF split,nginx: $records records, $(wc -l <"$T/want") rows, $n rejects, $empty gave no row$" \
 	"$T/status" || die "status: $(cat "$T/status")"
 echo "ok: $records batches, $(wc -l <"$T/want") rows, $n rejected batches"

@@ -158,7 +158,9 @@ grep -q "spool: $T/spool holds [0-9]* bytes in [0-9]* files not yet published, o
 # file's count stays the same over two status writes (5 s apart) after
 # the feed has produced more than that.
 next_status
-out=$($KEDGE status -c "$T/k.conf")
+rc=0
+out=$($KEDGE status -c "$T/k.conf") || rc=$?
+[ "$rc" -eq 1 ] || die "kedge status exited $rc while paused: $out"
 case $out in
 "running (pid $KPID);"*"
 consumption paused: the spool is full; waiting for the publisher

@@ -4,9 +4,10 @@
 # fails saying so when neither has them.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 for py in python3 "$root/build/py/bin/python3"; do
-	if "$py" -c 'import pyarrow, duckdb' 2>/dev/null; then
+	if "$py" -c 'import pyarrow, duckdb, prometheus_client, promql_parser' \
+		2>/dev/null; then
 		exec "$py" "$@"
 	fi
 done
-echo "FAIL: pyarrow and duckdb are not installed; run scripts/install-py-deps.sh" >&2
+echo "FAIL: the readers of tests/real/requirements.txt (pyarrow, duckdb, prometheus_client, promql_parser) are not installed; run scripts/install-py-deps.sh" >&2
 exit 1

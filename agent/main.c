@@ -117,7 +117,9 @@ cmd_run(int argc, char **argv)
 	/* EX_CONFIG: systemd's RestartPreventExitStatus= does not retry it */
 	if ((c = load(path)) == NULL)
 		return 78;
-	log_set_level_name(c->log.level); /* the config checked the name */
+	/* the config checked the names */
+	log_set_level_name(c->log.level);
+	log_set_format_name(c->log.format);
 	/* warned, not refused: a root-only host may mean it */
 	if (geteuid() == 0)
 		log_warnx("kedge runs as root: plugins run with root's rights, "
@@ -394,6 +396,7 @@ cmd_bench_consume(int argc, char **argv)
 	if ((c = load(path)) == NULL)
 		return 1;
 	log_set_level_name(c->log.level);
+	log_set_format_name(c->log.format);
 	r = bench_consume(c, 600, stdout);
 	conf_free(c);
 	return r;
@@ -628,6 +631,7 @@ main(int argc, char **argv)
 	const char *name = argc > 1 ? argv[1] : "";
 
 	umask(umask(0) | KEDGE_UMASK);
+	log_init();
 
 	for (const struct command *c = commands; c->name != NULL; c++)
 		if (strcmp(name, c->name) == 0)

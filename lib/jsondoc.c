@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
+
 json_t *
 jsondoc_parse(struct jsondoc *d, const char *text, size_t len)
 {
@@ -251,6 +253,17 @@ jsondoc_set_str(json_t *o, const char *key, const char *s)
 	if ((v = json_string(s)) == NULL)
 		return (r = jsondoc_utf8(s)) != 0 ? r : -ENOMEM;
 	return jsondoc_set(o, key, v);
+}
+
+json_t *
+jsondoc_text(const char *s)
+{
+	char esc[4096];
+	json_t *v;
+
+	if ((v = json_string(s)) != NULL)
+		return v;
+	return json_string(escape_str(s, esc, sizeof(esc)));
 }
 
 int

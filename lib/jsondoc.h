@@ -84,6 +84,11 @@ int jsondoc_set_str(json_t *o, const char *key, const char *s);
 int jsondoc_set_int(json_t *o, const char *key, int64_t v);
 int jsondoc_set_int_or_null(json_t *o, const char *key, int64_t v,
     int64_t none);
+/* A new JSON string of s, text that may hold any bytes (a message quoting
+ * a path or a record): s itself when it is UTF-8, else escape_str() of it,
+ * every byte outside printable ASCII as \xNN.  NULL when memory runs
+ * out. */
+json_t *jsondoc_text(const char *s);
 /* Sets key of o to v, whose reference it takes (NULL: -ENOMEM). */
 int jsondoc_set(json_t *o, const char *key, json_t *v);
 

@@ -15,6 +15,14 @@ die() {
 	exit 1
 }
 
+# log_lines FILE: kedge's log lines in FILE, its stderr outside journald
+# ("TIME LEVEL message", TIME RFC 3339 with milliseconds and the offset),
+# as "LEVEL message"; lines of another shape (a fixture's, a crash's) are
+# left out.  LEVEL is err, warning, notice, info or debug.
+log_lines() {
+	sed -n 's/^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]\{3\}[+-][0-9][0-9]:[0-9][0-9] \(err\|warning\|notice\|info\|debug\) /\1 /p' "$1"
+}
+
 # mock_start DIR ARGS...: starts the mock cluster with ARGS and its control
 # FIFO DIR/mock.ctl (see mock_ctl), waits until it is ready (bounded), and
 # sets MOCK_PID and BOOTSTRAP.
@@ -127,7 +135,7 @@ landed_count() {
 # log's errors (or its last lines).
 run_to_end() {
 	timeout 120 $KEDGE run -c "$1" --exit-at-end 2>"$2" && return 0
-	die "$3 failed: $(grep '^<[0-3]>' "$2" | head -3 | grep . || tail -5 "$2")"
+	die "$3 failed: $(log_lines "$2" | grep '^err ' | head -3 | grep . || tail -5 "$2")"
 }
 
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.1 s until
@@ -285,7 +293,7 @@ exits_within() {
 kafka_assigned() {
 	grep -qs 'kafka: assigned' "$1" && return 0
 	kill -0 "$2" 2>/dev/null ||
-		die "$(basename "$1" .log) exited: $(grep '^<[0-4]>' "$1" | head -5)"
+		die "$(basename "$1" .log) exited: $(log_lines "$1" | grep -E '^(err|warning) ' | head -5)"
 	return 1
 }
 
@@ -297,7 +305,7 @@ stopped_cleanly() {
 	_sc_rc=0
 	wait "$2" || _sc_rc=$?
 	[ $_sc_rc -eq 0 ] ||
-		die "$1 exited $_sc_rc on SIGTERM: $(grep '^<[0-4]>' "$3" | head -5)"
+		die "$1 exited $_sc_rc on SIGTERM: $(log_lines "$3" | grep -E '^(err|warning) ' | head -5)"
 }
 
 # crashed_on_purpose POINT LOG: the kedge that wrote LOG, started with
@@ -334,7 +342,7 @@ crash_round() {
 		CRASH_HOW=crashed
 	else
 		die "$1 (KEDGE_CRASH_AT=${3:-none}) ended with status" \
-			"$_cr_rc: $(grep '^<[0-4]>' "$5" | head -5) ... $(tail -2 "$5")"
+			"$_cr_rc: $(log_lines "$5" | grep -E '^(err|warning) ' | head -5) ... $(tail -2 "$5")"
 	fi
 }
 

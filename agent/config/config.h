@@ -151,6 +151,7 @@ struct conf {
 
 	struct {
 		char *level;
+		char *format;             /* "text" or "json" */
 	} log;
 };
 

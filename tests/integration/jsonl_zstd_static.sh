@@ -75,9 +75,9 @@ grep -Eq "^table web: ns/record: mean [1-9][0-9]* p50 [1-9][0-9]* p90 [0-9]+ p99
 [ "$(grep -c "^table web: slow record web \[[0-2]\] offset [0-9]*: [0-9]* ns$" "$T/status")" -eq 10 ] ||
 	die "status does not list the 10 slowest records: $(cat "$T/status")"
 # The shutdown summary names the same slowest records the same way.
-[ "$(grep -c "^<6>table web: slow record web \[[0-2]\] offset [0-9]*: [0-9]* ns$" "$T/kedge.log")" -eq 10 ] ||
+[ "$(log_lines "$T/kedge.log" | grep -c "^info table web: slow record web \[[0-2]\] offset [0-9]*: [0-9]* ns$")" -eq 10 ] ||
 	die "the log does not list the 10 slowest records: $(grep 'slow record' "$T/kedge.log")"
-grep "slow record" "$T/kedge.log" | sed 's/^<6>//' >"$T/log-slow"
+log_lines "$T/kedge.log" | sed -n 's/^info \(.*slow record\)/\1/p' >"$T/log-slow"
 grep "slow record" "$T/status" >"$T/status-slow"
 same_or_die "$T/status-slow" "$T/log-slow" "status and log name other slowest records"
 echo "ok: $(wc -l <"$T/want-cols") rows in $(find "$T/warehouse/web" -type f ! -name ".*" ! -name '_*' | wc -l) files"

@@ -14,7 +14,8 @@
 /* A fatal error, brokers that refuse kedge's authentication, a TLS
  * handshake that fails on a certificate or a batch too large to receive
  * (which librdkafka would retry for ever) stop kedge: see
- * source_failure(). */
+ * source_failure().  Quiet (source_probe()), nothing is logged: the last
+ * cause is kept for the probe's answer. */
 void
 source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
@@ -28,15 +29,21 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && s->down_since == 0) {
 		s->down_since = time(NULL);
 		s->down_drained = 0;
-		log_warnx("kafka: no broker answers (%s); waiting for them, "
-		    "kedge resumes by itself", reason);
+		if (!s->quiet)
+			log_warnx("kafka: no broker answers (%s); waiting for "
+			    "them, kedge resumes by itself", reason);
 		return;
 	}
+	/* "N/N brokers are down" sums up what the causes said */
+	if (s->quiet && err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+		snprintf(s->said, sizeof(s->said), "%s", reason);
 	if (!stop) {
-		log_warnx("kafka: %s", reason);
+		if (!s->quiet)
+			log_warnx("kafka: %s", reason);
 		return;
 	}
-	log_errx("kafka: %s", reason);
+	if (!s->quiet)
+		log_errx("kafka: %s", reason);
 	if (s->failure[0] != '\0')
 		return;
 	if (tls)

@@ -293,3 +293,11 @@ jsondoc_dump(const json_t *v, struct buf *out)
 	out->data[out->len++] = '\n';
 	return 0;
 }
+
+int
+jsondoc_print(const json_t *v, FILE *out)
+{
+	if (json_dumpf(v, out, JSON_INDENT(2)) < 0 || fputc('\n', out) == EOF)
+		return -EIO;
+	return 0;
+}

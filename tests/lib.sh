@@ -23,6 +23,30 @@ log_lines() {
 	sed -n 's/^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]\{3\}[+-][0-9][0-9]:[0-9][0-9] \(err\|warning\|notice\|info\|debug\) /\1 /p' "$1"
 }
 
+# verify_json DIR: what kedge verify --json DIR answers, read with
+# python3's json and written back as the line kedge verify DIR prints;
+# returns verify's exit status.
+verify_json() {
+	_vj_rc=0
+	_vj=$($KEDGE verify --json "$1") || _vj_rc=$?
+	[ "$_vj_rc" -le 1 ] || return "$_vj_rc"
+	printf '%s\n' "$_vj" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if d["ok"]:
+    s = "verify OK: %d files, %d rows, %d partitions in %d tables, %d manifests" % (
+        d["files"], d["rows"], d["partitions"], d["tables"], d["manifests"])
+    if d["unread_offsets"]:
+        s += "; %d offsets deleted by the broker before kedge read them" % d["unread_offsets"]
+    if d["awaiting_files"]:
+        s += " (%d files landed after their hour\x27s manifest, for its next revision)" % d["awaiting_files"]
+else:
+    assert sorted(d) == ["ok", "violation"], d
+    s = "verify: " + d["violation"]
+print(s)' || return 3
+	return "$_vj_rc"
+}
+
 # mock_start DIR ARGS...: starts the mock cluster with ARGS and its control
 # FIFO DIR/mock.ctl (see mock_ctl), waits until it is ready (bounded), and
 # sets MOCK_PID and BOOTSTRAP.

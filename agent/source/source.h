@@ -156,8 +156,8 @@ int source_at_end(const struct source *s);
  * within timeout_ms.  Writes "N brokers; topic (P partitions), ..." to
  * info.  Returns 0, or a negative errno with the sentence in err, which
  * quotes librdkafka's last error when there was one: from the first call
- * on, s logs none of librdkafka's errors, which are this answer's to
- * tell. */
+ * on, s logs librdkafka's errors at debug level only, as this answer
+ * tells them. */
 int source_probe(struct source *s, int timeout_ms, char *info,
     size_t infolen, char *err, size_t errlen);
 

@@ -4,8 +4,9 @@
  * their metadata, each configured topic on them, and whether their ACLs
  * let kedge read the topics and use its group.  It reads the group's
  * committed offsets and never commits.  librdkafka's errors on the way
- * are not logged but quoted in the answer (source->said): a terminal
- * running check-config gets one answer, not librdkafka's lines.
+ * are debug lines, the last one quoted in a failure's sentence
+ * (source->said): a terminal running check-config gets one answer, not
+ * librdkafka's lines.
  */
 #include "agent/source/source_int.h"
 #include "lib/err.h"
@@ -151,9 +152,5 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 	rd_kafka_metadata_destroy(md);
 	if (r == 0)
 		r = source_probe_read(s, timeout_ms, err, errlen);
-	/* a broker that failed while another answered */
-	if (r == 0 && used < infolen)
-		snprintf(info + used, infolen - used, "%s",
-		    source_probe_said(s, said, sizeof(said)));
 	return r;
 }

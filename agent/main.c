@@ -1,6 +1,6 @@
 /*
  * kedge: Kafka -> UDTFs -> hourly Hive partitions, exactly once.
- * The command line.  One table, commands[] at the end, holds each
+ * The command line.  One table, commands[] below, holds each
  * command's name, function, synopsis, what it does and its options: `kedge
  * --help`, `kedge COMMAND --help` and the usage errors are all printed
  * from it, so a new command is its function and one entry.
@@ -42,7 +42,11 @@ struct command {
 	const char *options;
 };
 
-static const struct command commands[];
+/* These walk commands[], at the end. */
+static void usage(FILE *out);
+static int usage_unknown(int argc, char **argv);
+static const struct command *command_find(int argc, char **argv,
+    int *words);
 
 /* The command running: what usage_error() and --help speak of. */
 static const struct command *cmd;
@@ -84,30 +88,6 @@ usage_paragraph(FILE *out, const struct command *c)
 	fputc('\n', out);
 }
 
-/* The length of the first word of name. */
-static size_t
-first_word(const char *name)
-{
-	return strcspn(name, " ");
-}
-
-/* The synopsis of every listed command, what each does, and how to see
- * a command's options. */
-static void
-usage(FILE *out)
-{
-	const char *lead = "usage:";
-
-	for (const struct command *c = commands; c->name != NULL; c++) {
-		usage_synopsis(out, lead, c);
-		lead = "      ";
-	}
-	fputc('\n', out);
-	for (const struct command *c = commands; c->name != NULL; c++)
-		usage_paragraph(out, c);
-	fprintf(out, "\n  Each command's options: kedge COMMAND --help.\n");
-}
-
 /* kedge COMMAND --help: its synopsis, paragraph and options. */
 static void
 usage_command(FILE *out, const struct command *c)
@@ -134,81 +114,6 @@ usage_error(const char *fmt, ...)
 	fputc('\n', stderr);
 	usage_synopsis(stderr, "usage:", cmd);
 	return 2;
-}
-
-/* The names a command can be called by, the words of a group ("bench
- * udtf", "bench consume") once, for a usage error's synopsis. */
-static void
-usage_names(FILE *out)
-{
-	const struct command *c, *last = NULL;
-
-	fprintf(out, "usage: kedge COMMAND [OPTIONS], COMMAND one of:");
-	for (c = commands; c->name != NULL; last = c++) {
-		size_t n = first_word(c->name);
-
-		if (last == NULL || first_word(last->name) != n ||
-		    strncmp(last->name, c->name, n) != 0)
-			fprintf(out, " %.*s", (int)n, c->name);
-	}
-	fprintf(out, "\n");
-}
-
-/* A usage error in the command's name, argv[1]: not a command, or the
- * first word of a group ("bench") without a second one it knows.  Says
- * so, with the synopses of the group's commands or every command's name.
- * Returns 2. */
-static int
-usage_unknown(int argc, char **argv)
-{
-	int found = 0;
-
-	for (const struct command *c = commands; argc > 1 && c->name != NULL;
-	    c++) {
-		size_t n = first_word(c->name);
-
-		if (c->name[n] == '\0' || strncmp(c->name, argv[1], n) != 0 ||
-		    argv[1][n] != '\0')
-			continue;
-		if (found++ == 0) {
-			if (argc > 2)
-				fprintf(stderr, "kedge %s: unknown command "
-				    "\"%s\"\n", argv[1], argv[2]);
-			else
-				fprintf(stderr, "kedge %s: which one?\n",
-				    argv[1]);
-		}
-		usage_synopsis(stderr, found == 1 ? "usage:" : "      ", c);
-	}
-	if (found > 0)
-		return 2;
-	if (argc > 1)
-		fprintf(stderr, "kedge: unknown command \"%s\"\n", argv[1]);
-	else
-		fprintf(stderr, "kedge: a command is required\n");
-	usage_names(stderr);
-	return 2;
-}
-
-/* The command argv names; *words gets how many words its name takes. */
-static const struct command *
-command_find(int argc, char **argv, int *words)
-{
-	for (const struct command *c = commands; c->name != NULL; c++) {
-		size_t n = first_word(c->name);
-
-		if (strncmp(c->name, argv[0], n) != 0 || argv[0][n] != '\0')
-			continue;
-		if (c->name[n] == '\0') {
-			*words = 1;
-			return c;
-		}
-		if (argc > 1 && strcmp(c->name + n + 1, argv[1]) == 0) {
-			*words = 2;
-			return c;
-		}
-	}
-	return NULL;
 }
 
 /* getopt_long() over the running command's argv with its short options
@@ -833,6 +738,105 @@ static const struct command commands[] = {
 	    "print this usage, or a command's own with its options", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
+
+/* The length of the first word of name. */
+static size_t
+first_word(const char *name)
+{
+	return strcspn(name, " ");
+}
+
+/* The synopsis of every listed command, what each does, and how to see
+ * a command's options. */
+static void
+usage(FILE *out)
+{
+	const char *lead = "usage:";
+
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		usage_synopsis(out, lead, c);
+		lead = "      ";
+	}
+	fputc('\n', out);
+	for (const struct command *c = commands; c->name != NULL; c++)
+		usage_paragraph(out, c);
+	fprintf(out, "\n  Each command's options: kedge COMMAND --help.\n");
+}
+
+/* The names a command can be called by, the words of a group ("bench
+ * udtf", "bench consume") once, for a usage error's synopsis. */
+static void
+usage_names(FILE *out)
+{
+	const struct command *c, *last = NULL;
+
+	fprintf(out, "usage: kedge COMMAND [OPTIONS], COMMAND one of:");
+	for (c = commands; c->name != NULL; last = c++) {
+		size_t n = first_word(c->name);
+
+		if (last == NULL || first_word(last->name) != n ||
+		    strncmp(last->name, c->name, n) != 0)
+			fprintf(out, " %.*s", (int)n, c->name);
+	}
+	fprintf(out, "\n");
+}
+
+/* A usage error in the command's name, argv[1]: not a command, or the
+ * first word of a group ("bench") without a second one it knows.  Says
+ * so, with the synopses of the group's commands or every command's name.
+ * Returns 2. */
+static int
+usage_unknown(int argc, char **argv)
+{
+	int found = 0;
+
+	for (const struct command *c = commands; argc > 1 && c->name != NULL;
+	    c++) {
+		size_t n = first_word(c->name);
+
+		if (c->name[n] == '\0' || strncmp(c->name, argv[1], n) != 0 ||
+		    argv[1][n] != '\0')
+			continue;
+		if (found++ == 0) {
+			if (argc > 2)
+				fprintf(stderr, "kedge %s: unknown command "
+				    "\"%s\"\n", argv[1], argv[2]);
+			else
+				fprintf(stderr, "kedge %s: which one?\n",
+				    argv[1]);
+		}
+		usage_synopsis(stderr, found == 1 ? "usage:" : "      ", c);
+	}
+	if (found > 0)
+		return 2;
+	if (argc > 1)
+		fprintf(stderr, "kedge: unknown command \"%s\"\n", argv[1]);
+	else
+		fprintf(stderr, "kedge: a command is required\n");
+	usage_names(stderr);
+	return 2;
+}
+
+/* The command argv names; *words gets how many words its name takes. */
+static const struct command *
+command_find(int argc, char **argv, int *words)
+{
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		size_t n = first_word(c->name);
+
+		if (strncmp(c->name, argv[0], n) != 0 || argv[0][n] != '\0')
+			continue;
+		if (c->name[n] == '\0') {
+			*words = 1;
+			return c;
+		}
+		if (argc > 1 && strcmp(c->name + n + 1, argv[1]) == 0) {
+			*words = 2;
+			return c;
+		}
+	}
+	return NULL;
+}
 
 /* What systemd/kedge.service's UMask= says, whatever the shell that
  * started kedge says: no file kedge makes is writable by its group or

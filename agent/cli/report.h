@@ -34,10 +34,11 @@ struct report_opts {
 };
 
 /* Prints the report of the hours [o->from, o->to] of c's target to out
- * (in JSON: only once every hour is read).  Returns 0; -EINVAL with the sentence in err when o->table is not a table
- * of c, a manifest or sidecar does not parse, or a part file has no
- * sidecar (the sentence names the file); or another negative errno with
- * the sentence when the target cannot be read. */
+ * (in JSON only once every hour is read).  Returns 0; -EINVAL with the
+ * sentence in err when o->table is not a table of c, a manifest or
+ * sidecar does not parse, or a part file has no sidecar (the sentence
+ * names the file); or another negative errno with the sentence when the
+ * target cannot be read. */
 int report_print(const struct conf *c, const struct report_opts *o,
     FILE *out, char *err, size_t errlen);
 

@@ -75,12 +75,16 @@ agent_summary(struct agent *a)
 
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct table_stats *s = table_get_stats(a->tables[i]);
+		const struct log_field f[] = {
+		    LOG_STR("table", table_name(a->tables[i])),
+		    LOG_INT("records", s->records), LOG_INT("rows", s->rows),
+		    LOG_INT("rejects", s->rejects) };
 		char line[512];
 
-		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
-		    PRIu64 " rejects, %" PRIu64 " gave no row",
-		    table_name(a->tables[i]), s->records, s->rows, s->rejects,
-		    s->empty);
+		log_fields(LOG_LEVEL_NOTICE, f, sizeof(f) / sizeof(f[0]),
+		    "table %s: %" PRIu64 " records, %" PRIu64 " rows, %" PRIu64
+		    " rejects, %" PRIu64 " gave no row", table_name(a->tables[i]),
+		    s->records, s->rows, s->rejects, s->empty);
 		latency_describe(&s->parse, line, sizeof(line));
 		log_notice("table %s: UDTF %s ns/record: %s",
 		    table_name(a->tables[i]),

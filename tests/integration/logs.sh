@@ -8,7 +8,8 @@
 #  - SIGHUP to log.format = "json" and log.level = "debug": from then on
 #    one JSON object a line (read back with python3's json), the slow
 #    records at debug level each with its table, topic, partition and
-#    offset as fields, the summary with the same facts as its message;
+#    offset as fields, the summary and the table's counts with the same
+#    facts as their messages;
 #  - under journald (JOURNAL_STREAM naming stderr) the <N> priority and
 #    the message alone (broker_down.sh: a closed port).
 set -eu
@@ -96,7 +97,10 @@ assert s["level"] == "info" and s["slow_records"] == 10, s
 assert s["ns"] == max(o["ns"] for o in slow), s
 assert s["message"].startswith("table web: slowest record " + sys.argv[2] +
                                " ("), (s["message"], sys.argv[2])
-assert any(o["message"].startswith("table web: 3000 records") for o in objs)
+t = [o for o in objs if o["message"].startswith("table web: 3000 records, ")]
+assert len(t) == 1 and t[0]["level"] == "notice", t
+assert t[0]["table"] == "web" and t[0]["records"] == 3000, t[0]
+assert ("%d rows, %d rejects," % (t[0]["rows"], t[0]["rejects"])) in t[0]["message"], t[0]
 PY
 [ "$(grep -c 'slow record' "$T/run.log")" -eq 11 ] ||
 	die "slow record lines besides the JSON ones: $(grep 'slow record' "$T/run.log" | head -3)"

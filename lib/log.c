@@ -82,14 +82,14 @@ log_time(char *buf)
 /* The JSON line of msg, or NULL when memory runs out (the caller frees
  * it). */
 static char *
-log_json_line(const char *time, enum log_level level, const char *msg,
+log_json_line(const char *stamp, enum log_level level, const char *msg,
     const struct log_field *f, size_t n)
 {
 	json_t *o = json_object();
 	char *line = NULL;
 
 	if (o == NULL ||
-	    json_object_set_new(o, "time", json_string(time)) < 0 ||
+	    json_object_set_new(o, "time", json_string(stamp)) < 0 ||
 	    json_object_set_new(o, "level",
 	    json_string(log_names[level - LOG_LEVEL_ERR])) < 0 ||
 	    json_object_set_new(o, "message", jsondoc_text(msg)) < 0)
@@ -105,12 +105,16 @@ out:
 	return line;
 }
 
-/* One fprintf per line, so that lines from threads do not interleave. */
+/* One fprintf per line, so that lines from threads do not interleave.  A
+ * newline or other control byte inside the message (bytes from outside
+ * that a caller did not escape) is written escaped, in text by
+ * escape_controls(), in JSON by JSON's escapes: a message can never start
+ * a line of its own, with a priority prefix of its choosing. */
 static void
 log_vline(enum log_level level, int with_errno, const struct log_field *f,
     size_t n, const char *fmt, va_list ap)
 {
-	char msg[2048], text[2048], time[40], prio[8] = "";
+	char msg[2048], text[2048], stamp[40], prio[8] = "";
 	int saved = errno;
 	size_t len;
 	char *json;
@@ -121,17 +125,17 @@ log_vline(enum log_level level, int with_errno, const struct log_field *f,
 	len = strlen(msg);
 	if (with_errno)
 		snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(saved));
-	log_time(time);
+	log_time(stamp);
 	if (log_journald)
 		snprintf(prio, sizeof(prio), "<%d>", level);
-	if (log_json && (json = log_json_line(time, level, msg, f, n)) != NULL) {
+	if (log_json && (json = log_json_line(stamp, level, msg, f, n)) != NULL) {
 		fprintf(stderr, "%s%s\n", prio, json);
 		free(json);
 	} else if (log_journald) {
 		fprintf(stderr, "%s%s\n", prio,
 		    escape_controls(msg, text, sizeof(text)));
 	} else {
-		fprintf(stderr, "%s %s %s\n", time,
+		fprintf(stderr, "%s %s %s\n", stamp,
 		    log_names[level - LOG_LEVEL_ERR],
 		    escape_controls(msg, text, sizeof(text)));
 	}

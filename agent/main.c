@@ -1,11 +1,14 @@
 /*
  * kedge: Kafka -> UDTFs -> hourly Hive partitions, exactly once.
- * The command line: subcommands run, check-config, verify, report,
- * checkpoint show, status, bench udtf, config-reference.
+ * The command line.  One table, commands[] below, holds each
+ * command's name, function, synopsis, what it does and its options: `kedge
+ * --help`, `kedge COMMAND --help` and the usage errors are all printed
+ * from it, so a new command is its function and one entry.
  */
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,48 +26,178 @@
 #include "agent/twopc.h"
 #include "lib/log.h"
 
-/* printed from the command table below */
-static void usage(FILE *out);
+/* A command: its name (argv[1], or two words: "bench udtf" is argv[1]
+ * and argv[2]), what runs it (given argv from the name's last word on,
+ * so that argv[0] is that word), and its usage: the synopsis after
+ * "kedge NAME", the paragraph that says what it does and its options, a
+ * line each ("  --from YYYYMMDDHH  the first hour"; -h, --help is added;
+ * NULL: none).  A '\n' in the synopsis continues it on a line indented
+ * under its first, in the paragraph on a line indented to the
+ * paragraphs' text. */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+	const char *help;
+	const char *options;
+};
 
-/* Parses the options after a subcommand: -c, and the one flag (NULL: none)
- * the subcommand takes (--exit-at-end for run, --online for check-config).
- * Returns 0, or 2 after printing the usage. */
-static int
-parse_opts(int argc, char **argv, const char **config, int *flag)
+/* These walk commands[], at the end. */
+static void usage(FILE *out);
+static int usage_unknown(int argc, char **argv);
+static const struct command *command_find(int argc, char **argv,
+    int *words);
+
+/* The command running: what usage_error() and --help speak of. */
+static const struct command *cmd;
+
+/* The column the paragraphs' text starts at. */
+#define USAGE_INDENT 18
+
+/* Writes s, each line after a '\n' indented by indent columns. */
+static void
+usage_lines(FILE *out, const char *s, int indent)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "exit-at-end", no_argument, NULL, 'e' },
-		{ "online", no_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	for (; *s != '\0'; s++) {
+		fputc(*s, out);
+		if (*s == '\n')
+			fprintf(out, "%*s", indent, "");
+	}
+}
+
+/* "<lead> kedge NAME SYNOPSIS\n", its lines after the first indented
+ * under the synopsis' first. */
+static void
+usage_synopsis(FILE *out, const char *lead, const struct command *c)
+{
+	int n = fprintf(out, "%s kedge %s%s", lead, c->name,
+	    c->synopsis[0] != '\0' ? " " : "");
+
+	usage_lines(out, c->synopsis, n);
+	fputc('\n', out);
+}
+
+/* "  NAME            what it does\n". */
+static void
+usage_paragraph(FILE *out, const struct command *c)
+{
+	int n = fprintf(out, "  %s", c->name);
+
+	fprintf(out, "%*s", n < USAGE_INDENT ? USAGE_INDENT - n : 2, "");
+	usage_lines(out, c->help, USAGE_INDENT);
+	fputc('\n', out);
+}
+
+/* kedge COMMAND --help: its synopsis, paragraph and options. */
+static void
+usage_command(FILE *out, const struct command *c)
+{
+	usage_synopsis(out, "usage:", c);
+	fputc('\n', out);
+	usage_paragraph(out, c);
+	fprintf(out, "\n%s  -h, --help         print this help\n",
+	    c->options != NULL ? c->options : "");
+}
+
+/* Says on stderr what is wrong, in one line, and the synopsis of the
+ * command running.  Returns 2, the exit status of a usage error. */
+__attribute__((format(printf, 1, 2)))
+static int
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kedge %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage_synopsis(stderr, "usage:", cmd);
+	return 2;
+}
+
+/* getopt_long() over the running command's argv with its short options
+ * (and -h), saying its errors as usage errors.  Returns the option, -1
+ * after the last one, 'h' after printing the command's help for -h or
+ * --help, or '?' after a usage error: what the command then returns is
+ * OPT_EXIT('h' or '?'). */
+static int
+cmd_getopt(int argc, char **argv, const char *shortopts,
+    const struct option *longopts)
+{
+	char opts[32];
+	const char *arg;
 	int ch;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			*config = optarg;
-			break;
-		case 'e':
-		case 'o':
-			if (flag == NULL || (ch == 'e') != (strcmp(argv[0], "run") == 0))
-				goto bad;
-			*flag = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			goto bad;
-		}
+	snprintf(opts, sizeof(opts), ":%sh", shortopts);
+	opterr = 0;
+	switch ((ch = getopt_long(argc, argv, opts, longopts, NULL))) {
+	case 'h':
+		usage_command(stdout, cmd);
+		return ch;
+	case ':':
+		usage_error("%s needs a value", argv[optind - 1]);
+		return '?';
+	case '?':
+		arg = argv[optind - 1];
+		if (optopt != 0 && strncmp(arg, "--", 2) == 0)
+			usage_error("%.*s takes no value", (int)strcspn(arg, "="),
+			    arg);
+		else if (optopt != 0)
+			usage_error("unknown option -%c", optopt);
+		else
+			usage_error("unknown option %.*s", (int)strcspn(arg, "="),
+			    arg);
+		return '?';
+	default:
+		return ch;
 	}
-	if (optind == argc)
-		return 0;
-bad:
-	usage(stderr);
-	return 2;
+}
+
+#define OPT_EXIT(ch) ((ch) == 'h' ? 0 : 2)
+#define OPT_HELP { "help", no_argument, NULL, 'h' }
+#define OPT_CONFIG { "config", required_argument, NULL, 'c' }
+#define OPT_END { NULL, 0, NULL, 0 }
+#define HELP_CONFIG \
+	"  -c, --config FILE  the configuration (default " CONF_DEFAULT_PATH ")\n"
+
+/* After the options: a usage error for an argument left over. */
+static int
+no_more_args(int argc, char **argv)
+{
+	if (optind < argc)
+		return usage_error("unexpected argument \"%s\"", argv[optind]);
+	return 0;
+}
+
+/* The options of a command that takes none.  Returns -1, or the status
+ * the command exits with. */
+static int
+opts_none(int argc, char **argv)
+{
+	static const struct option longopts[] = { OPT_HELP, OPT_END };
+	int ch;
+
+	if ((ch = cmd_getopt(argc, argv, "", longopts)) != -1)
+		return OPT_EXIT(ch);
+	return no_more_args(argc, argv) != 0 ? 2 : -1;
+}
+
+/* The options of a command that takes -c FILE alone.  Returns -1 with
+ * the file in *path, or the status the command exits with. */
+static int
+opts_config_only(int argc, char **argv, const char **path)
+{
+	static const struct option longopts[] = { OPT_CONFIG, OPT_HELP,
+	    OPT_END };
+	int ch;
+
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
+		if (ch != 'c')
+			return OPT_EXIT(ch);
+		*path = optarg;
+	}
+	return no_more_args(argc, argv) != 0 ? 2 : -1;
 }
 
 static struct conf *
@@ -81,13 +214,23 @@ load(const char *path)
 static int
 cmd_check_config(int argc, char **argv)
 {
+	static const struct option longopts[] = { OPT_CONFIG,
+	    { "online", no_argument, NULL, 'o' }, OPT_HELP, OPT_END };
 	const char *path = CONF_DEFAULT_PATH;
 	char err[1024], info[2048] = "", warning[1024];
-	int r, online = 0;
+	int ch, r, online = 0;
 	struct conf *c;
 
-	if ((r = parse_opts(argc, argv, &path, &online)) != 0)
-		return r;
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
+		if (ch == 'c')
+			path = optarg;
+		else if (ch == 'o')
+			online = 1;
+		else
+			return OPT_EXIT(ch);
+	}
+	if (no_more_args(argc, argv) != 0)
+		return 2;
 	if ((c = load(path)) == NULL)
 		return 1;
 	r = run_check(c, err, sizeof(err));
@@ -107,17 +250,29 @@ cmd_check_config(int argc, char **argv)
 static int
 cmd_run(int argc, char **argv)
 {
+	static const struct option longopts[] = { OPT_CONFIG,
+	    { "exit-at-end", no_argument, NULL, 'e' }, OPT_HELP, OPT_END };
 	const char *path = CONF_DEFAULT_PATH;
 	struct run_opts o = { 0 };
 	struct conf *c;
-	int r;
+	int ch, r;
 
-	if ((r = parse_opts(argc, argv, &path, &o.exit_at_end)) != 0)
-		return r;
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
+		if (ch == 'c')
+			path = optarg;
+		else if (ch == 'e')
+			o.exit_at_end = 1;
+		else
+			return OPT_EXIT(ch);
+	}
+	if (no_more_args(argc, argv) != 0)
+		return 2;
 	/* EX_CONFIG: systemd's RestartPreventExitStatus= does not retry it */
 	if ((c = load(path)) == NULL)
 		return 78;
-	log_set_level_name(c->log.level); /* the config checked the name */
+	/* the config checked the names */
+	log_set_level_name(c->log.level);
+	log_set_format_name(c->log.format);
 	/* warned, not refused: a root-only host may mean it */
 	if (geteuid() == 0)
 		log_warnx("kedge runs as root: plugins run with root's rights, "
@@ -193,35 +348,39 @@ fail:
 	return NULL;
 }
 
-/* The result line goes to stdout, violation or not: it is the answer the
+/* The result goes to stdout, violation or not: it is the answer the
  * caller asked for; only a check that could not run goes to stderr. */
 static int
 cmd_verify(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "user", required_argument, NULL, 'u' },
+		{ "ca-file", required_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		OPT_HELP, OPT_END,
+	};
 	/* seconds to connect, and for a whole request (one file's copy) */
 	struct webhdfs_opts o = { .connect_timeout = 10, .timeout = 600 };
-	const char *where = NULL;
+	struct verify_summary sum;
+	const char *where;
 	char msg[4096], *dir = NULL;
-	int r;
+	int ch, r, json = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--user") == 0 && i + 1 < argc)
-			o.user = argv[++i];
-		else if (strcmp(argv[i], "--ca-file") == 0 && i + 1 < argc)
-			o.ca_file = argv[++i];
-		else if (argv[i][0] != '-' && where == NULL)
-			where = argv[i];
+	while ((ch = cmd_getopt(argc, argv, "", longopts)) != -1) {
+		if (ch == 'u')
+			o.user = optarg;
+		else if (ch == 'a')
+			o.ca_file = optarg;
+		else if (ch == 'j')
+			json = 1;
 		else
-			where = NULL, i = argc;
+			return OPT_EXIT(ch);
 	}
-	if (where == NULL) {
-		usage(stderr);
+	if (optind == argc)
+		return usage_error("a directory or URL is required");
+	where = argv[optind++];
+	if (no_more_args(argc, argv) != 0)
 		return 2;
-	}
 	if (strncmp(where, "http://", 7) == 0 ||
 	    strncmp(where, "https://", 8) == 0) {
 		if ((dir = verify_fetch(where, &o, msg, sizeof(msg))) == NULL) {
@@ -230,7 +389,7 @@ cmd_verify(int argc, char **argv)
 		}
 		where = dir;
 	}
-	r = verify_check(where, msg, sizeof(msg));
+	r = verify_check(where, &sum, msg, sizeof(msg));
 	if (dir != NULL) {
 		verify_remove(dir);
 		free(dir);
@@ -239,6 +398,8 @@ cmd_verify(int argc, char **argv)
 		fprintf(stderr, "%s\n", msg);
 		return 2;
 	}
+	if (json)
+		return verify_print_json(r, &sum, msg, stdout) < 0 ? 2 : r;
 	printf("%s\n", msg);
 	return r;
 }
@@ -257,52 +418,48 @@ static int
 cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
+		OPT_CONFIG,
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 't' },
 		{ "table", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },
+		OPT_HELP, OPT_END,
 	};
-	struct report_opts o = { NULL, NULL, NULL };
+	struct report_opts o = { NULL, NULL, NULL, 0 };
 	const char *path = CONF_DEFAULT_PATH;
 	char err[1024];
 	struct conf *c;
 	int ch, r;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;
 			break;
 		case 'f':
 		case 't':
-			if (parse_hour(optarg) < 0) {
-				fprintf(stderr, "kedge report: --%s %s: give the "
-				    "hour as YYYYMMDDHH\n", ch == 'f' ? "from" :
-				    "to", optarg);
-				return 2;
-			}
+			if (parse_hour(optarg) < 0)
+				return usage_error("--%s %s: give the hour as "
+				    "YYYYMMDDHH", ch == 'f' ? "from" : "to",
+				    optarg);
 			*(ch == 'f' ? &o.from : &o.to) = optarg;
 			break;
 		case 'T':
 			o.table = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
+		case 'j':
+			o.json = 1;
+			break;
 		default:
-			goto bad;
+			return OPT_EXIT(ch);
 		}
 	}
-	if (optind != argc || o.from == NULL || o.to == NULL)
-		goto bad;
-	if (strcmp(o.from, o.to) > 0) {
-		fprintf(stderr, "kedge report: --from %s is after --to %s\n",
-		    o.from, o.to);
+	if (no_more_args(argc, argv) != 0)
 		return 2;
-	}
+	if (o.from == NULL || o.to == NULL)
+		return usage_error("--%s is required", o.from ? "to" : "from");
+	if (strcmp(o.from, o.to) > 0)
+		return usage_error("--from %s is after --to %s", o.from, o.to);
 	if ((c = load(path)) == NULL)
 		return 1;
 	r = report_print(c, &o, stdout, err, sizeof(err));
@@ -313,23 +470,16 @@ cmd_report(int argc, char **argv)
 		return 1;
 	}
 	return 0;
-bad:
-	usage(stderr);
-	return 2;
 }
 
 static int
-cmd_checkpoint(int argc, char **argv)
+cmd_checkpoint_show(int argc, char **argv)
 {
 	const char *path = CONF_DEFAULT_PATH;
 	struct conf *c;
 	int r;
 
-	if (argc < 2 || strcmp(argv[1], "show") != 0) {
-		usage(stderr);
-		return 2;
-	}
-	if ((r = parse_opts(argc - 1, argv + 1, &path, NULL)) != 0)
+	if ((r = opts_config_only(argc, argv, &path)) >= 0)
 		return r;
 	if ((c = load(path)) == NULL)
 		return 1;
@@ -344,17 +494,15 @@ static int
 cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
+		OPT_CONFIG,
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		OPT_HELP, OPT_END,
 	};
 	const char *path = CONF_DEFAULT_PATH;
 	int ch, as_json = 0, r;
 	struct conf *c;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;
@@ -362,18 +510,12 @@ cmd_status(int argc, char **argv)
 		case 'j':
 			as_json = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return OPT_EXIT(ch);
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
+	if (no_more_args(argc, argv) != 0)
 		return 2;
-	}
 	if ((c = load(path)) == NULL)
 		return 1;
 	r = status_show(c, as_json, stdout);
@@ -400,37 +542,10 @@ parse_delimiter(const char *s, char *out)
 }
 
 static int
-cmd_bench_consume(int argc, char **argv)
-{
-	const char *path = CONF_DEFAULT_PATH;
-	struct conf *c;
-	int ch, r;
-
-	optind = 1;
-	while ((ch = getopt(argc, argv, "c:")) != -1) {
-		if (ch != 'c') {
-			usage(stderr);
-			return 2;
-		}
-		path = optarg;
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	if ((c = load(path)) == NULL)
-		return 1;
-	log_set_level_name(c->log.level);
-	r = bench_consume(c, 600, stdout);
-	conf_free(c);
-	return r;
-}
-
-static int
-cmd_bench(int argc, char **argv)
+cmd_bench_udtf(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
+		OPT_CONFIG,
 		{ "table", required_argument, NULL, 't' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "delimiter", required_argument, NULL, 'd' },
@@ -438,22 +553,16 @@ cmd_bench(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "passes", required_argument, NULL, 'p' },
 		{ "only", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
+		OPT_HELP, OPT_END,
 	};
 	struct bench_opts o = { NULL, NULL, '\n', NULL, 0.5, 0, BENCH_BOTH };
-	long n;
 	const char *path = CONF_DEFAULT_PATH;
 	struct conf *c;
 	char *end;
+	long n;
 	int ch, r;
 
-	if (argc >= 2 && strcmp(argv[1], "consume") == 0)
-		return cmd_bench_consume(argc - 1, argv + 1);
-	if (argc < 2 || strcmp(argv[1], "udtf") != 0)
-		goto bad;
-	optind = 1;
-	while ((ch = getopt_long(argc - 1, argv + 1, "c:", longopts,
-	    NULL)) != -1) {
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
 		switch (ch) {
 		case 'c':
 			path = optarg;
@@ -465,12 +574,9 @@ cmd_bench(int argc, char **argv)
 			o.input = optarg;
 			break;
 		case 'd':
-			if (parse_delimiter(optarg, &o.delimiter) < 0) {
-				fprintf(stderr, "kedge bench: --delimiter \"%s\": "
-				    "give one character, or \\n, \\0 or \\t\n",
-				    optarg);
-				return 2;
-			}
+			if (parse_delimiter(optarg, &o.delimiter) < 0)
+				return usage_error("--delimiter \"%s\": give one "
+				    "character, or \\n, \\0 or \\t", optarg);
 			break;
 		case 'r':
 			o.regex = optarg;
@@ -478,12 +584,14 @@ cmd_bench(int argc, char **argv)
 		case 's':
 			o.seconds = strtod(optarg, &end);
 			if (*end != '\0' || !(o.seconds > 0 && o.seconds <= 60))
-				goto bad;
+				return usage_error("--seconds %s: give more "
+				    "than 0, at most 60", optarg);
 			break;
 		case 'p':
 			n = strtol(optarg, &end, 10);
 			if (*end != '\0' || n < 1 || n > 1000)
-				goto bad;
+				return usage_error("--passes %s: give 1 to 1000",
+				    optarg);
 			o.passes = (int)n;
 			break;
 		case 'o':
@@ -492,32 +600,50 @@ cmd_bench(int argc, char **argv)
 			else if (strcmp(optarg, "regex") == 0)
 				o.only = BENCH_REGEX;
 			else
-				goto bad;
+				return usage_error("--only %s: give udtf or "
+				    "regex", optarg);
 			break;
 		default:
-			goto bad;
+			return OPT_EXIT(ch);
 		}
 	}
-	if (optind != argc - 1 || o.table == NULL || o.input == NULL)
-		goto bad;
+	if (no_more_args(argc, argv) != 0)
+		return 2;
+	if (o.table == NULL || o.input == NULL)
+		return usage_error("--%s is required", o.table ? "input" :
+		    "table");
 	if ((c = load(path)) == NULL)
 		return 1;
 	r = bench_udtf(c, &o, stdout);
 	conf_free(c);
 	return r;
-bad:
-	usage(stderr);
-	return 2;
+}
+
+static int
+cmd_bench_consume(int argc, char **argv)
+{
+	const char *path = CONF_DEFAULT_PATH;
+	struct conf *c;
+	int r;
+
+	if ((r = opts_config_only(argc, argv, &path)) >= 0)
+		return r;
+	if ((c = load(path)) == NULL)
+		return 1;
+	log_set_level_name(c->log.level);
+	log_set_format_name(c->log.format);
+	r = bench_consume(c, 600, stdout);
+	conf_free(c);
+	return r;
 }
 
 static int
 cmd_config_reference(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1) {
-		usage(stderr);
-		return 2;
-	}
+	int r;
+
+	if ((r = opts_none(argc, argv)) >= 0)
+		return r;
 	conf_write_reference(stdout);
 	return 0;
 }
@@ -525,7 +651,10 @@ cmd_config_reference(int argc, char **argv)
 static int
 cmd_version(int argc, char **argv)
 {
-	(void)argc, (void)argv;
+	int r;
+
+	if ((r = opts_none(argc, argv)) >= 0)
+		return r;
 	printf("kedge %s\n", KEDGE_VERSION);
 	return 0;
 }
@@ -533,118 +662,203 @@ cmd_version(int argc, char **argv)
 static int
 cmd_help(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	usage(stdout);
+	static const struct option longopts[] = { OPT_HELP, OPT_END };
+	const struct command *c;
+	int ch, words;
+
+	if ((ch = cmd_getopt(argc, argv, "", longopts)) != -1)
+		return OPT_EXIT(ch);
+	if (optind == argc) {
+		usage(stdout);
+		return 0;
+	}
+	if ((c = command_find(argc - optind, argv + optind, &words)) == NULL)
+		return usage_unknown(argc - optind + 1, argv + optind - 1);
+	optind += words;
+	if (no_more_args(argc, argv) != 0)
+		return 2;
+	usage_command(stdout, c);
 	return 0;
 }
 
-/* A subcommand: its name (argv[1]), what runs it (given argv from the
- * name on), and its usage: the synopsis after "kedge NAME" and the
- * paragraph that says what it does, its first line led by the label it
- * goes by.  A '\n' in either continues on a line indented to the
- * paragraphs' text.  An alias has no synopsis and is not listed. */
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *synopsis;
-	const char *help;
-};
-
 static const struct command commands[] = {
 	{ "run", cmd_run, "[-c FILE] [--exit-at-end]",
-	    "run             consume, parse and land rows until SIGTERM or SIGINT" },
+	    "consume, parse and land rows until SIGTERM or SIGINT",
+	    HELP_CONFIG
+	    "  --exit-at-end      stop once every partition is read to its end\n" },
 	{ "check-config", cmd_check_config, "[-c FILE] [--online]",
-	    "check-config    parse and check the configuration (files, keytab,\n"
+	    "parse and check the configuration (files, keytab,\n"
 	    "UDTFs), print \"configuration OK\" or the first\n"
-	    "error; exit 0 or 1.  --online also logs in and\n"
-	    "asks the brokers for the topics" },
-	{ "verify", cmd_verify, "DIR | URL [--user NAME] [--ca-file PEM]",
-	    "verify DIR      check that the part files landed in DIR (output.local_dir)\n"
+	    "error; exit 0 or 1",
+	    HELP_CONFIG
+	    "  --online           also log in, ask the brokers for the topics\n"
+	    "                     and, with the webhdfs target, HDFS for its\n"
+	    "                     directory\n" },
+	{ "verify", cmd_verify, "[--json] [--user NAME] [--ca-file PEM] DIR|URL",
+	    "check that the part files landed in DIR (output.local_dir)\n"
 	    "hold every offset exactly once and agree with their\n"
 	    "hours' manifests; print \"verify OK: ...\" or the first\n"
 	    "violation; exit 0 or 1 (2: DIR unreadable).  A\n"
 	    "WebHDFS or HttpFS URL (https://namenode:9871/dir)\n"
-	    "is copied to $TMPDIR first, with SPNEGO from the\n"
-	    "default credential cache or as --user NAME; an\n"
-	    "https URL's certificate checked with --ca-file's CAs" },
+	    "is copied to $TMPDIR first",
+	    "  --json             the answer as one JSON document: ok, and the\n"
+	    "                     counts or the violation\n"
+	    "  --user NAME        a URL as the HDFS user NAME, not with SPNEGO\n"
+	    "                     from the default credential cache\n"
+	    "  --ca-file PEM      check an https URL's certificate with these CAs\n" },
 	{ "report", cmd_report, "[-c FILE] --from YYYYMMDDHH --to YYYYMMDDHH\n"
-	    "[--table NAME]",
-	    "report          print as TSV, per table and hour from --from to --to\n"
+	    "[--table NAME] [--json]",
+	    "print as TSV, per table and hour from --from to --to\n"
 	    "(dt and hr, inclusive), what the hour's manifest says\n"
 	    "or, for an hour not complete yet, its files and rows,\n"
 	    "read from output.target; exit 0, or 1 when a manifest\n"
-	    "or sidecar does not parse" },
-	{ "checkpoint", cmd_checkpoint, "show [-c FILE]",
-	    "checkpoint show print the last checkpoint record in the store" },
+	    "or sidecar does not parse",
+	    HELP_CONFIG
+	    "  --from YYYYMMDDHH  the first hour\n"
+	    "  --to YYYYMMDDHH    the last hour\n"
+	    "  --table NAME       this table only\n"
+	    "  --json             one JSON document, the hours as an array of\n"
+	    "                     objects, not TSV\n" },
+	{ "checkpoint show", cmd_checkpoint_show, "[-c FILE]",
+	    "print the last checkpoint record in the store", HELP_CONFIG },
 	{ "status", cmd_status, "[-c FILE] [--json]",
-	    "status          print what the daemon last reported: records, rows,\n"
+	    "print what the daemon last reported: records, rows,\n"
 	    "rejects and UDTF ns/record per table, the slowest\n"
 	    "records, partitions and lag, checkpoints; whether it\n"
 	    "still runs and is healthy, naming each check that\n"
 	    "fails (exit 0: healthy, 1: a check fails, 3: not\n"
-	    "running); --json: the same as JSON" },
-	{ "bench", cmd_bench, "udtf [-c FILE] --table NAME --input FILE\n"
+	    "running)",
+	    HELP_CONFIG
+	    "  --json             the same as one JSON document\n" },
+	{ "bench udtf", cmd_bench_udtf, "[-c FILE] --table NAME --input FILE\n"
 	    "[--delimiter C] [--regex PATTERN] [--seconds S]\n"
-	    "[--passes N [--only udtf|regex]]\n"
-	    "bench consume [-c FILE]",
-	    "bench udtf      run a table's UDTF chain over a file of records (one\n"
-	    "per line, or per --delimiter byte: \\n, \\0, \\t or one\n"
-	    "character) on one core and print records/s, ns/record,\n"
-	    "percentiles, rows, rejects, the cost of timing, and\n"
-	    "a PCRE2-JIT regex doing the same extraction as a ratio\n"
-	    "(--regex; derived from the log_format for nginx), over\n"
-	    "the records the regex matches; --passes: N passes and\n"
-	    "no clock, for an instruction counter\n"
-	    "bench consume   read the topics to their end with kedge's\n"
-	    "consumer, dropping every record unparsed, and print the\n"
-	    "rate, CPU time and peak RSS: fetching alone" },
+	    "[--passes N [--only udtf|regex]]",
+	    "run a table's UDTF chain over a file of records on\n"
+	    "one core and print records/s, ns/record, percentiles,\n"
+	    "rows, rejects, the cost of timing, and a PCRE2-JIT\n"
+	    "regex doing the same extraction as a ratio, over the\n"
+	    "records the regex matches",
+	    HELP_CONFIG
+	    "  --table NAME       the table whose chain runs\n"
+	    "  --input FILE       the records, one a line\n"
+	    "  --delimiter C      between records instead: \\n, \\0, \\t or one\n"
+	    "                     character\n"
+	    "  --regex PATTERN    the reference regex (derived from the\n"
+	    "                     log_format for nginx)\n"
+	    "  --seconds S        each measured pass runs S s (0.5; at most 60)\n"
+	    "  --passes N         N passes and no clock, for an instruction\n"
+	    "                     counter\n"
+	    "  --only udtf|regex  with --passes: only the UDTF, or the regex\n" },
+	{ "bench consume", cmd_bench_consume, "[-c FILE]",
+	    "read the topics to their end with kedge's consumer,\n"
+	    "dropping every record unparsed, and print the rate,\n"
+	    "CPU time and peak RSS: fetching alone",
+	    HELP_CONFIG },
 	{ "config-reference", cmd_config_reference, "",
-	    "config-reference  print every configuration key as Markdown" },
-	{ "--version", cmd_version, "", NULL },
-	{ "version", cmd_version, NULL, NULL },
-	{ "--help", cmd_help, NULL, NULL },
-	{ "help", cmd_help, NULL, NULL },
-	{ NULL, NULL, NULL, NULL },
+	    "print every configuration key as Markdown", NULL },
+	{ "version", cmd_version, "", "print kedge and its version", NULL },
+	{ "help", cmd_help, "[COMMAND]",
+	    "print this usage, or a command's own with its options", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
-/* Writes s, each line after a '\n' indented to the paragraphs' text. */
-static void
-usage_lines(FILE *out, const char *s)
+/* The length of the first word of name. */
+static size_t
+first_word(const char *name)
 {
-	for (; *s != '\0'; s++) {
-		fputc(*s, out);
-		if (*s == '\n')
-			fputs("                  ", out);
-	}
+	return strcspn(name, " ");
 }
 
-/* The synopsis of every listed command, what each does, and the options. */
+/* The synopsis of every listed command, what each does, and how to see
+ * a command's options. */
 static void
 usage(FILE *out)
 {
-	const struct command *c;
 	const char *lead = "usage:";
 
-	for (c = commands; c->name != NULL; c++) {
-		if (c->synopsis == NULL)
-			continue;
-		fprintf(out, "%s kedge %s%s", lead, c->name,
-		    c->synopsis[0] != '\0' ? " " : "");
-		usage_lines(out, c->synopsis);
-		fputc('\n', out);
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		usage_synopsis(out, lead, c);
 		lead = "      ";
 	}
 	fputc('\n', out);
-	for (c = commands; c->name != NULL; c++) {
-		if (c->help == NULL)
-			continue;
-		fputs("  ", out);
-		usage_lines(out, c->help);
-		fputc('\n', out);
+	for (const struct command *c = commands; c->name != NULL; c++)
+		usage_paragraph(out, c);
+	fprintf(out, "\n  Each command's options: kedge COMMAND --help.\n");
+}
+
+/* The names a command can be called by, the words of a group ("bench
+ * udtf", "bench consume") once, for a usage error's synopsis. */
+static void
+usage_names(FILE *out)
+{
+	const struct command *c, *last = NULL;
+
+	fprintf(out, "usage: kedge COMMAND [OPTIONS], COMMAND one of:");
+	for (c = commands; c->name != NULL; last = c++) {
+		size_t n = first_word(c->name);
+
+		if (last == NULL || first_word(last->name) != n ||
+		    strncmp(last->name, c->name, n) != 0)
+			fprintf(out, " %.*s", (int)n, c->name);
 	}
-	fprintf(out, "\n"
-	    "  -c, --config FILE  configuration file (default " CONF_DEFAULT_PATH ")\n"
-	    "  --exit-at-end      (run) stop once every partition is read to its end\n");
+	fprintf(out, "\n");
+}
+
+/* A usage error in the command's name, argv[1]: not a command, or the
+ * first word of a group ("bench") without a second one it knows.  Says
+ * so, with the synopses of the group's commands or every command's name.
+ * Returns 2. */
+static int
+usage_unknown(int argc, char **argv)
+{
+	int found = 0;
+
+	for (const struct command *c = commands; argc > 1 && c->name != NULL;
+	    c++) {
+		size_t n = first_word(c->name);
+
+		if (c->name[n] == '\0' || strncmp(c->name, argv[1], n) != 0 ||
+		    argv[1][n] != '\0')
+			continue;
+		if (found++ == 0) {
+			if (argc > 2)
+				fprintf(stderr, "kedge %s: unknown command "
+				    "\"%s\"\n", argv[1], argv[2]);
+			else
+				fprintf(stderr, "kedge %s: which one?\n",
+				    argv[1]);
+		}
+		usage_synopsis(stderr, found == 1 ? "usage:" : "      ", c);
+	}
+	if (found > 0)
+		return 2;
+	if (argc > 1)
+		fprintf(stderr, "kedge: unknown command \"%s\"\n", argv[1]);
+	else
+		fprintf(stderr, "kedge: a command is required\n");
+	usage_names(stderr);
+	return 2;
+}
+
+/* The command argv names; *words gets how many words its name takes. */
+static const struct command *
+command_find(int argc, char **argv, int *words)
+{
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		size_t n = first_word(c->name);
+
+		if (strncmp(c->name, argv[0], n) != 0 || argv[0][n] != '\0')
+			continue;
+		if (c->name[n] == '\0') {
+			*words = 1;
+			return c;
+		}
+		if (argc > 1 && strcmp(c->name + n + 1, argv[1]) == 0) {
+			*words = 2;
+			return c;
+		}
+	}
+	return NULL;
 }
 
 /* What systemd/kedge.service's UMask= says, whatever the shell that
@@ -655,13 +869,20 @@ usage(FILE *out)
 int
 main(int argc, char **argv)
 {
-	const char *name = argc > 1 ? argv[1] : "";
+	/* the conventional spellings of two commands */
+	static const char *const alias[][2] = {
+		{ "--help", "help" }, { "-h", "help" }, { "--version", "version" },
+	};
+	int words;
 
 	umask(umask(0) | KEDGE_UMASK);
+	log_init();
 
-	for (const struct command *c = commands; c->name != NULL; c++)
-		if (strcmp(name, c->name) == 0)
-			return c->run(argc - 1, argv + 1);
-	usage(stderr);
-	return 2;
+	for (size_t i = 0; argc > 1 && i < sizeof(alias) / sizeof(alias[0]);
+	    i++)
+		if (strcmp(argv[1], alias[i][0]) == 0)
+			argv[1] = (char *)alias[i][1];
+	if (argc < 2 || (cmd = command_find(argc - 1, argv + 1, &words)) == NULL)
+		return usage_unknown(argc, argv);
+	return cmd->run(argc - words, argv + words);
 }

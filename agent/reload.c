@@ -109,6 +109,7 @@ agent_reload(struct agent *a)
 	}
 	a->reloaded[a->nreloaded++] = c; /* chains and the publisher use it */
 	log_set_level_name(c->log.level);
+	log_set_format_name(c->log.format);
 	for (size_t i = 0; i < a->ntables && c->n_tables == a->ntables; i++) {
 		if (i >= 64 || !(ch.tables & (uint64_t)1 << i))
 			continue;

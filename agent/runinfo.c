@@ -27,17 +27,43 @@ runinfo_seconds(const struct timespec *from, const struct timespec *to)
 	    (double)(to->tv_nsec - from->tv_nsec) / 1e9;
 }
 
-/* Logs a table's slowest records, slowest first. */
+/* The fields of slow record s of table t, in f[0..5). */
+static void
+runinfo_slow_fields(struct table *t, const struct latency_slow *s,
+    struct log_field *f)
+{
+	f[0] = (struct log_field)LOG_STR("table", table_name(t));
+	f[1] = (struct log_field)LOG_STR("topic", s->topic);
+	f[2] = (struct log_field)LOG_INT("partition", s->partition);
+	f[3] = (struct log_field)LOG_INT("offset", s->offset);
+	f[4] = (struct log_field)LOG_INT("ns", s->ns);
+}
+
+/* Logs a table's slowest records: each at debug level, slowest first,
+ * then one line with the slowest and how many were kept. */
 static void
 runinfo_log_slowest(struct table *t)
 {
 	const struct latency *l = &table_get_stats(t)->parse;
+	const struct latency_slow *top;
+	struct log_field f[6];
 	char line[512];
 
+	if (l->nslow == 0)
+		return;
 	for (size_t j = l->nslow; j-- > 0;) {
+		runinfo_slow_fields(t, &l->slow[j], f);
 		latency_describe_slow(&l->slow[j], line, sizeof(line));
-		log_info("table %s: slow record %s", table_name(t), line);
+		log_fields(LOG_LEVEL_DEBUG, f, 5, "table %s: slow record %s",
+		    table_name(t), line);
 	}
+	top = &l->slow[l->nslow - 1];
+	runinfo_slow_fields(t, top, f);
+	f[5] = (struct log_field)LOG_INT("slow_records", l->nslow);
+	latency_describe_slow(top, line, sizeof(line));
+	log_fields(LOG_LEVEL_INFO, f, 6, "table %s: slowest record %s "
+	    "(%.3f ms), of %zu slow records kept; kedge status lists them",
+	    table_name(t), line, (double)top->ns / 1e6, l->nslow);
 }
 
 /* Logs what the run did: per table records, rows, rejects, rate and the
@@ -52,12 +78,16 @@ agent_summary(struct agent *a)
 
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct table_stats *s = table_get_stats(a->tables[i]);
+		const struct log_field f[] = {
+		    LOG_STR("table", table_name(a->tables[i])),
+		    LOG_INT("records", s->records), LOG_INT("rows", s->rows),
+		    LOG_INT("rejects", s->rejects) };
 		char line[512];
 
-		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
-		    PRIu64 " rejects, %" PRIu64 " gave no row",
-		    table_name(a->tables[i]), s->records, s->rows, s->rejects,
-		    s->empty);
+		log_fields(LOG_LEVEL_NOTICE, f, sizeof(f) / sizeof(f[0]),
+		    "table %s: %" PRIu64 " records, %" PRIu64 " rows, %" PRIu64
+		    " rejects, %" PRIu64 " gave no row", table_name(a->tables[i]),
+		    s->records, s->rows, s->rejects, s->empty);
 		latency_describe(&s->parse, line, sizeof(line));
 		log_notice("table %s: UDTF %s ns/record: %s",
 		    table_name(a->tables[i]),

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
+
 json_t *
 jsondoc_parse(struct jsondoc *d, const char *text, size_t len)
 {
@@ -253,6 +255,17 @@ jsondoc_set_str(json_t *o, const char *key, const char *s)
 	return jsondoc_set(o, key, v);
 }
 
+json_t *
+jsondoc_text(const char *s)
+{
+	char esc[4096];
+	json_t *v;
+
+	if ((v = json_string(s)) != NULL)
+		return v;
+	return json_string(escape_str(s, esc, sizeof(esc)));
+}
+
 int
 jsondoc_set_int(json_t *o, const char *key, int64_t v)
 {
@@ -278,5 +291,13 @@ jsondoc_dump(const json_t *v, struct buf *out)
 		return -ENOMEM;
 	out->len += n;
 	out->data[out->len++] = '\n';
+	return 0;
+}
+
+int
+jsondoc_print(const json_t *v, FILE *out)
+{
+	if (json_dumpf(v, out, JSON_INDENT(2)) < 0 || fputc('\n', out) == EOF)
+		return -EIO;
 	return 0;
 }

@@ -5,7 +5,8 @@
  * type or out of its range are each an error whose sentence names where it
  * is: the line and column for what the parser finds, the key (and the
  * element of an array) for what the checks after it find.  Writing keeps
- * the keys in the order they are added and the text on one line.
+ * the keys in the order they are added and the text on one line; the
+ * answer of a command's --json (jsondoc_print()) is indented instead.
  */
 #ifndef KEDGE_JSONDOC_H
 #define KEDGE_JSONDOC_H
@@ -13,6 +14,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/buf.h"
 
@@ -84,11 +86,21 @@ int jsondoc_set_str(json_t *o, const char *key, const char *s);
 int jsondoc_set_int(json_t *o, const char *key, int64_t v);
 int jsondoc_set_int_or_null(json_t *o, const char *key, int64_t v,
     int64_t none);
+/* A new JSON string of s, text that may hold any bytes (a message quoting
+ * a path or a record): s itself when it is UTF-8, else escape_str() of it,
+ * every byte outside printable ASCII as \xNN.  NULL when memory runs
+ * out. */
+json_t *jsondoc_text(const char *s);
 /* Sets key of o to v, whose reference it takes (NULL: -ENOMEM). */
 int jsondoc_set(json_t *o, const char *key, json_t *v);
 
 /* Appends v as one line of compact JSON and a newline to out.  Returns 0
  * or -ENOMEM. */
 int jsondoc_dump(const json_t *v, struct buf *out);
+
+/* Prints v to out as the one JSON document a command answers with
+ * (`--json`): indented by two spaces, keys in the order they were added,
+ * and a newline.  Returns 0, or -EIO when out refuses it. */
+int jsondoc_print(const json_t *v, FILE *out);
 
 #endif /* KEDGE_JSONDOC_H */

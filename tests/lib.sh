@@ -15,6 +15,38 @@ die() {
 	exit 1
 }
 
+# log_lines FILE: kedge's log lines in FILE, its stderr outside journald
+# ("TIME LEVEL message", TIME RFC 3339 with milliseconds and the offset),
+# as "LEVEL message"; lines of another shape (a fixture's, a crash's) are
+# left out.  LEVEL is err, warning, notice, info or debug.
+log_lines() {
+	sed -n 's/^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]\{3\}[+-][0-9][0-9]:[0-9][0-9] \(err\|warning\|notice\|info\|debug\) /\1 /p' "$1"
+}
+
+# verify_json DIR: what kedge verify --json DIR answers, read with
+# python3's json and written back as the line kedge verify DIR prints;
+# returns verify's exit status.
+verify_json() {
+	_vj_rc=0
+	_vj=$($KEDGE verify --json "$1") || _vj_rc=$?
+	[ "$_vj_rc" -le 1 ] || return "$_vj_rc"
+	printf '%s\n' "$_vj" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if d["ok"]:
+    s = "verify OK: %d files, %d rows, %d partitions in %d tables, %d manifests" % (
+        d["files"], d["rows"], d["partitions"], d["tables"], d["manifests"])
+    if d["unread_offsets"]:
+        s += "; %d offsets deleted by the broker before kedge read them" % d["unread_offsets"]
+    if d["awaiting_files"]:
+        s += " (%d files landed after their hour\x27s manifest, for its next revision)" % d["awaiting_files"]
+else:
+    assert sorted(d) == ["ok", "violation"], d
+    s = "verify: " + d["violation"]
+print(s)' || return 3
+	return "$_vj_rc"
+}
+
 # mock_start DIR ARGS...: starts the mock cluster with ARGS and its control
 # FIFO DIR/mock.ctl (see mock_ctl), waits until it is ready (bounded), and
 # sets MOCK_PID and BOOTSTRAP.
@@ -127,7 +159,7 @@ landed_count() {
 # log's errors (or its last lines).
 run_to_end() {
 	timeout 120 $KEDGE run -c "$1" --exit-at-end 2>"$2" && return 0
-	die "$3 failed: $(grep '^<[0-3]>' "$2" | head -3 | grep . || tail -5 "$2")"
+	die "$3 failed: $(log_lines "$2" | grep '^err ' | head -3 | grep . || tail -5 "$2")"
 }
 
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND every 0.1 s until
@@ -285,7 +317,7 @@ exits_within() {
 kafka_assigned() {
 	grep -qs 'kafka: assigned' "$1" && return 0
 	kill -0 "$2" 2>/dev/null ||
-		die "$(basename "$1" .log) exited: $(grep '^<[0-4]>' "$1" | head -5)"
+		die "$(basename "$1" .log) exited: $(log_lines "$1" | grep -E '^(err|warning) ' | head -5)"
 	return 1
 }
 
@@ -297,7 +329,7 @@ stopped_cleanly() {
 	_sc_rc=0
 	wait "$2" || _sc_rc=$?
 	[ $_sc_rc -eq 0 ] ||
-		die "$1 exited $_sc_rc on SIGTERM: $(grep '^<[0-4]>' "$3" | head -5)"
+		die "$1 exited $_sc_rc on SIGTERM: $(log_lines "$3" | grep -E '^(err|warning) ' | head -5)"
 }
 
 # crashed_on_purpose POINT LOG: the kedge that wrote LOG, started with
@@ -334,7 +366,7 @@ crash_round() {
 		CRASH_HOW=crashed
 	else
 		die "$1 (KEDGE_CRASH_AT=${3:-none}) ended with status" \
-			"$_cr_rc: $(grep '^<[0-4]>' "$5" | head -5) ... $(tail -2 "$5")"
+			"$_cr_rc: $(log_lines "$5" | grep -E '^(err|warning) ' | head -5) ... $(tail -2 "$5")"
 	fi
 }
 

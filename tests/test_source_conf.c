@@ -134,28 +134,17 @@ test_rdkafka_overrides(void **state)
 	rd_kafka_conf_destroy(kc);
 }
 
-/* A connection lost in the middle of a SASL exchange is a warning; a
- * refusal, and every other line, keeps librdkafka's level. */
+/* A failed or lost connection ("FAIL"), which the error callback logs,
+ * is a debug line; every other line keeps librdkafka's level. */
 static void
 test_log_level(void **state)
 {
 	(void)state;
-	assert_int_equal(source_log_level(3, "FAIL", "GroupCoordinator: "
-	    "localhost:51725: SASL authentication error: "
-	    "SaslAuthenticateRequest failed: Local: Broker transport failure "
-	    "(after 0ms in state DOWN)"), 4);
-	assert_int_equal(source_log_level(3, "FAIL", "localhost:9093/1: SASL "
-	    "authentication error: SaslAuthenticateRequest failed: Local: "
-	    "Timed out (after 60001ms in state AUTH_REQ)"), 4);
-	assert_int_equal(source_log_level(3, "FAIL", "localhost:9093/1: SASL "
-	    "authentication error: Authentication failed during authentication "
-	    "due to invalid credentials with SASL mechanism GSSAPI (after 3ms "
-	    "in state AUTH_REQ)"), 3);
-	assert_int_equal(source_log_level(3, "ERROR", "Local: Broker "
-	    "transport failure"), 3);
-	assert_int_equal(source_log_level(6, "FAIL", "localhost:9093/1: "
-	    "Disconnected (after 30001ms in state UP)"), 6);
-	assert_int_equal(source_log_level(7, "BROKER", "x"), 7);
+	assert_int_equal(source_log_level(3, "FAIL"), 7);
+	assert_int_equal(source_log_level(6, "FAIL"), 7);
+	assert_int_equal(source_log_level(3, "ERROR"), 3);
+	assert_int_equal(source_log_level(4, "CONFWARN"), 4);
+	assert_int_equal(source_log_level(7, "BROKER"), 7);
 }
 
 int

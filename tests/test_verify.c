@@ -12,6 +12,7 @@
  * one that does not, or a _SUCCESS without one, fails.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
@@ -315,23 +316,40 @@ put_sidecar_of(const struct fixture *f, int which, const char *json)
 static void
 assert_verify(const struct fixture *f, int want_r, const char *want)
 {
+	struct verify_summary sum;
 	char msg[4096];
-	int r = verify_check(f->root, msg, sizeof(msg));
+	int r = verify_check(f->root, &sum, msg, sizeof(msg));
 
 	if (r != want_r || strstr(msg, want) == NULL)
 		fail_msg("verify returned %d, \"%s\"; want %d, \"%s\"", r, msg,
 		    want_r, want);
 }
 
+/* Also checks that the summary holds the counts the sentence says. */
 static void
 assert_ok(const struct fixture *f, const char *want)
 {
-	char msg[4096];
-	int r = verify_check(f->root, msg, sizeof(msg));
+	struct verify_summary sum;
+	char msg[4096], again[512];
+	int r = verify_check(f->root, &sum, msg, sizeof(msg));
 
 	if (r != 0 || strcmp(msg, want) != 0)
 		fail_msg("verify returned %d, \"%s\"; want 0, \"%s\"", r, msg,
 		    want);
+	snprintf(again, sizeof(again), "verify OK: %zu files, %" PRIu64
+	    " rows, %zu partitions in %zu tables, %zu manifests", sum.files,
+	    sum.rows, sum.partitions, sum.tables, sum.manifests);
+	assert_memory_equal(msg, again, strlen(again));
+	if (sum.unread > 0) {
+		snprintf(again, sizeof(again), "; %" PRIu64 " offsets deleted",
+		    sum.unread);
+		assert_non_null(strstr(msg, again));
+	}
+	if (sum.awaiting > 0) {
+		snprintf(again, sizeof(again), " (%zu files landed after",
+		    sum.awaiting);
+		assert_non_null(strstr(msg, again));
+	}
 }
 
 /* Passes when "verify: <path of part which>: <what>". */
@@ -366,10 +384,11 @@ static void
 test_unreadable_dir(void **state)
 {
 	struct fixture *f = *state;
+	struct verify_summary sum;
 	char dir[128], msg[512];
 
 	snprintf(dir, sizeof(dir), "%s/nonexistent", f->root);
-	assert_int_equal(verify_check(dir, msg, sizeof(msg)), -ENOENT);
+	assert_int_equal(verify_check(dir, &sum, msg, sizeof(msg)), -ENOENT);
 	assert_non_null(strstr(msg, dir));
 }
 
@@ -759,6 +778,7 @@ test_malformed_sidecars(void **state)
 		    "\"max_event_us\":5,", "event times in a file of no row" },
 	};
 	struct fixture *f = *state;
+	struct verify_summary sum;
 	char side[512], json[1024], want[1024], msg[4096];
 
 	put_good(f);
@@ -767,7 +787,7 @@ test_malformed_sidecars(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		mangle(json, sizeof(json), cases[i].from, cases[i].to);
 		put_sidecar_of(f, P_T4A, json);
-		if (verify_check(f->root, msg, sizeof(msg)) != 1 ||
+		if (verify_check(f->root, &sum, msg, sizeof(msg)) != 1 ||
 		    strncmp(msg, want, strlen(want)) != 0 ||
 		    strstr(msg, cases[i].said) == NULL)
 			fail_msg("%s: got \"%s\", want \"%s...%s\"", json, msg,

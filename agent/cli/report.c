@@ -15,15 +15,26 @@
 #include "agent/write/sidecar.h"
 #include "lib/err.h"
 #include "lib/grow.h"
-
-/* Far above what a manifest or sidecar holds (verify.c's bound). */
+#include "lib/jsondoc.h"
 
 struct report {
 	struct target *t;
 	const struct report_opts *o;
 	FILE *out;
+	json_t *hours;   /* with o->json, the hours' objects so far */
 	char *err;
 	size_t errlen;
+};
+
+/* An hour's line: what its manifest says (complete), or what the
+ * sidecars of its part files count (rows and files; the rest only a
+ * manifest knows). */
+struct report_line {
+	const char *table, *dt, *hr;
+	int complete;
+	uint64_t revision, rows, rejects, late_rows;
+	size_t files;
+	int64_t min_event_us, max_event_us; /* MANIFEST_NO_TIME: no row */
 };
 
 struct entry {
@@ -131,22 +142,92 @@ iso_utc(int64_t us, char *buf)
 	return buf;
 }
 
-/* Prints the hour's line from its manifest.  Returns 1, 0 when the
- * manifest is gone (being replaced), or a negative errno. */
+/* l's TSV line; "-" for what it does not know. */
+static void
+report_tsv(struct report *rp, const struct report_line *l)
+{
+	char t0[32], t1[32];
+
+	if (l->complete)
+		fprintf(rp->out, "%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%"
+		    PRIu64 "\t%" PRIu64 "\t%zu\t%s\t%s\tyes\n", l->table, l->dt,
+		    l->hr, l->revision, l->rows, l->rejects, l->late_rows,
+		    l->files, iso_utc(l->min_event_us, t0),
+		    iso_utc(l->max_event_us, t1));
+	else
+		fprintf(rp->out, "%s\t%s\t%s\t-\t%" PRIu64 "\t-\t-\t%zu\t-\t-\t"
+		    "no\n", l->table, l->dt, l->hr, l->rows, l->files);
+}
+
+/* A count, or null for what an open hour does not know. */
+static json_t *
+report_json_count(const struct report_line *l, uint64_t v)
+{
+	return l->complete ? json_integer((json_int_t)v) : json_null();
+}
+
+/* An event time as report_tsv() writes it, or null for none. */
+static json_t *
+report_json_time(const struct report_line *l, int64_t us)
+{
+	char buf[32];
+
+	if (!l->complete || us == MANIFEST_NO_TIME)
+		return json_null();
+	return json_string(iso_utc(us, buf));
+}
+
+/* Appends l to rp->hours as an object with the keys of the TSV header. */
+static int
+report_json(struct report *rp, const struct report_line *l)
+{
+	json_t *o = json_object();
+
+	if (o == NULL || json_array_append_new(rp->hours, o) < 0 ||
+	    jsondoc_set(o, "table", jsondoc_text(l->table)) < 0 ||
+	    jsondoc_set_str(o, "dt", l->dt) < 0 ||
+	    jsondoc_set_str(o, "hr", l->hr) < 0 ||
+	    jsondoc_set(o, "revision", report_json_count(l, l->revision)) < 0 ||
+	    jsondoc_set_int(o, "rows", (int64_t)l->rows) < 0 ||
+	    jsondoc_set(o, "rejects", report_json_count(l, l->rejects)) < 0 ||
+	    jsondoc_set(o, "late_rows", report_json_count(l, l->late_rows)) < 0 ||
+	    jsondoc_set_int(o, "files", (int64_t)l->files) < 0 ||
+	    jsondoc_set(o, "min_event", report_json_time(l,
+	    l->min_event_us)) < 0 ||
+	    jsondoc_set(o, "max_event", report_json_time(l,
+	    l->max_event_us)) < 0 ||
+	    jsondoc_set(o, "complete", json_boolean(l->complete)) < 0)
+		return err_set(rp->err, rp->errlen, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Prints l, or keeps it for the JSON document. */
+static int
+report_line(struct report *rp, const struct report_line *l)
+{
+	if (rp->hours != NULL)
+		return report_json(rp, l);
+	report_tsv(rp, l);
+	return 0;
+}
+
+/* The hour's line from its manifest.  Returns 1, 0 when the manifest is
+ * gone (being replaced), or a negative errno. */
 static int
 report_manifest(struct report *rp, const char *dir, const char *table,
     const char *dt, const char *hr)
 {
-	char t0[32], t1[32];
 	struct manifest m;
 	int r;
 
 	if ((r = complete_read_manifest(rp->t, dir, &m, rp->err,
-	    rp->errlen)) == 1)
-		fprintf(rp->out, "%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-		    "\t%" PRIu64 "\t%zu\t%s\t%s\tyes\n", table, dt, hr,
-		    m.revision, m.rows, m.rejects, m.late_rows, m.nfiles,
-		    iso_utc(m.min_event_us, t0), iso_utc(m.max_event_us, t1));
+	    rp->errlen)) == 1) {
+		struct report_line l = { table, dt, hr, 1, m.revision, m.rows,
+		    m.rejects, m.late_rows, m.nfiles, m.min_event_us,
+		    m.max_event_us };
+		int e = report_line(rp, &l);
+		r = e < 0 ? e : r;
+	}
 	manifest_clear(&m);
 	return r;
 }
@@ -157,8 +238,8 @@ static int
 report_open_hour(struct report *rp, const char *dir, const char *table,
     const char *dt, const char *hr, const struct entries *e)
 {
-	uint64_t rows = 0;
-	size_t files = 0;
+	struct report_line l = { table, dt, hr, 0, 0, 0, 0, 0, 0,
+	    MANIFEST_NO_TIME, MANIFEST_NO_TIME };
 	struct sidecar sc;
 	int r;
 
@@ -168,16 +249,13 @@ report_open_hour(struct report *rp, const char *dir, const char *table,
 			continue;
 		r = complete_read_sidecar(rp->t, dir, name, &sc, rp->err,
 		    rp->errlen);
-		rows += (uint64_t)sc.rows;
+		l.rows += (uint64_t)sc.rows;
 		sidecar_clear(&sc);
 		if (r < 0)
 			return r == -ENOENT ? -EINVAL : r;
-		files++;
+		l.files++;
 	}
-	if (files > 0)
-		fprintf(rp->out, "%s\t%s\t%s\t-\t%" PRIu64 "\t-\t-\t%zu\t-\t-\t"
-		    "no\n", table, dt, hr, rows, files);
-	return 0;
+	return l.files > 0 ? report_line(rp, &l) : 0;
 }
 
 /* Prints hour's line, if it has part files or a manifest. */
@@ -254,17 +332,39 @@ report_cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The JSON document of the hours kept in rp->hours. */
+static int
+report_print_json(struct report *rp)
+{
+	json_t *doc = json_object();
+	int r = -ENOMEM;
+
+	if (doc != NULL && jsondoc_set_str(doc, "from", rp->o->from) == 0 &&
+	    jsondoc_set_str(doc, "to", rp->o->to) == 0 &&
+	    jsondoc_set(doc, "hours", json_incref(rp->hours)) == 0)
+		r = jsondoc_print(doc, rp->out);
+	json_decref(doc);
+	if (r == -ENOMEM)
+		return err_set(rp->err, rp->errlen, r, "out of memory");
+	if (r < 0)
+		return err_set(rp->err, rp->errlen, r, "cannot write the report");
+	return 0;
+}
+
 int
 report_print(const struct conf *c, const struct report_opts *o, FILE *out,
     char *err, size_t errlen)
 {
-	struct report rp = { NULL, o, out, err, errlen };
+	struct report rp = { NULL, o, out, NULL, err, errlen };
 	const char **tables;
 	size_t i, n = 0;
 	int r = 0;
 
-	if ((tables = calloc(c->n_tables + 1, sizeof(*tables))) == NULL)
-		return err_set(err, errlen, -ENOMEM, "out of memory");
+	if ((tables = calloc(c->n_tables + 1, sizeof(*tables))) == NULL ||
+	    (o->json && (rp.hours = json_array()) == NULL)) {
+		r = err_set(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < c->n_tables; i++)
 		if (o->table == NULL || strcmp(o->table, c->tables[i].name) == 0)
 			tables[n++] = c->tables[i].name;
@@ -279,12 +379,16 @@ report_print(const struct conf *c, const struct report_opts *o, FILE *out,
 		r = -EIO;
 		goto out;
 	}
-	fprintf(out, "table\tdt\thr\trevision\trows\trejects\tlate_rows\tfiles\t"
-	    "min_event\tmax_event\tcomplete\n");
+	if (!o->json)
+		fprintf(out, "table\tdt\thr\trevision\trows\trejects\t"
+		    "late_rows\tfiles\tmin_event\tmax_event\tcomplete\n");
 	for (i = 0; i < n && r == 0; i++)
 		r = report_table(&rp, tables[i]);
+	if (r == 0 && o->json)
+		r = report_print_json(&rp);
 out:
 	target_close(rp.t);
+	json_decref(rp.hours);
 	free(tables);
 	return r;
 }

@@ -14,6 +14,10 @@
  * "no".  Event times are ISO 8601 UTC ("2026-11-29T14:00:00Z", with
  * ".fff" or ".ffffff" when they have milliseconds or microseconds), "-"
  * when the hour holds no row.
+ *
+ * With json, one JSON document instead: {"from": "YYYYMMDDHH", "to": ...,
+ * "hours": [...]}, each hour an object with the keys of the TSV header,
+ * numbers as numbers, "complete" true or false, and null for "-".
  */
 #ifndef KEDGE_REPORT_H
 #define KEDGE_REPORT_H
@@ -26,13 +30,15 @@
 struct report_opts {
 	const char *from, *to;  /* "YYYYMMDDHH", local hours as in dt/hr */
 	const char *table;      /* NULL: every table of the configuration */
+	int json;               /* JSON, not TSV */
 };
 
-/* Prints the report of the hours [o->from, o->to] of c's target to out.
- * Returns 0; -EINVAL with the sentence in err when o->table is not a table
- * of c, a manifest or sidecar does not parse, or a part file has no
- * sidecar (the sentence names the file); or another negative errno with
- * the sentence when the target cannot be read. */
+/* Prints the report of the hours [o->from, o->to] of c's target to out
+ * (in JSON only once every hour is read).  Returns 0; -EINVAL with the
+ * sentence in err when o->table is not a table of c, a manifest or
+ * sidecar does not parse, or a part file has no sidecar (the sentence
+ * names the file); or another negative errno with the sentence when the
+ * target cannot be read. */
 int report_print(const struct conf *c, const struct report_opts *o,
     FILE *out, char *err, size_t errlen);
 

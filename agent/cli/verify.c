@@ -26,6 +26,7 @@
 #include "agent/write/spool.h"
 #include "lib/err.h"
 #include "lib/grow.h"
+#include "lib/jsondoc.h"
 
 /* Far above what the ranges of a 128 MiB file take; keeps a stray hidden
  * file from being read into memory whole.  Also the bound of a manifest,
@@ -565,13 +566,15 @@ verify_clear(struct verify *v)
 }
 
 int
-verify_check(const char *dir, char *msg, size_t msglen)
+verify_check(const char *dir, struct verify_summary *sum, char *msg,
+    size_t msglen)
 {
 	struct verify v;
 	size_t i, j, partitions = 0;
 	int r;
 
 	memset(&v, 0, sizeof(v));
+	memset(sum, 0, sizeof(*sum));
 	v.dir = dir;
 	v.msg = msg;
 	v.msglen = msglen;
@@ -601,20 +604,52 @@ verify_check(const char *dir, char *msg, size_t msglen)
 	}
 	if ((r = verify_manifests(&v)) != 0)
 		goto out;
+	*sum = (struct verify_summary){ v.nfiles, v.rows, partitions,
+	    verify_count_tables(&v), v.manifests, v.unread, v.awaiting };
 	snprintf(msg, msglen, "verify OK: %zu files, %" PRIu64 " rows, %zu "
-	    "partitions in %zu tables, %zu manifests", v.nfiles, v.rows,
-	    partitions, verify_count_tables(&v), v.manifests);
-	if (v.unread > 0) {
+	    "partitions in %zu tables, %zu manifests", sum->files, sum->rows,
+	    sum->partitions, sum->tables, sum->manifests);
+	if (sum->unread > 0) {
 		size_t len = strlen(msg);
 		snprintf(msg + len, msglen - len, "; %" PRIu64 " offsets deleted "
-		    "by the broker before kedge read them", v.unread);
+		    "by the broker before kedge read them", sum->unread);
 	}
-	if (v.awaiting > 0) {
+	if (sum->awaiting > 0) {
 		size_t len = strlen(msg);
 		snprintf(msg + len, msglen - len, " (%zu files landed after "
-		    "their hour's manifest, for its next revision)", v.awaiting);
+		    "their hour's manifest, for its next revision)",
+		    sum->awaiting);
 	}
 out:
 	verify_clear(&v);
 	return r;
+}
+
+int
+verify_print_json(int r, const struct verify_summary *sum, const char *msg,
+    FILE *out)
+{
+	static const char prefix[] = "verify: ";
+	json_t *o = json_object();
+	int e = -ENOMEM;
+
+	if (o == NULL || jsondoc_set(o, "ok", json_boolean(r == 0)) < 0)
+		goto out;
+	if (r != 0) {
+		if (strncmp(msg, prefix, sizeof(prefix) - 1) == 0)
+			msg += sizeof(prefix) - 1;
+		if (jsondoc_set(o, "violation", jsondoc_text(msg)) < 0)
+			goto out;
+	} else if (jsondoc_set_int(o, "files", (int64_t)sum->files) < 0 ||
+	    jsondoc_set_int(o, "rows", (int64_t)sum->rows) < 0 ||
+	    jsondoc_set_int(o, "partitions", (int64_t)sum->partitions) < 0 ||
+	    jsondoc_set_int(o, "tables", (int64_t)sum->tables) < 0 ||
+	    jsondoc_set_int(o, "manifests", (int64_t)sum->manifests) < 0 ||
+	    jsondoc_set_int(o, "unread_offsets", (int64_t)sum->unread) < 0 ||
+	    jsondoc_set_int(o, "awaiting_files", (int64_t)sum->awaiting) < 0)
+		goto out;
+	e = jsondoc_print(o, out);
+out:
+	json_decref(o);
+	return e;
 }

@@ -34,17 +34,42 @@
 #define KEDGE_VERIFY_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What verify_check() counted when the invariant holds: part files, their
+ * rows (rejects included), partitions ((table, topic, partition)
+ * triples), tables (DIR's table directories other than _rejects, and
+ * tables only the rejects name), manifests (the hours' _MANIFEST.json),
+ * offsets the broker deleted before kedge read them, and part files that
+ * landed after their hour's manifest (for its next revision). */
+struct verify_summary {
+	size_t files;
+	uint64_t rows;
+	size_t partitions, tables, manifests;
+	uint64_t unread;
+	size_t awaiting;
+};
 
 /* Checks the target directory dir.  Returns 0 when the invariant holds,
- * with "verify OK: <files> files, <rows> rows, <n> partitions in <tables>
- * tables, <m> manifests" in msg (rows of every part file, rejects
- * included; partitions are the (table, topic, partition) triples; tables
- * are DIR's table directories other than _rejects, and tables only the
- * rejects name; manifests are the hours' _MANIFEST.json); 1 at the first
- * violation, with "verify: <path or partition>: <what is wrong>" (or
- * "verify: sha256 of <path> is <hex>, its sidecar says <hex>") in msg,
- * paths relative to dir; or a negative errno when dir or a
- * file in it cannot be read, or memory runs out, with the sentence in msg. */
-int verify_check(const char *dir, char *msg, size_t msglen);
+ * with the counts in *sum and "verify OK: <files> files, <rows> rows, <n>
+ * partitions in <tables> tables, <m> manifests" in msg, followed by
+ * "; <unread> offsets deleted by the broker before kedge read them" and
+ * " (<awaiting> files landed after their hour's manifest, for its next
+ * revision)" when those are not 0; 1 at the first violation, with
+ * "verify: <path or partition>: <what is wrong>" (or "verify: sha256 of
+ * <path> is <hex>, its sidecar says <hex>") in msg, paths relative to dir;
+ * or a negative errno when dir or a file in it cannot be read, or memory
+ * runs out, with the sentence in msg. */
+int verify_check(const char *dir, struct verify_summary *sum, char *msg,
+    size_t msglen);
+
+/* Prints verify_check()'s answer r (0 or 1), *sum and msg to out as one
+ * JSON document: {"ok": true, "files": ..., "rows": ..., "partitions":
+ * ..., "tables": ..., "manifests": ..., "unread_offsets": ...,
+ * "awaiting_files": ...}, or {"ok": false, "violation": "<msg after
+ * \"verify: \">"}.  Returns 0, or -ENOMEM or -EIO. */
+int verify_print_json(int r, const struct verify_summary *sum,
+    const char *msg, FILE *out);
 
 #endif /* KEDGE_VERIFY_H */

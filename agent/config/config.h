@@ -152,6 +152,7 @@ struct conf {
 
 	struct {
 		char *level;
+		char *format;             /* "text" or "json" */
 	} log;
 };
 

@@ -671,6 +671,15 @@ static const struct conf_key conf_keys[] = {
 	  .flags = CONF_RELOADS,
 	  .offset = AT(log.level), .values = "err|warning|notice|info|debug",
 	  .description = "The most verbose level logged." },
+	{ .path = "log.format", .type = CONF_ENUM, .default_text = "\"text\"",
+	  .flags = CONF_RELOADS,
+	  .offset = AT(log.format), .values = "text|json",
+	  .description = "How a line on stderr reads.  text: the time (RFC "
+	  "3339, the local offset), the level and the message, or under "
+	  "journald the message after its <N> priority; json: one object a "
+	  "line, {\"time\", \"level\", \"message\"} and fields such as "
+	  "table, topic, partition and offset where the event has them, for "
+	  "Vector, Fluent Bit or Filebeat (docs/running.md, Logs)." },
 };
 
 #define CONF_NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))

@@ -519,13 +519,21 @@ source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from,
 	/* below the broker's log start: deleted (retention) before kedge read
 	 * them; librdkafka went on from kafka.start */
 	*unread = lo > seen;
-	if (*unread)
-		log_warnx("kafka: %s [%" PRId32 "]: the broker deleted offsets %"
-		    PRId64 "..%" PRId64 " before kedge read them (retention); "
-		    "%" PRId64 " offsets not read, going on at %" PRId64
-		    " (kafka.start = %s)", rd_kafka_topic_name(msg->rkt),
-		    msg->partition, seen, msg->offset - 1, msg->offset - seen,
-		    msg->offset, s->conf->kafka.start);
+	if (*unread) {
+		const struct log_field f[] = {
+		    LOG_STR("topic", rd_kafka_topic_name(msg->rkt)),
+		    LOG_INT("partition", msg->partition),
+		    LOG_INT("offset", msg->offset),
+		    LOG_INT("unread", msg->offset - seen) };
+
+		log_fields(LOG_LEVEL_WARNING, f, sizeof(f) / sizeof(f[0]),
+		    "kafka: %s [%" PRId32 "]: the broker deleted offsets %" PRId64
+		    "..%" PRId64 " before kedge read them (retention); %" PRId64
+		    " offsets not read, going on at %" PRId64 " (kafka.start = "
+		    "%s)", rd_kafka_topic_name(msg->rkt), msg->partition, seen,
+		    msg->offset - 1, msg->offset - seen, msg->offset,
+		    s->conf->kafka.start);
+	}
 	*from = seen;
 	return msg->offset - seen;
 }

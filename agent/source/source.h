@@ -42,14 +42,12 @@ struct source_hooks {
 rd_kafka_conf_t *source_properties(const struct conf *c, char *err,
     size_t errlen);
 
-/* The syslog level kedge logs a line of librdkafka's (its level, facility
- * and text) at: librdkafka's own, except that a connection lost to a local
- * transport failure or timeout ("FAIL"), which librdkafka logs as an error
- * when it happens in the middle of a SASL exchange (a broker or a moving
- * group coordinator closing the connection), is a warning: librdkafka
- * connects again by itself, and a broker that refuses kedge's
- * authentication says so in other words, which stay an error. */
-int source_log_level(int level, const char *fac, const char *buf);
+/* The syslog level kedge logs a line of librdkafka's (its level and
+ * facility) at: librdkafka's own, but debug for "FAIL", a connection
+ * that failed or was lost: librdkafka hands each of those to the error
+ * callback too, which logs it once, at the level kedge decides (a lost
+ * connection is a warning, a refused authentication an error). */
+int source_log_level(int level, const char *fac);
 
 /* Returns a consumer configured from c, or NULL with a sentence in err. */
 
@@ -163,7 +161,10 @@ int source_at_end(const struct source *s);
  * topic is there, and that their ACLs let kedge read it and use its group
  * (a fetch at each topic's end, the group's committed offsets), each
  * within timeout_ms.  Writes "N brokers; topic (P partitions), ..." to
- * info.  Returns 0, or a negative errno with the sentence in err. */
+ * info.  Returns 0, or a negative errno with the sentence in err, which
+ * quotes librdkafka's last error when there was one: from the first call
+ * on, s logs librdkafka's errors at debug level only, as this answer
+ * tells them. */
 int source_probe(struct source *s, int timeout_ms, char *info,
     size_t infolen, char *err, size_t errlen);
 

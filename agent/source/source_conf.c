@@ -162,18 +162,9 @@ source_insecure(const struct conf *c, char *why, size_t whylen)
 }
 
 int
-source_log_level(int level, const char *fac, const char *buf)
+source_log_level(int level, const char *fac)
 {
-	static const rd_kafka_resp_err_t lost[] = {
-		RD_KAFKA_RESP_ERR__TRANSPORT, RD_KAFKA_RESP_ERR__TIMED_OUT,
-	};
-
-	if (level > 3 || strcmp(fac, "FAIL") != 0)
-		return level;
-	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
-		if (strstr(buf, rd_kafka_err2str(lost[i])) != NULL)
-			return 4;
-	return level;
+	return strcmp(fac, "FAIL") == 0 ? 7 : level;
 }
 
 static void
@@ -181,7 +172,7 @@ source_log_cb(const rd_kafka_t *rk, int level, const char *fac,
     const char *buf)
 {
 	(void)rk;
-	level = source_log_level(level, fac, buf);
+	level = source_log_level(level, fac);
 	if (level <= 3)
 		log_errx("kafka: %s: %s", fac, buf);
 	else if (level == 4)

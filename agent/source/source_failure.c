@@ -14,7 +14,8 @@
 /* A fatal error, brokers that refuse kedge's authentication, a TLS
  * handshake that fails on a certificate or a batch too large to receive
  * (which librdkafka would retry for ever) stop kedge: see
- * source_failure(). */
+ * source_failure().  Quiet (source_probe()), each is a debug line and the
+ * last cause is kept for the probe's answer. */
 void
 source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
@@ -23,21 +24,22 @@ source_error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 	int big = strstr(reason, "increase receive.message.max.bytes") != NULL;
 	int stop = err == RD_KAFKA_RESP_ERR__FATAL ||
 	    err == RD_KAFKA_RESP_ERR__AUTHENTICATION || tls || big;
+	enum log_level warning = s->quiet ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING;
+	enum log_level error = s->quiet ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERR;
 
 	(void)rk;
 	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && s->down_since == 0) {
 		s->down_since = time(NULL);
 		s->down_drained = 0;
-		log_warnx("kafka: no broker answers (%s); waiting for them, "
-		    "kedge resumes by itself", reason);
+		log_fields(warning, NULL, 0, "kafka: no broker answers (%s); "
+		    "waiting for them, kedge resumes by itself", reason);
 		return;
 	}
-	if (!stop) {
-		log_warnx("kafka: %s", reason);
-		return;
-	}
-	log_errx("kafka: %s", reason);
-	if (s->failure[0] != '\0')
+	/* "N/N brokers are down" sums up what the causes said */
+	if (s->quiet && err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+		snprintf(s->said, sizeof(s->said), "%s", reason);
+	log_fields(stop ? error : warning, NULL, 0, "kafka: %s", reason);
+	if (!stop || s->failure[0] != '\0')
 		return;
 	if (tls)
 		source_tls_failure(s, reason);

@@ -50,6 +50,9 @@ struct source {
 	uint64_t wakeups;    /* times it was woken by a seek */
 	unsigned held;       /* SOURCE_HOLD_ reasons; see source_hold() */
 	char failure[1024];  /* why librdkafka cannot go on; "" while it can */
+	int quiet;           /* source_probe(): errors are kept, and logged
+	                      * at debug level */
+	char said[512];      /* quiet: librdkafka's last error; "": none */
 	time_t down_since;   /* when every broker went down; 0: one answers */
 	int down_drained;    /* the queue ran empty since: what comes now was
 	                      * fetched after the brokers went down */
@@ -115,7 +118,7 @@ rd_kafka_conf_t *source_conf(struct source *s, const struct conf *c,
  * starts an outage (s->down_since), which kedge waits out; a fatal error,
  * a refused authentication, a certificate that fails verification or a
  * batch too large to receive stops kedge with its sentence; any other
- * error is logged. */
+ * error is logged (while s->quiet at debug level, and kept in s->said). */
 void source_error_cb(rd_kafka_t *rk, int err, const char *reason,
     void *opaque);
 

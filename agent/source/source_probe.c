@@ -3,7 +3,10 @@
  * from source_new() that is not started (source_probe(), see source.h):
  * their metadata, each configured topic on them, and whether their ACLs
  * let kedge read the topics and use its group.  It reads the group's
- * committed offsets and never commits.
+ * committed offsets and never commits.  librdkafka's errors on the way
+ * are debug lines, the last one quoted in a failure's sentence
+ * (source->said): a terminal running check-config gets one answer, not
+ * librdkafka's lines.
  */
 #include "agent/source/source_int.h"
 #include "lib/err.h"
@@ -12,6 +15,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+/* "; librdkafka's last error: <it>" when there is one, else "". */
+static const char *
+source_probe_said(const struct source *s, char *buf, size_t len)
+{
+	if (s->said[0] == '\0')
+		return "";
+	snprintf(buf, len, "; librdkafka's last error: %s", s->said);
+	return buf;
+}
 
 /* For source_probe(): the brokers let kedge read: its group's committed
  * offsets (the group's ACL) and a fetch at the end of each topic's
@@ -23,7 +36,7 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 	rd_kafka_topic_partition_list_t *list, *copy;
 	rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR_NO_ERROR;
 	time_t until = time(NULL) + (timeout_ms + 999) / 1000;
-	char why[sizeof(s->failure)];
+	char why[sizeof(s->failure)], said[sizeof(s->said) + 32];
 	int ended = 0, r = 0;
 
 	list = rd_kafka_topic_partition_list_new((int)c->kafka.topics.n);
@@ -55,7 +68,8 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 		r = -EACCES;
 	} else if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		snprintf(err, errlen, "kafka: cannot read the committed offsets "
-		    "of group %s: %s", c->kafka.group_id, rd_kafka_err2str(e));
+		    "of group %s: %s%s", c->kafka.group_id, rd_kafka_err2str(e),
+		    source_probe_said(s, said, sizeof(said)));
 		r = -EIO;
 	} else if ((e = rd_kafka_assign(s->rk, list)) !=
 	    RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -70,7 +84,8 @@ source_probe_read(struct source *s, int timeout_ms, char *err, size_t errlen)
 			if (time(NULL) <= until)
 				continue;
 			snprintf(err, errlen, "kafka: no answer to a fetch from "
-			    "%s within %d s", c->kafka.brokers, timeout_ms / 1000);
+			    "%s within %d s%s", c->kafka.brokers, timeout_ms / 1000,
+			    source_probe_said(s, said, sizeof(said)));
 			r = -EIO;
 			break;
 		}
@@ -94,10 +109,12 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 {
 	const struct conf *c = s->conf;
 	const struct rd_kafka_metadata *md;
+	char said[sizeof(s->said) + 32];
 	rd_kafka_resp_err_t e;
 	size_t used;
 	int r = 0;
 
+	s->quiet = 1;
 	e = rd_kafka_metadata(s->rk, 1, NULL, &md, timeout_ms);
 	if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		rd_kafka_message_t *m = rd_kafka_consumer_poll(s->rk, 100);
@@ -110,10 +127,10 @@ source_probe(struct source *s, int timeout_ms, char *info, size_t infolen,
 			    s->failure);
 		}
 		return err_set(err, errlen, -EIO,
-		    "kafka: no metadata from %s within %d s: "
-		    "%s; check kafka.brokers and kafka.security, and that the "
-		    "brokers run", c->kafka.brokers, timeout_ms / 1000,
-		    rd_kafka_err2str(e));
+		    "kafka: no metadata from %s within %d s: %s%s; check "
+		    "kafka.brokers and kafka.security, and that the brokers run",
+		    c->kafka.brokers, timeout_ms / 1000, rd_kafka_err2str(e),
+		    source_probe_said(s, said, sizeof(said)));
 	}
 	used = (size_t)snprintf(info, infolen, "%d broker(s)", md->broker_cnt);
 	for (size_t i = 0; i < c->kafka.topics.n && r == 0; i++) {

@@ -53,7 +53,7 @@ CONF
 landed() {
 	[ "$(landed_count "$T/warehouse")" -ge "$1" ] && return 0
 	kill -0 "$KPID" 2>/dev/null ||
-		die "kedge exited: $(grep '^<[0-3]>' "$T/kedge.log" | head -5)"
+		die "kedge exited: $(log_lines "$T/kedge.log" | grep '^err ' | head -5)"
 	return 1
 }
 

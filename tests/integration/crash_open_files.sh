@@ -62,7 +62,7 @@ CONF
 			--exit-at-end 2>"$log" || rc=$?
 		[ "$rc" -eq 134 ] && crashed_on_purpose "$point" "$log" ||
 			die "max_parked_files $1, KEDGE_CRASH_AT=$point: status" \
-				"$rc: $(grep '^<[0-3]>' "$log" | head -3)"
+				"$rc: $(log_lines "$log" | grep '^err ' | head -3)"
 		mv "$log" "$D/round-$(ls "$D" | grep -c '^round-').log"
 	done
 	run_to_end "$D/kedge.conf" "$D/final.log" "the clean run"

@@ -75,7 +75,7 @@ conf host-b >"$T/b.conf"
 # host_a_alive: host-a still runs; fails the test if it exited.
 host_a_alive() {
 	kill -0 "$APID" 2>/dev/null ||
-		die "host-a exited: $(grep '^<[0-4]>' "$T/a.log" | head -5)"
+		die "host-a exited: $(log_lines "$T/a.log" | grep -E '^(err|warning) ' | head -5)"
 }
 
 # b_assigned_or_gone: this round's host-b has its partitions, or has

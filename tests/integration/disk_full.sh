@@ -41,7 +41,7 @@ rc=0
 timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run1.log" || rc=$?
 [ "$rc" -eq 1 ] || die "with the spool full kedge exited $rc, want 1: $(tail -3 "$T/run1.log")"
 grep -q 'No space left on device' "$T/run1.log" ||
-	die "no clear error: $(grep '^<[23]>' "$T/run1.log" | head -3)"
+	die "no clear error: $(log_lines "$T/run1.log" | grep '^err ' | head -3)"
 
 rm -f "$T/spool/filler"
 run_to_end "$T/kedge.conf" "$T/run2.log" "after space returned kedge"
@@ -49,4 +49,4 @@ landed_rows "$T/warehouse" access | sort >"$T/got"
 sort "$T/expected" >"$T/want"
 same_or_die "$T/want" "$T/got" "rows lost or doubled across the full disk"
 $KEDGE verify "$T/warehouse" || die "kedge verify failed"
-echo "ok: stopped on a full spool ($(grep -c '^<3>' "$T/run1.log") error lines), then $(wc -l <"$T/got") rows exactly once"
+echo "ok: stopped on a full spool ($(log_lines "$T/run1.log" | grep -c '^err ') error lines), then $(wc -l <"$T/got") rows exactly once"

@@ -92,7 +92,7 @@ consumed() {
 	sed -n 's/^consumed \([0-9]*\) records.*/\1/p' "$T/$1/spool/status"
 }
 errors() {
-	grep '^<[0-3]>' "$T/$1/run.log" | tail -3
+	log_lines "$T/$1/run.log" | grep '^err ' | tail -3
 }
 alive() {
 	kill -0 "$(cat "$T/$1/pid")" 2>/dev/null ||

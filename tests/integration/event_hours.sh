@@ -63,7 +63,7 @@ grep -q "RLIMIT_NOFILE is 256 .* need 384 descriptors: raise LimitNOFILE= .*outp
 (ulimit -n 1024 && exec timeout 300 $KEDGE run -c "$T/kedge.conf" \
 	--exit-at-end) 2>"$T/kedge.log" ||
 	die "kedge run failed under ulimit -n 1024:" \
-		"$(grep -m1 '^<3>' "$T/kedge.log" || tail -5 "$T/kedge.log")"
+		"$(log_lines "$T/kedge.log" | grep -m1 '^err ' || tail -5 "$T/kedge.log")"
 
 check_exactly_once "$T/warehouse" web "$T/expected" "$T/expected-rejects" \
 	"$T/spool"

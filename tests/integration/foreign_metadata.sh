@@ -61,7 +61,7 @@ CONF
 foreign_said() {
 	p=0
 	while [ $p -lt $P ]; do
-		n=$(grep -c "^<4>checkpoint: access \[$p\] was committed with metadata that is not kedge's" "$1" || true)
+		n=$(log_lines "$1" | grep -c "^warning checkpoint: access \[$p\] was committed with metadata that is not kedge's" || true)
 		[ "$n" -eq 1 ] || die "$(basename "$1"): partition $p's foreign metadata said $n times, not once"
 		p=$((p + 1))
 	done
@@ -95,12 +95,12 @@ rc=0
 KEDGE_CRASH_AT=after-seal:1 timeout 60 $KEDGE run -c "$T/kedge.conf" \
 	2>"$T/run1.log" || rc=$?
 [ "$rc" -eq 134 ] && grep -q 'KEDGE_CRASH_AT: crashing on purpose' "$T/run1.log" ||
-	die "the first run ended with $rc, not at its first seal: $(grep '^<[0-4]>' "$T/run1.log" | head -5)"
+	die "the first run ended with $rc, not at its first seal: $(log_lines "$T/run1.log" | grep -E '^(err|warning) ' | head -5)"
 foreign_said "$T/run1.log"
 nothing_outside "the first run"
 
 timeout 120 $KEDGE run -c "$T/kedge.conf" --exit-at-end 2>"$T/run2.log" ||
-	die "the second run failed: $(grep '^<[0-4]>' "$T/run2.log" | head -5)"
+	die "the second run failed: $(log_lines "$T/run2.log" | grep -E '^(err|warning) ' | head -5)"
 grep -q "checkpoint: access \[0\] committed at 0 (metadata not kedge's): decided up to checkpoint 0" "$T/run2.log" ||
 	die "recovery did not meet the foreign metadata: $(grep 'committed at' "$T/run2.log" | head -3)"
 foreign_said "$T/run2.log"

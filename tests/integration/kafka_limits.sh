@@ -39,8 +39,8 @@ conf raised 1000000
 rc=0
 timeout 60 $KEDGE run -c "$T/small.conf" 2>"$T/small.log" || rc=$?
 [ "$rc" -eq 1 ] || die "kedge exited $rc, want 1: $(tail -3 "$T/small.log")"
-grep -q "^<3>kafka: a broker's answer is larger than librdkafka may receive (.*Invalid response size [0-9]* (0\.\.70000).*): a record batch that large stalls its partition for good; raise kafka.rdkafka receive_message_max_bytes (librdkafka's receive.message.max.bytes) above the largest batch of the topics, with fetch_max_bytes and max_partition_fetch_bytes if they are set; stopping$" "$T/small.log" ||
-	die "kedge said: $(grep '^<[0-3]>' "$T/small.log" | tail -3)"
+log_lines "$T/small.log" | grep -q "^err kafka: a broker's answer is larger than librdkafka may receive (.*Invalid response size [0-9]* (0\.\.70000).*): a record batch that large stalls its partition for good; raise kafka.rdkafka receive_message_max_bytes (librdkafka's receive.message.max.bytes) above the largest batch of the topics, with fetch_max_bytes and max_partition_fetch_bytes if they are set; stopping$" ||
+	die "kedge said: $(log_lines "$T/small.log" | grep '^err ' | tail -3)"
 
 timeout 60 $KEDGE run --exit-at-end -c "$T/raised.conf" 2>"$T/raised.log" ||
 	die "with the key raised, kedge exited $?: $(tail -3 "$T/raised.log")"

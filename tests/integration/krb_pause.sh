@@ -75,7 +75,7 @@ kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -5)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -5)"
 check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T/spool"
 echo "ok: paused while the ticket was expired and the KDC down, resumed by itself;" \
 	"$CHECK_ROWS rows, $CHECK_REJECTS rejects; $CHECK_VERIFY"

@@ -67,5 +67,5 @@ kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -5)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -5)"
 echo "ok: $(($(notify_count WATCHDOG=1) - stopped)) watchdog pings while the KDC was silent or after; the renewal succeeded once it answered"

@@ -60,7 +60,7 @@ kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc on SIGTERM: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc on SIGTERM: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 notify_got STOPPING=1 || die "no STOPPING=1: $(cat "$T/notify.log")"
 check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T/spool"
 

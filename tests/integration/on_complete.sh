@@ -66,7 +66,7 @@ CONF
 run() {
 	RUN=$2 timeout 120 $KEDGE run -c "$T/$1.conf" --exit-at-end \
 		2>"$T/$1.$2.log" ||
-		die "kedge failed: $(grep '^<[0-3]>' "$T/$1.$2.log" | head -3)"
+		die "kedge failed: $(log_lines "$T/$1.$2.log" | grep '^err ' | head -3)"
 }
 
 # manifests DIR: the call each manifest under DIR/access should give,

@@ -115,7 +115,7 @@ done
 [ -n "$(hdfs_admin openfiles "$DIR")" ] || die "the held files are not open"
 
 timeout 300 $KEDGE run -c "$T/k.conf" --exit-at-end 2>"$T/clean.log" ||
-	die "the clean run failed: $(grep '^<[0-3]>' "$T/clean.log" | head -5) ... $(tail -3 "$T/clean.log")"
+	die "the clean run failed: $(log_lines "$T/clean.log" | grep '^err ' | head -5) ... $(tail -3 "$T/clean.log")"
 cat "$T"/run-*.log "$T/clean.log" >"$T/all.log"
 lease=$(grep -c 'lease of' "$T/all.log" || :)
 

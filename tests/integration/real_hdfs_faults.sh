@@ -73,10 +73,10 @@ CONF
 $KEDGE check-config -c "$T/k.conf" >/dev/null
 
 alive() {
-	kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | tail -3)"
+	kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | tail -3)"
 }
 warnings() {
-	grep -c '^<4>publish: ' "$T/run.log" || :
+	log_lines "$T/run.log" | grep -c '^warning publish: ' || :
 }
 # new_warning_like SINCE PATTERN: a publish warning after the first SINCE
 # ones matches PATTERN (ERE).
@@ -84,7 +84,7 @@ new_warning_like() {
 	tail -n +$(($1 + 1)) "$T/warn.log" 2>/dev/null | grep -Eq "$2"
 }
 snap_warnings() {
-	grep '^<4>publish: ' "$T/run.log" >"$T/warn.log" || :
+	log_lines "$T/run.log" | grep '^warning publish: ' >"$T/warn.log" || :
 }
 warned_like() {
 	snap_warnings
@@ -125,7 +125,7 @@ last_error_new() {
 	said=$(sed -n "s/$LAST//p" "$T/spool/status" 2>/dev/null)
 	printf '%s\n' "$said" | grep -Eq "$2" || return 1
 	snap_warnings
-	tail -n +$(($1 + 1)) "$T/warn.log" | grep -Fqx "<4>publish: $said"
+	tail -n +$(($1 + 1)) "$T/warn.log" | grep -Fqx "warning publish: $said"
 }
 status_says_last() {
 	wait_for "$1: the status to say the failure that the log has" 30 \
@@ -212,7 +212,7 @@ tail -n +$((w + 1)) "$T/warn.log" >"$T/nn.warn"
 # What the NameNode says while it stops and starts varies (no answer; an
 # EOFException from its own RPC; safe mode; no DataNode registered yet):
 # each is one line that names the request and what HDFS said.
-! grep -Ev "^<4>publish: [A-Z]+ $DIR/[^ ]*: (no answer from |HDFS answered [0-9]+ [A-Za-z]+: )" \
+! grep -Ev "^warning publish: [A-Z]+ $DIR/[^ ]*: (no answer from |HDFS answered [0-9]+ [A-Za-z]+: )" \
 	"$T/nn.warn" >&2 || die "the NameNode restarted: other warnings (above)"
 ! grep -E 'HDFS answered [0-9]+ (EOF|Connect|Retriable)Exception: ' "$T/nn.warn" |
 	grep -v '; kedge retries: the NameNode is starting or stopping$' >&2 ||
@@ -236,7 +236,7 @@ exits_within "$KPID" 60 || die "kedge did not stop within 60 s of SIGTERM"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -5)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -5)"
 
 openfiles_none() {
 	[ -z "$(hdfs_admin openfiles "$DIR")" ]

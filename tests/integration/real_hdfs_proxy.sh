@@ -99,7 +99,7 @@ at_least() {
 	[ "$(logged "$2")" -ge "$1" ]
 }
 alive() {
-	kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | tail -3)"
+	kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | tail -3)"
 	kill -0 "$PROXY_PID" 2>/dev/null || die "the proxy exited: $(tail -3 "$T/proxy.err")"
 }
 # lost_found: each RENAME whose answer was lost was followed by a
@@ -153,7 +153,7 @@ exits_within "$KPID" 60 || die "kedge did not stop within 60 s of SIGTERM"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -5) ... $(tail -3 "$T/run.log")"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -5) ... $(tail -3 "$T/run.log")"
 grep -q '(at exit)' "$T/spool/status" || die "no status at exit: $(head -1 "$T/spool/status")"
 
 # Each fault armed was hit as many times as armed, and no more.
@@ -184,19 +184,19 @@ out=$($KEDGE verify "$WEBHDFS_URL$DIR" 2>&1) || die "kedge verify $WEBHDFS_URL$D
 # fell on the completer's requests are its warnings, not publish errors;
 # a lost RENAME answer is no error.
 errors=$(sed -n 's/.*; \([0-9]*\) publish errors$/\1/p' "$T/spool/status")
-warned=$(grep -c '^<[34]>publish: ' "$T/run.log" || :)
+warned=$(log_lines "$T/run.log" | grep -Ec '^(err|warning) publish: ' || :)
 [ "$errors" -ge 4 ] && [ "$errors" -eq "$warned" ] ||
 	die "publish errors: $errors in the status, $warned logged"
-r403=$(grep -c '^<4>publish: GETFILESTATUS .*: HDFS answered 403 RetriableException: NameNode still not started; kedge retries: the NameNode is starting or stopping$' \
-	"$T/run.log" || :)
+r403=$(log_lines "$T/run.log" | grep -c '^warning publish: GETFILESTATUS .*: HDFS answered 403 RetriableException: NameNode still not started; kedge retries: the NameNode is starting or stopping$' || :)
 [ "$r403" -eq 4 ] || die "$r403 403s logged, want 4: $(grep publish: "$T/run.log" | head -5)"
-grep -Eq '^<4>(publish|complete): [A-Z]+ .*: HDFS answered 503 RetriableException: NameNode still not started' \
-	"$T/run.log" || die "no 503 logged: $(grep -E 'publish:|complete:' "$T/run.log" | head -3)"
+log_lines "$T/run.log" | grep -Eq '^warning (publish|complete): [A-Z]+ .*: HDFS answered 503 RetriableException: NameNode still not started' ||
+	die "no 503 logged: $(grep -E 'publish:|complete:' "$T/run.log" | head -3)"
 ! grep -E 'RENAME .*: (no answer from|HDFS answered false)' "$T/run.log" >&2 ||
 	die "a lost RENAME answer was reported as an error (above)"
-[ "$(grep -Ec '^<4>(publish|complete): .*HDFS answered (403|503) RetriableException' "$T/run.log")" \
-	-eq "$(grep -Ec '^<4>(publish|complete): ' "$T/run.log")" ] ||
-	die "warnings other than the injected ones: $(grep -E '^<4>(publish|complete): ' "$T/run.log" | grep -v RetriableException | head -3)"
+log_lines "$T/run.log" | grep -E '^warning (publish|complete): ' >"$T/warnings" || :
+[ "$(grep -Ec 'HDFS answered (403|503) RetriableException' "$T/warnings")" \
+	-eq "$(wc -l <"$T/warnings")" ] ||
+	die "warnings other than the injected ones: $(grep -v RetriableException "$T/warnings" | head -3)"
 
 secs=$(($(date +%s) - began))
 echo "ok: through the proxy to the real NameNode: 3 lost RENAME answers" \

@@ -122,26 +122,26 @@ exits_within "$KPID" 60 || die "kedge did not stop within 60 s of SIGTERM"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/w.log" | head -5)"
-grep -q "^<5>kerberos: logged in again as $ME" "$T/w.log" ||
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/w.log" | grep '^err ' | head -5)"
+log_lines "$T/w.log" | grep -q "^notice kerberos: logged in again as $ME" ||
 	die "kedge did not log in again: $(grep kerberos: "$T/w.log")"
 # none but that http:// carries the tokens in the clear, and that the
 # tests run kedge as root
-! grep '^<[0-4]>' "$T/w.log" |
-	grep -v -e "^<4>output.webhdfs.url $WEBHDFS_URL is http://" \
-	-e '^<4>kedge runs as root: ' >&2 ||
+! log_lines "$T/w.log" | grep -E '^(err|warning) ' |
+	grep -v -e "^warning output.webhdfs.url $WEBHDFS_URL is http://" \
+	-e '^warning kedge runs as root: ' >&2 ||
 	die "warnings or errors in the log (above)"
 grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
 	"$T/w.log" || die "$(grep 'published' "$T/w.log")"
 check w "$WEBHDFS_URL" "$DIR_W"
 w_rows=$CHECK_ROWS
 w_files=$(grep -o 'published [0-9]* files' "$T/w.log" | tail -1)
-relogins=$(grep -c "^<5>kerberos: logged in again as $ME" "$T/w.log")
+relogins=$(log_lines "$T/w.log" | grep -c "^notice kerberos: logged in again as $ME")
 
 ############ HttpFS
 conf h fs "$HTTPFS_URL" "$DIR_H"
 timeout 300 env KRB5CCNAME=$KCC $KEDGE run -c "$T/h.conf" --exit-at-end 2>"$T/h.log" ||
-	die "HttpFS: kedge run failed: $(grep '^<[0-3]>' "$T/h.log" | head -5) ... $(tail -3 "$T/h.log")"
+	die "HttpFS: kedge run failed: $(log_lines "$T/h.log" | grep '^err ' | head -5) ... $(tail -3 "$T/h.log")"
 grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
 	"$T/h.log" || die "HttpFS: $(grep 'published' "$T/h.log")"
 check h "$HTTPFS_URL" "$DIR_H"
@@ -151,7 +151,7 @@ h_rows=$CHECK_ROWS
 ############ WebHDFS over HTTPS: the NameNode's HTTPS port, the test CA
 conf s tls "$WEBHDFS_HTTPS_URL" "$DIR_S" "ca_file = \"$HDFS_CA\";"
 timeout 300 env KRB5CCNAME=$KCC $KEDGE run -c "$T/s.conf" --exit-at-end 2>"$T/s.log" ||
-	die "HTTPS: kedge run failed: $(grep '^<[0-3]>' "$T/s.log" | head -5) ... $(tail -3 "$T/s.log")"
+	die "HTTPS: kedge run failed: $(log_lines "$T/s.log" | grep '^err ' | head -5) ... $(tail -3 "$T/s.log")"
 grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
 	"$T/s.log" || die "HTTPS: $(grep 'published' "$T/s.log")"
 # curl checks the certificate with the same CA

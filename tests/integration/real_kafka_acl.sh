@@ -45,13 +45,13 @@ refused() {
 	PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/$_rf.conf" 2>"$T/$_rf.log" &
 	KPID=$!
 	exits_within "$KPID" 60 ||
-		die "kedge refused $2 READ still runs after 60 s: $(grep '^<[0-4]>' "$T/$_rf.log" | tail -3)"
+		die "kedge refused $2 READ still runs after 60 s: $(log_lines "$T/$_rf.log" | grep -E '^(err|warning) ' | tail -3)"
 	rc=0
 	wait "$KPID" || rc=$?
 	KPID=
 	[ "$rc" -eq 1 ] || die "kedge refused $2 READ exited $rc: $(tail -3 "$T/$_rf.log")"
-	grep -qxF "<3>$_want; stopping" "$T/$_rf.log" ||
-		die "kedge refused $2 READ said: $(grep '^<[0-3]>' "$T/$_rf.log" | tail -2)"
+	log_lines "$T/$_rf.log" | grep -qxF "err $_want; stopping" ||
+		die "kedge refused $2 READ said: $(log_lines "$T/$_rf.log" | grep '^err ' | tail -2)"
 	[ "$(landed_count "$T/$_rf")" -eq 0 ] || die "rows landed without READ on the $2"
 }
 

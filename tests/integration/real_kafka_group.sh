@@ -51,7 +51,7 @@ grep -q 'host = "host-a"' "$T/a.conf" && grep -q session_timeout "$T/b.conf" ||
 
 host_a_alive() {
 	kill -0 "$APID" 2>/dev/null ||
-		die "host-a exited: $(grep '^<[0-4]>' "$T/a.log" | head -5)"
+		die "host-a exited: $(log_lines "$T/a.log" | grep -E '^(err|warning) ' | head -5)"
 }
 
 b_assigned() {

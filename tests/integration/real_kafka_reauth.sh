@@ -46,7 +46,7 @@ wait "$FEED" || rc=$?
 FEED=
 [ "$rc" -eq 0 ] || die "the producer failed: $(tail -3 "$T/produce.err")"
 wait_for "kedge to read all $N records" 120 status_consumed_at_least "$T/spool-r" $N
-kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(grep '^<[0-3]>' "$T/r.log" | tail -3)"
+kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(log_lines "$T/r.log" | grep '^err ' | tail -3)"
 span=$(($(date +%s) - started))
 [ "$span" -gt $((3 * LIFETIME)) ] ||
 	die "kedge ran only $span s, not through three ticket lifetimes"
@@ -55,11 +55,11 @@ exits_within "$KPID" 60 || die "kedge did not stop on SIGTERM"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/r.log" | tail -3)"
-logins=$(grep -c '^<5>kerberos: logged in\( again\)\{0,1\} as ' "$T/r.log") || :
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/r.log" | grep '^err ' | tail -3)"
+logins=$(log_lines "$T/r.log" | grep -c '^notice kerberos: logged in\( again\)\{0,1\} as ') || :
 [ "$logins" -ge 3 ] ||
 	die "kedge logged in $logins times in $span s of 120-s tickets: $(grep 'kerberos' "$T/r.log" | tail -3)"
-! grep -B3 '^<[0-3]>' "$T/r.log" | head -12 | grep . ||
+! log_lines "$T/r.log" | grep -B3 '^err ' | head -12 | grep . ||
 	die "kedge logged errors across re-authentication (above, each with the three lines before it)"
 ! grep -q 'Failed authentication\|SaslAuthenticationException' "$REAL_DIR/kafka/server.log" ||
 	die "the broker refused an authentication: $(grep -m2 'Failed authentication' "$REAL_DIR/kafka/server.log")"

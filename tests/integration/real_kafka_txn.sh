@@ -62,7 +62,7 @@ real_conf txn SASL_SSL "$TOPIC" >"$T/txn.conf"
 PATH=$KRB_KINIT_PATH timeout 120 $KEDGE run -c "$T/txn.conf" --exit-at-end \
 	2>"$T/txn.log" ||
 	die "kedge --exit-at-end with a transaction open failed or did not end: $(tail -5 "$T/txn.log")"
-grep -q '^<6>every partition is at its end; stopping$' "$T/txn.log" ||
+log_lines "$T/txn.log" | grep -q '^info every partition is at its end; stopping$' ||
 	die "kedge did not stop at the partitions' end: $(tail -3 "$T/txn.log")"
 check_exactly_once "$T/txn" access "$T/expected" "$T/expected-rejects" \
 	"$T/spool-txn"

@@ -57,7 +57,7 @@ wait_for "READY=1" 30 notify_got READY=1
 wait_for "the first records read" 30 grep -qs "^consumed 2000 records" "$T/spool/status"
 # the files stay open for 15 minutes: nothing has landed
 [ "$(landed_count "$T/warehouse")" -eq 0 ] || die "files landed before the reload"
-! grep -q '^<7>' "$T/run.log" || die "debug lines at level info"
+! log_lines "$T/run.log" | grep -q '^debug ' || die "debug lines at level info"
 
 conf 2 debug "$BOOTSTRAP" >"$T/k.conf"
 reload
@@ -65,20 +65,20 @@ grep -q "reload: applied output.roll.max_age, output.roll.inactive, log.level$" 
 	die "reload said: $(grep 'reload' "$T/run.log")"
 wait_for "files to land with the new roll policy" 30 \
 	sh -c "[ \$(find '$T/warehouse/access' -name '.*.json' | wc -l) -gt 0 ]"
-wait_for "debug lines" 10 grep -q '^<7>' "$T/run.log"
+wait_for "debug lines" 10 grep -q '^[^ ]* debug ' "$T/run.log"
 
 # A mistake: nothing changes, kedge goes on.
 cp "$T/k.conf" "$T/good.conf"
 printf 'output = { roll = { max_age = "soon"; }; };\n' >>"$T/k.conf"
 reload
-grep -q "^<3>reload: $T/k.conf:[0-9]*: .*; the running configuration stays" "$T/run.log" ||
+log_lines "$T/run.log" | grep -q "^err reload: $T/k.conf:[0-9]*: .*; the running configuration stays" ||
 	die "reload of a bad file said: $(grep 'reload' "$T/run.log" | tail -2)"
 kill -0 "$KPID" || die "kedge stopped on a bad reload"
 
 # A change that needs a restart: named, not applied.
 conf 2 debug "127.0.0.1:1" >"$T/k.conf"
 reload
-grep -q "^<4>reload: kafka.brokers changed; restart kedge to apply it" "$T/run.log" ||
+log_lines "$T/run.log" | grep -q "^warning reload: kafka.brokers changed; restart kedge to apply it" ||
 	die "reload said: $(grep 'reload' "$T/run.log" | tail -2)"
 
 # Still consuming from the brokers it had, with the roll policy it got.
@@ -90,7 +90,7 @@ kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T/spool"
 echo "ok: a reload applied the roll policy and the log level, refused a bad file," \
 	"named a change that needs a restart; $CHECK_ROWS rows, $CHECK_REJECTS rejects"

@@ -175,18 +175,57 @@ expect_verify_ok() {
 	"verify OK: "*", $1 manifests") ;;
 	*) die "verify printed \"$out\", want $1 manifests" ;;
 	esac
+	json=$(verify_json "$W") || die "verify --json failed: $json"
+	[ "$json" = "$out" ] || die "verify --json said \"$json\", verify \"$out\""
 }
 
-# expect_violation WANT: verify exits 1 and prints exactly WANT.
+# expect_violation WANT: verify exits 1 and prints exactly WANT; verify
+# --json says the same.
 expect_violation() {
 	rc=0
 	out=$($KEDGE verify "$W" 2>&1) || rc=$?
 	[ "$rc" -eq 1 ] || die "verify exits $rc, want 1: $out"
 	[ "$out" = "$1" ] || die "verify printed \"$out\", want \"$1\""
+	rc=0
+	out=$(verify_json "$W") || rc=$?
+	[ "$rc" -eq 1 ] && [ "$out" = "$1" ] ||
+		die "verify --json: exit $rc, \"$out\", want 1, \"$1\""
 }
 
+# report ARGS...: kedge report's TSV and exit status, after checking that
+# report --json exits the same and holds the same lines (read with
+# python3's json), or nothing when it fails.
 report() {
-	$KEDGE report -c "$T/kedge.conf" "$@"
+	_rc=0
+	$KEDGE report -c "$T/kedge.conf" "$@" >"$T/report.tsv" || _rc=$?
+	_jrc=0
+	$KEDGE report -c "$T/kedge.conf" --json "$@" >"$T/report.json" \
+		2>/dev/null || _jrc=$?
+	[ "$_jrc" -eq "$_rc" ] || die "report --json $* exits $_jrc, report $_rc"
+	if [ "$_rc" -ne 0 ]; then
+		[ ! -s "$T/report.json" ] ||
+			die "report --json $* failed, and printed: $(head -3 "$T/report.json")"
+		cat "$T/report.tsv"
+		return "$_rc"
+	fi
+	python3 - "$T/report.json" "$@" >"$T/report.json.tsv" <<'PY' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+args = sys.argv[2:]
+assert d["from"] == args[args.index("--from") + 1], d["from"]
+assert d["to"] == args[args.index("--to") + 1], d["to"]
+keys = ["table", "dt", "hr", "revision", "rows", "rejects", "late_rows",
+        "files", "min_event", "max_event", "complete"]
+print("\t".join(keys))
+for h in d["hours"]:
+    assert sorted(h) == sorted(keys), h
+    cell = lambda v: "-" if v is None else ("yes" if v else "no") \
+        if isinstance(v, bool) else str(v)
+    print("\t".join(cell(h[k]) for k in keys))
+PY
+		die "report --json $*: $(cat "$T/report.json")"
+	same_or_die "$T/report.tsv" "$T/report.json.tsv" "report --json $*"
+	cat "$T/report.tsv"
 }
 
 H14=20261129/hr=14

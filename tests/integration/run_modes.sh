@@ -37,7 +37,7 @@ writes belongs to root, which kedge.service (User=kedge) cannot write later; \
 run it as the user kedge (systemctl start kedge, or runuser -u kedge -- kedge \
 run), after chown -R kedge: $T/spool $T/warehouse"
 if [ "$(id -u)" -eq 0 ]; then
-	grep -qF "<4>$warning" "$T/kedge.log" ||
+	log_lines "$T/kedge.log" | grep -qF "warning $warning" ||
 		die "kedge run as root did not warn: $(head -3 "$T/kedge.log")"
 else
 	! grep -q 'runs as root' "$T/kedge.log" ||

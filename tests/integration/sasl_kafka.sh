@@ -102,8 +102,8 @@ tail -1 "$T/cc.log" | grep -q "^kafka: the brokers refused kedge's authenticatio
 rc=0
 timeout 90 $KEDGE run -c "$T/refused.conf" --exit-at-end 2>"$T/refused.log" || rc=$?
 [ "$rc" -eq 1 ] || die "kedge run exited $rc, want 1: $(tail -3 "$T/refused.log")"
-grep -q "^<3>kafka: the brokers refused kedge's authentication: .*$WANT.*; stopping$" \
-	"$T/refused.log" || die "kedge run said: $(tail -5 "$T/refused.log")"
+log_lines "$T/refused.log" | grep -q "^err kafka: the brokers refused kedge's authentication: .*$WANT.*; stopping$" ||
+	die "kedge run said: $(tail -5 "$T/refused.log")"
 grep -q "refused: GSSAPI" "$T/front.err" || die "the front did not refuse: $(cat "$T/front.err")"
 ! grep -q "authenticated" "$T/front.err" || die "the front let a client in: $(cat "$T/front.err")"
 [ "$(landed_count "$T/refused")" -eq 0 ] || die "rows landed without authentication"
@@ -131,8 +131,8 @@ tail -1 "$T/cc3.log" | grep -qF "$WANT_SVC" ||
 rc=0
 timeout 90 $KEDGE run -c "$T/wrongsvc.conf" --exit-at-end 2>"$T/wrongsvc.log" || rc=$?
 [ "$rc" -eq 1 ] || die "kedge run exited $rc, want 1: $(tail -3 "$T/wrongsvc.log")"
-grep "^<3>" "$T/wrongsvc.log" | grep -F "$WANT_SVC" | grep -q "; stopping$" ||
-	die "kedge run said: $(grep '^<3>' "$T/wrongsvc.log" | tail -2)"
+log_lines "$T/wrongsvc.log" | grep "^err " | grep -F "$WANT_SVC" | grep -q "; stopping$" ||
+	die "kedge run said: $(log_lines "$T/wrongsvc.log" | grep '^err ' | tail -2)"
 [ "$(landed_count "$T/wrongsvc")" -eq 0 ] || die "rows landed without a service ticket"
 front_stop
 echo "ok: $CHECK_ROWS rows and $CHECK_REJECTS rejects over SASL/GSSAPI ($auths authentications); refused with \"$WANT\" for a principal not allowed, and for a wrong service name"

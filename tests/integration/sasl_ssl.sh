@@ -117,9 +117,8 @@ stops() {
 	wait "$KPID" || rc=$?
 	KPID=
 	[ "$rc" -eq 1 ] || die "$_name: kedge exited $rc, want 1: $(tail -3 "$T/$_name.log")"
-	grep -q "^<3>kafka: the TLS handshake with a broker failed: $_want.*; stopping\$" \
-		"$T/$_name.log" ||
-		die "$_name: kedge said: $(grep '^<3>' "$T/$_name.log" | tail -2)"
+	log_lines "$T/$_name.log" | grep -q "^err kafka: the TLS handshake with a broker failed: $_want.*; stopping\$" ||
+		die "$_name: kedge said: $(log_lines "$T/$_name.log" | grep '^err ' | tail -2)"
 	[ "$(landed_count "$T/$_name")" -eq 0 ] || die "$_name: rows landed"
 }
 

@@ -47,7 +47,7 @@ kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -5)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -5)"
 grep -q "stopping: rolling every file" "$T/run.log" ||
 	die "SIGTERM was not handled by the loop: $(tail -3 "$T/run.log")"
 echo "ok: every thread but the loop's blocks SIGTERM, SIGINT, SIGHUP and SIGPIPE"

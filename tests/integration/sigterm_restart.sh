@@ -93,7 +93,7 @@ rm -rf "$T/spool"
 run_to_end "$T/kedge.conf" "$T/run3.log" "the run on a wiped spool"
 grep -q "checkpoint: no usable record in $T/spool/checkpoint; starting from the group's committed offsets" \
 	"$T/run3.log" || die "no word of the missing store: $(head -3 "$T/run3.log")"
-[ "$(grep -c "^<4>checkpoint: the group's last commit of access \[[0-3]\] is this host's checkpoint [0-9]*, which $T/spool does not hold: if the spool was lost" "$T/run3.log")" -eq $P ] ||
+[ "$(log_lines "$T/run3.log" | grep -c "^warning checkpoint: the group's last commit of access \[[0-3]\] is this host's checkpoint [0-9]*, which $T/spool does not hold: if the spool was lost")" -eq $P ] ||
 	die "not one warning a partition: $(grep -c 'does not hold' "$T/run3.log")"
 landed_rows "$T/warehouse" access | sort >"$T/got"
 same_or_die "$T/want" "$T/got" "the run on a wiped spool changed the landed rows"

@@ -238,7 +238,7 @@ severity 6 to 7 give no row"
 out=$($KEDGE check-config -c "$T/kedge.conf" 2>"$T/check.err") ||
 	die "check-config refused the sample: $(cat "$T/check.err")"
 [ "$out" = "configuration OK" ] || die "check-config printed \"$out\""
-grep -qxF "<5>$NOTE" "$T/check.err" ||
+log_lines "$T/check.err" | grep -qxF "notice $NOTE" ||
 	die "check-config did not log the plugin's note: $(cat "$T/check.err")"
 
 run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
@@ -302,8 +302,7 @@ for table in syslog syslog_all; do
 	rejects=$(grep -c "^$table	" "$T/rejects")
 	dropped=0
 	[ "$table" = syslog ] && dropped=$(wc -l <"$T/empty")
-	grep -qxF "<5>table $table: 2000 records, $rows rows, $rejects rejects, $dropped gave no row" \
-		"$T/kedge.log" ||
+	log_lines "$T/kedge.log" | grep -qxF "notice table $table: 2000 records, $rows rows, $rejects rejects, $dropped gave no row" ||
 		die "no summary of $rows rows and $rejects rejects for $table: $(
 			grep "table $table: [0-9]* records" "$T/kedge.log")"
 	grep -qF "table $table: UDTF syslog5424 ns/record: mean " \
@@ -315,7 +314,7 @@ done
 ! grep -q 'gave no row found no file' "$T/kedge.log" ||
 	die "kedge could not note every dropped line: $(grep 'no file' \
 		"$T/kedge.log")"
-grep -qxF "<5>$NOTE" "$T/kedge.log" || die "kedge run did not log the note"
+log_lines "$T/kedge.log" | grep -qxF "notice $NOTE" || die "kedge run did not log the note"
 
 out=$($KEDGE verify "$T/warehouse" 2>&1) || die "kedge verify: $out"
 case $out in

@@ -44,17 +44,24 @@ sidecar() {
 	} >"$(dirname "$1")/.$(basename "$1").json"
 }
 
-# expect_violation WANT: verify exits 1 and prints exactly WANT.
+# expect_violation WANT: verify exits 1 and prints exactly WANT; verify
+# --json says the same.
 expect_violation() {
 	rc=0
 	out=$($KEDGE verify "$W" 2>&1) || rc=$?
 	[ "$rc" -eq 1 ] || die "verify exits $rc, want 1: $out"
 	[ "$out" = "$1" ] || die "verify printed \"$out\", want \"$1\""
+	rc=0
+	out=$(verify_json "$W") || rc=$?
+	[ "$rc" -eq 1 ] && [ "$out" = "$1" ] ||
+		die "verify --json: exit $rc, \"$out\", want 1, \"$1\""
 }
 
 expect_ok() {
 	out=$($KEDGE verify "$W" 2>&1) || die "verify failed: $out"
 	[ "$out" = "$1" ] || die "verify printed \"$out\", want \"$1\""
+	out=$(verify_json "$W") || die "verify --json failed: $out"
+	[ "$out" = "$1" ] || die "verify --json said \"$out\", want \"$1\""
 }
 
 # offsets 100..149 in two gzip members; 150..199 but 170 in two zstd

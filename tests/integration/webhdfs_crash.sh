@@ -89,13 +89,13 @@ crash_run() {
 	wait "$KPID" || rc=$?
 	KPID=
 	[ "$rc" -eq 134 ] && crashed_on_purpose "$2" "$T/$1.log" ||
-		die "$1: KEDGE_CRASH_AT=$2: exit $rc: $(grep '^<[0-3]>' "$T/$1.log" | head -3)"
+		die "$1: KEDGE_CRASH_AT=$2: exit $rc: $(log_lines "$T/$1.log" | grep '^err ' | head -3)"
 }
 # clean_run NAME: a run to the end of the topic; then the spool is empty,
 # kedge verify passes on what landed, and no temporary file is in HDFS.
 clean_run() {
 	timeout 120 $KEDGE run -c "$T/k.conf" --exit-at-end 2>"$T/$1.log" ||
-		die "$1: the clean run failed: $(grep '^<[0-3]>' "$T/$1.log" | head -5) ... $(tail -3 "$T/$1.log")"
+		die "$1: the clean run failed: $(log_lines "$T/$1.log" | grep '^err ' | head -5) ... $(tail -3 "$T/$1.log")"
 	_left=$(find "$T/spool/open" "$T/spool/ready" -type f | head -3)
 	[ -z "$_left" ] || die "$1: left in the spool: $_left"
 	_out=$($KEDGE verify "$ROOT" 2>&1) || die "$1: kedge verify: $_out"

@@ -120,7 +120,7 @@ resumed_again() {
 	[ "$(resumed_count)" -gt "$RESUMES" ]
 }
 alive() {
-	kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | tail -3)"
+	kill -0 "$KPID" 2>/dev/null || die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | tail -3)"
 }
 
 $KEDGE run -c "$T/k.conf" 2>"$T/run.log" &
@@ -194,7 +194,7 @@ exits_within "$KPID" 60 || die "kedge did not stop within 60 s of SIGTERM"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -5) ... $(tail -3 "$T/run.log")"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -5) ... $(tail -3 "$T/run.log")"
 status_says "(at exit)" || die "no status at exit: $(head -1 "$T/spool/status")"
 ! status_says "^consumption paused" ||
 	die "the status at exit says paused: $(cat "$T/spool/status")"
@@ -208,12 +208,12 @@ left=$(find "$WEBHDFS_ROOT" -name '.*.tmp' | head -3)
 # six 503s, the four cut uploads, and more while HDFS was down).  A lost
 # RENAME answer is no error.
 errors=$(sed -n 's/.*; \([0-9]*\) publish errors$/\1/p' "$T/spool/status")
-warned=$(grep -c '^<[34]>publish: ' "$T/run.log" || :)
+warned=$(log_lines "$T/run.log" | grep -Ec '^(err|warning) publish: ' || :)
 [ "$errors" -ge 11 ] && [ "$errors" -eq "$warned" ] ||
 	die "publish errors: $errors in the status, $warned logged"
-grep -q '^<4>publish: GETFILESTATUS .*: HDFS answered 503 RetriableException: ' \
-	"$T/run.log" || die "no 503 logged: $(grep publish: "$T/run.log" | head -3)"
-grep -q '^<4>publish: CREATE .*: no answer from ' "$T/run.log" ||
+log_lines "$T/run.log" | grep -q '^warning publish: GETFILESTATUS .*: HDFS answered 503 RetriableException: ' ||
+	die "no 503 logged: $(grep publish: "$T/run.log" | head -3)"
+log_lines "$T/run.log" | grep -q '^warning publish: CREATE .*: no answer from ' ||
 	die "no cut upload logged: $(grep publish: "$T/run.log" | head -3)"
 
 # Each lost RENAME answer: kedge looked for the file afterwards and found

@@ -60,7 +60,7 @@ CONF
 # unless it exits 0 with every record consumed.
 land() {
 	timeout 120 $KEDGE run -c "$2" --exit-at-end 2>"$T/$1.log" ||
-		die "$1: kedge run failed: $(grep '^<[0-3]>' "$T/$1.log" | head -5) ... $(tail -3 "$T/$1.log")"
+		die "$1: kedge run failed: $(log_lines "$T/$1.log" | grep '^err ' | head -5) ... $(tail -3 "$T/$1.log")"
 	grep -q "table access: $N records" "$T/$1.log" ||
 		die "$1: not every record consumed: $(grep 'table access' "$T/$1.log")"
 	grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \

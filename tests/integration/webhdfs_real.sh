@@ -146,7 +146,7 @@ case $out in
 esac
 CREATED=1
 timeout 300 $KEDGE run -c "$T/k.conf" --exit-at-end 2>"$T/run.log" ||
-	die "kedge run failed: $(grep '^<[0-3]>' "$T/run.log" | head -5) ... $(tail -3 "$T/run.log")"
+	die "kedge run failed: $(log_lines "$T/run.log" | grep '^err ' | head -5) ... $(tail -3 "$T/run.log")"
 grep -q 'published [1-9][0-9]* files, [0-9]* bytes; 0 publish errors' \
 	"$T/run.log" || die "$(grep 'published' "$T/run.log")"
 out=$($KEDGE check-config -c "$T/k.conf" --online 2>&1) ||

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/cli/bench.h"
+#include "agent/cli/reconcile.h"
 #include "agent/cli/report.h"
 #include "agent/cli/verify.h"
 #include "agent/config/config.h"
@@ -319,6 +320,102 @@ bad:
 }
 
 static int
+cmd_reconcile(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "table", required_argument, NULL, 'T' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "offline", required_argument, NULL, 'o' },
+		{ "offline-format", required_argument, NULL, 'F' },
+		{ "offline-layout", required_argument, NULL, 'L' },
+		{ "offline-time", required_argument, NULL, 'E' },
+		{ "offline-counts", required_argument, NULL, 'C' },
+		{ "offline-table", required_argument, NULL, 'O' },
+		{ "print-sql", required_argument, NULL, 'S' },
+		{ "lookback", required_argument, NULL, 'b' },
+		{ "lateness", required_argument, NULL, 'l' },
+		{ "columns", required_argument, NULL, 'k' },
+		{ "explain", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "ca-file", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct reconcile_opts o = { .lookback = -1, .lateness = -1 };
+	const char *path = CONF_DEFAULT_PATH;
+	char err[4096], *end;
+	struct conf *c;
+	long *n;
+	int ch, r;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': path = optarg; break;
+		case 'T': o.table = optarg; break;
+		case 'f': o.from = optarg; break;
+		case 't': o.to = optarg; break;
+		case 'o': o.offline = optarg; break;
+		case 'F': o.offline_format = optarg; break;
+		case 'L': o.offline_layout = optarg; break;
+		case 'E': o.offline_time = optarg; break;
+		case 'C': o.offline_counts = optarg; break;
+		case 'O': o.offline_table = optarg; break;
+		case 'S': o.print_sql = optarg; break;
+		case 'k': o.columns = optarg; break;
+		case 'j': o.json = 1; break;
+		case 'u': o.user = optarg; break;
+		case 'a': o.ca_file = optarg; break;
+		case 'b':
+		case 'l':
+		case 'x':
+			n = ch == 'b' ? &o.lookback : ch == 'l' ? &o.lateness :
+			    &o.explain;
+			*n = strtol(optarg, &end, 10);
+			if (*end != '\0' || end == optarg || *n < 0 ||
+			    *n > 10000) {
+				fprintf(stderr, "kedge reconcile: --%s %s: give "
+				    "a number from 0 to 10000\n", ch == 'b' ?
+				    "lookback" : ch == 'l' ? "lateness" :
+				    "explain", optarg);
+				goto bad;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "kedge reconcile: %s: not an option\n",
+		    argv[optind]);
+		goto bad;
+	}
+	if (reconcile_check(&o, err, sizeof(err)) < 0) {
+		fprintf(stderr, "kedge reconcile: %s\n", err);
+		goto bad;
+	}
+	if ((c = load(path)) == NULL)
+		return 2;
+	r = reconcile_run(c, &o, stdout, err, sizeof(err));
+	conf_free(c);
+	if (r < 0) {
+		fflush(stdout);
+		fprintf(stderr, "kedge reconcile: %s\n", err);
+		return 2;
+	}
+	return r;
+bad:
+	usage(stderr);
+	return 2;
+}
+
+static int
 cmd_checkpoint(int argc, char **argv)
 {
 	const char *path = CONF_DEFAULT_PATH;
@@ -547,6 +644,27 @@ static const struct command commands[] = {
 	    "or, for an hour not complete yet, its files and rows,\n"
 	    "read from output.target; exit 0, or 1 when a manifest\n"
 	    "or sidecar does not parse" },
+	{ "reconcile", cmd_reconcile, "[-c FILE] --table NAME --from YYYYMMDDHH\n"
+	    "--to YYYYMMDDHH --offline DIR|URL\n"
+	    "[--offline-format raw|hive-text|tsv|csv|jsonl]\n"
+	    "[--offline-layout PATTERN] [--offline-time COLUMN]\n"
+	    "[--lookback HOURS] [--lateness HOURS] [--columns LIST]\n"
+	    "[--explain N] [--json] [--user NAME] [--ca-file PEM]\n"
+	    "reconcile [-c FILE] --table NAME --from ... --to ...\n"
+	    "--offline-counts FILE [--columns LIST] [--json]\n"
+	    "reconcile [-c FILE] --table NAME --from ... --to ...\n"
+	    "--print-sql spark --offline-table DB.TABLE\n"
+	    "[--offline-time COLUMN] [--offline-layout PATTERN]\n"
+	    "[--lookback HOURS] [--lateness HOURS] [--columns LIST]",
+	    "reconcile       per hour from --from to --to, whether the table's\n"
+	    "rows in output.target are the offline table's: rows\n"
+	    "and fingerprints, the offline rows bucketed by event\n"
+	    "time from the load partitions [from - lookback,\n"
+	    "to + lateness]; TSV (or --json) with a verdict an\n"
+	    "hour; exit 0 when all match, 1 when not, 2 when a\n"
+	    "side cannot be read.  --print-sql spark prints the\n"
+	    "query that counts the offline side in Spark, whose\n"
+	    "TSV --offline-counts reads (docs/reconcile.md)" },
 	{ "checkpoint", cmd_checkpoint, "show [-c FILE]",
 	    "checkpoint show print the last checkpoint record in the store" },
 	{ "status", cmd_status, "[-c FILE]",

@@ -74,12 +74,12 @@ struct manifest {
 	int64_t watermark_us;
 	uint64_t rows, bytes, rejects, late_rows;
 	int64_t min_event_us, max_event_us;
-	int has_fingerprint;             /* fingerprint is given */
-	uint64_t fingerprint;
 	struct manifest_file *files;
 	size_t nfiles;
 	struct manifest_partition *parts;
 	size_t nparts, parts_cap;
+	int has_fingerprint;             /* fingerprint is given */
+	uint64_t fingerprint;
 };
 
 /* Appends m as one line of JSON (and a newline) to out, the keys in the

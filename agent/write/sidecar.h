@@ -78,14 +78,14 @@ struct sidecar {
 	char sha256[SIDECAR_SHA256_HEX + 1]; /* "" when absent */
 	int has_event_range;        /* min/max_event_us are given (not null) */
 	int64_t min_event_us, max_event_us;
-	int has_fingerprint;        /* fingerprint is given */
-	uint64_t fingerprint;
 	enum format_kind format;
 	enum codec_kind codec;
 	struct sidecar_ranges offsets, empty, spill;
 	struct sidecar_ranges unread;  /* deleted by the broker unread */
 	struct sidecar_rejected *rejected; /* rejects files only */
 	size_t nrejected;
+	int has_fingerprint;        /* fingerprint is given */
+	uint64_t fingerprint;
 };
 
 /* Parses text[0..len) into *sc, which the caller zeroed.  Returns 0, or

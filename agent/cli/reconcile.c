@@ -602,6 +602,7 @@ reconcile_run(const struct conf *c, const struct reconcile_opts *o,
     FILE *out, char *err, size_t errlen)
 {
 	struct rc rc = { 0 };
+	char why[1024];
 	struct webhdfs_opts wo = { .user = o->user, .ca_file = o->ca_file,
 	    .connect_timeout = 10, .timeout = 600 };
 	int r;
@@ -621,8 +622,8 @@ reconcile_run(const struct conf *c, const struct reconcile_opts *o,
 		goto out;
 	}
 	if (o->offline != NULL && (rc.offline_t = target_open_at(o->offline,
-	    &wo, err, errlen)) == NULL) {
-		r = -EIO;
+	    &wo, why, sizeof(why))) == NULL) {
+		r = err_set(err, errlen, -EIO, "--offline %s", why);
 		goto out;
 	}
 	rc.pass = RC_COUNT;

@@ -359,13 +359,21 @@ target_open_file(struct target *t, const char *rel, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[PATH_MAX];
+	struct stat st;
 	int fd, r;
 
 	if (t->wh == NULL) {
 		if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 			return target_fail(err, errlen, r, "read", rel);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		/* O_NONBLOCK: a FIFO answers at once, and is refused */
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    O_NONBLOCK)) < 0)
 			return target_fail(err, errlen, -errno, "read", path);
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return err_set(err, errlen, -EINVAL, "read %s: not a "
+			    "regular file", path);
+		}
 		return fd;
 	}
 	if ((fd = open(tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,

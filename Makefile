@@ -97,6 +97,7 @@ $(B)/fixtures/saslfront: LIBS += $(shell pkg-config --libs krb5-gssapi)
 # Everything twice: as shipped, and under AddressSanitizer and UBSan; then
 # a bounded smoke of every libFuzzer target (fuzz/fuzz.mk).
 test: deps
+	scripts/install-py-deps.sh --spark
 	$(MAKE) WERROR=-Werror build-test
 	$(MAKE) WERROR=-Werror B=build-asan BIN=build-asan/kedge CFLAGS="$(ASAN)" \
 		build-test

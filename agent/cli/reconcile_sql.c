@@ -21,21 +21,60 @@
 
 #include <fcntl.h>
 
+/* A well-formed UTF-8 sequence (lib/utf8.h's) in the hex of a string's
+ * bytes, as a Java regular expression inside an SQL literal. */
+#define RC_SQL_UTF8 "(?:[0-7][0-9A-F]|(?:C[2-9A-F]|D[0-9A-F])[89AB][0-9A-F]" \
+	"|E0[AB][0-9A-F][89AB][0-9A-F]|E[1-9A-CEF](?:[89AB][0-9A-F]){2}" \
+	"|ED[89][0-9A-F][89AB][0-9A-F]|F0[9AB][0-9A-F](?:[89AB][0-9A-F]){2}" \
+	"|F[1-3](?:[89AB][0-9A-F]){3}|F48[0-9A-F](?:[89AB][0-9A-F]){2})"
+
+/* Column c as a string whose bytes that are not part of valid UTF-8 are
+ * U+0080..U+00FF, as fingerprint_text() takes them.  Spark keeps a
+ * hive-text value's bytes as they are, so a string that is not ASCII goes
+ * through its hex: the first pass marks each sequence ("..ghi"), each byte
+ * 80-BF ("g..hi") and each byte C0-FF ("gh..i") (Java leaves a group that
+ * did not match out of the replacement), the next ones write the marked
+ * bytes as U+0080..U+00FF: C2 80-BF and C3 80-BF. */
+static void
+rc_sql_string(FILE *out, const char *c)
+{
+	static const char *const steps[][2] = {
+		{ "(" RC_SQL_UTF8 ")|([89AB][0-9A-F])|([C-F][0-9A-F])",
+		    "$1g$2h$3i" },
+		{ "ghi", "" }, { "g(..)hi", "C2$1" }, { "ghC(.)i", "C38$1" },
+		{ "ghD(.)i", "C39$1" }, { "ghE(.)i", "C3A$1" },
+		{ "ghF(.)i", "C3B$1" },
+	};
+	size_t n = sizeof(steps) / sizeof(steps[0]);
+
+	fprintf(out, "CASE WHEN CAST(`%s` AS STRING) "
+	    "RLIKE '[^\\\\x00-\\\\x7F]' THEN decode(unhex(", c);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "regexp_replace(");
+	fprintf(out, "hex(CAST(`%s` AS STRING))", c);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, ", '%s', '%s')", steps[i][0], steps[i][1]);
+	fprintf(out, "), 'UTF-8') ELSE CAST(`%s` AS STRING) END", c);
+}
+
 /* The canonical text of column c as Spark SQL, over the offline column. */
 static void
 rc_sql_value(FILE *out, enum udtf_type type, const char *c)
 {
 	switch (type) {
 	case UDTF_STRING:
-		fprintf(out, "replace(replace(replace(replace(CAST(`%s` AS STRING), "
-		    "'\\\\', '\\\\\\\\'), '\\u0001', '\\\\\\u0001'), '\\n', "
-		    "'\\\\n'), '\\r', '\\\\r')", c);
+		fprintf(out, "replace(replace(replace(replace(");
+		rc_sql_string(out, c);
+		fprintf(out, ", '\\\\', '\\\\\\\\'), '\\u0001', "
+		    "'\\\\\\u0001'), '\\n', '\\\\n'), '\\r', '\\\\r')");
 		break;
 	case UDTF_INT64:
 		fprintf(out, "CAST(CAST(`%s` AS BIGINT) AS STRING)", c);
 		break;
 	case UDTF_DOUBLE:
-		fprintf(out, "format_string('%%a', CAST(`%s` AS DOUBLE))", c);
+		/* format_string() writes NULL as "null" */
+		fprintf(out, "CASE WHEN CAST(`%s` AS DOUBLE) IS NOT NULL THEN "
+		    "format_string('%%a', CAST(`%s` AS DOUBLE)) END", c, c);
 		break;
 	case UDTF_BOOL:
 		fprintf(out, "CAST(CAST(`%s` AS BOOLEAN) AS STRING)", c);

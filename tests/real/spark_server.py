@@ -3,9 +3,11 @@
 the tests that need the warehouse's own engine: Spark SQL with Hive
 support over an embedded Derby metastore in WORK, and Spark's Thrift
 server (HiveServer2) on 127.0.0.1:PORT over the same metastore, so that
-beeline sees what the session sees.
+beeline sees what the session sees.  The JVM's time zone and the
+session's are ZONE: Spark's Hive SerDe reads a text table's TIMESTAMP as
+a local time of the JVM's zone (docs/reconcile.md).
 
-    spark_server.py WORK FIFO PORT
+    spark_server.py WORK FIFO PORT ZONE
 
 Prints "ready" once both run, then reads commands from FIFO, one a line:
 
@@ -42,13 +44,16 @@ def tsv(value):
 
 
 def main():
-    work, fifo, port = sys.argv[1:4]
+    work, fifo, port, zone = sys.argv[1:5]
     os.chdir(work)
     spark = (SparkSession.builder.master("local[2]")
              .appName("kedge-tests")
              .config("spark.ui.enabled", "false")
              .config("spark.driver.host", "127.0.0.1")
              .config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.driver.extraJavaOptions",
+                     "-Duser.timezone=" + zone)
+             .config("spark.sql.session.timeZone", zone)
              .config("spark.sql.shuffle.partitions", "2")
              .config("spark.sql.warehouse.dir", work + "/warehouse")
              .config("spark.hadoop.hive.server2.thrift.port", port)

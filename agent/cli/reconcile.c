@@ -412,6 +412,15 @@ rc_setup(struct rc *rc)
 	chain_columns(rc->chain, &rc->cols, &rc->ncols);
 	if ((r = rc_columns(rc)) < 0 || (r = rc_event_columns(rc)) < 0)
 		return r;
+	/* no reader of Parquet rows: only the sums the files were written
+	 * with, of all the columns */
+	if (rc->ct->format == FORMAT_PARQUET && o->print_sql == NULL &&
+	    (o->explain > 0 || !rc->all_columns))
+		return err_set(rc->err, rc->errlen, -ENOTSUP, "%s: table %s is "
+		    "Parquet, whose rows reconcile does not read back: it "
+		    "compares all its columns, from the fingerprints of its "
+		    "manifests and sidecars", o->explain > 0 ? "--explain" :
+		    "--columns", rc->ct->name);
 	rc_parse_key(o->from, &rc->from_key);
 	rc_parse_key(o->to, &rc->to_key);
 	rc->local_key = -1;

@@ -128,9 +128,9 @@ rc_kedge_file(struct rc *rc, size_t h, const char *dir, const char *name,
 		return err_set(rc->err, rc->errlen, -ENOMEM, "out of memory");
 	if (sc->format == FORMAT_PARQUET)
 		return err_set(rc->err, rc->errlen, -ENOTSUP, "%s: a Parquet "
-		    "file, whose rows reconcile does not read back: it takes a "
-		    "Parquet table's hours from their fingerprints (complete "
-		    "hours of this kedge, all columns; no --explain)", where);
+		    "file whose sidecar has no fingerprint (written by an "
+		    "earlier kedge), and reconcile does not read Parquet rows "
+		    "back", where);
 	if ((fd = target_open_file(rc->kedge_t, path, rc->err,
 	    rc->errlen)) < 0)
 		return fd;

@@ -8,7 +8,8 @@
 # partitions (the generator's records up to 120 s early): an untouched
 # dump reconciles (exit 0) in every format (raw through the UDTF chain,
 # gzip and zstd; hive-text and jsonl copies of kedge's own rows; csv), from
-# the manifests and from the files; read without --lateness it shows the
+# the manifests and from the files (a Parquet table from its manifests
+# only: --explain is refused); read without --lateness it shows the
 # load-hour trap.  A planted copy: 3 lines removed in one hour, 2
 # duplicated in another, a field changed in a third, lines moved to the
 # next load hour: exactly those hours with exactly those counts, and
@@ -31,15 +32,17 @@ $FIX/gen_nginx --records $N --partitions 2 --seed 36 --start "$START" \
 	--out-rejects "$T/rejects"
 mock_start "$T" --topic web:2 --produce "web=$T/records"
 
-# conf FILE ZONE: kedge landing topic web as hive-text (gzip) and jsonl
-# (zstd).
+# conf FILE ZONE: kedge landing topic web as hive-text (gzip), jsonl
+# (zstd) and Parquet.
 conf() {
 	cat >"$1" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-reconcile-$2"; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; codec = "gzip"; },
            { name = "access_j"; topics = [ "web" ]; udtf = "nginx";
-             event_time = "time_local"; format = "jsonl"; codec = "zstd"; } );
+             event_time = "time_local"; format = "jsonl"; codec = "zstd"; },
+           { name = "access_p"; topics = [ "web" ]; udtf = "nginx";
+             event_time = "time_local"; format = "parquet"; } );
 output = { $OLD_EVENTS spool_dir = "$T/spool-$2"; local_dir = "$T/w-$2";
            timezone = "$2"; host = "it-host"; };
 checkpoint = { interval = 1; };
@@ -119,6 +122,9 @@ reconcile jsonl --table access_j $RANGE --offline "$T/dump" --json
 [ "$rc" -eq 0 ] || die "the jsonl table: exit $rc: $(cat "$T/jsonl.out" "$T/jsonl.err")"
 jq -e '.summary.match == 4 and (.hours | length) == 4' "$T/jsonl.out" >/dev/null ||
 	die "--json: $(cat "$T/jsonl.out")"
+# a Parquet table's hours from the fingerprints of its manifests
+reconcile parquet --table access_p $RANGE --offline "$T/dump"
+[ "$rc" -eq 0 ] || die "the Parquet table: exit $rc: $(cat "$T/parquet.out" "$T/parquet.err")"
 # the same fingerprints from kedge's hive-text and jsonl files
 [ "$(jq -r '.hours[].kedge_fingerprint' "$T/jsonl.out" | tr '\n' ' ')" = \
 	"$(awk -F'\t' '$1 == "access" { print $7 }' "$T/clean.out" | tr '\n' ' ')" ] ||
@@ -276,6 +282,8 @@ printf 'a\001b\n' >>"$T/badline/dt=20260801/hr=22/000000_0"
 n=$(wc -l <"$T/badline/dt=20260801/hr=22/000000_0")
 bad "$T/badline/dt=20260801/hr=22/000000_0:$n: 2 fields, the table has 8 columns (--offline-format hive-text)" \
 	--table access $RANGE --offline "$T/badline" --offline-format hive-text
+bad "kedge reconcile: --explain: table access_p is Parquet, whose rows reconcile does not read back" \
+	--table access_p $RANGE --offline "$T/dump" --explain 1
 mkdir -p "$T/badpath/dt=2026-08-01"
 bad "$T/badpath/dt=2026-08-01: not a partition of --offline-layout dt=%Y%m%d/hr=%H (a directory dt=%Y%m%d expected here)" \
 	--table access $RANGE --offline "$T/badpath"
@@ -290,4 +298,4 @@ bad "$f: truncated gzip stream" --table access $RANGE --offline "$T/cut"
 bad "kedge reconcile: --offline $T/nowhere: No such file or directory" \
 	--table access $RANGE --offline "$T/nowhere"
 
-echo "reconcile OK: 4 hours across a change of date match in 5 formats, the planted 3 removed, 2 duplicated, 1 changed named; America/New_York's 01 twice; 8 bad inputs refused"
+echo "reconcile OK: 4 hours across a change of date match in 5 formats, the planted 3 removed, 2 duplicated, 1 changed named; America/New_York's 01 twice; 9 bad inputs refused"

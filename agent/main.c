@@ -151,45 +151,36 @@ verify_remove(const char *dir)
 
 /* Copies the tree at a WebHDFS URL ("http[s]://host:port/dir") into a new
  * directory under $TMPDIR, with o's user (NULL: SPNEGO with the default
- * credential cache), CAs and timeouts; o's url and base_dir are url's.
- * Returns the directory (the caller removes it and frees it), or NULL
- * with the sentence in err. */
+ * credential cache), CAs and timeouts.  Returns the directory (the caller
+ * removes it and frees it), or NULL with the sentence in err. */
 static char *
-verify_fetch(const char *url, struct webhdfs_opts *o, char *err,
+verify_fetch(const char *url, const struct webhdfs_opts *o, char *err,
     size_t errlen)
 {
-	const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
 	const char *tmp = getenv("TMPDIR");
-	struct webhdfs *w = NULL;
-	char *root = NULL, *dir = NULL;
+	struct target *t = NULL;
+	char *dir = NULL;
 	char why[1024];
 
-	if ((root = strndup(url, slash ? (size_t)(slash - url) :
-	    strlen(url))) == NULL ||
-	    asprintf(&dir, "%s/kedge-verify-XXXXXX", tmp ? tmp : "/tmp") < 0) {
-		dir = NULL;
+	if (asprintf(&dir, "%s/kedge-verify-XXXXXX", tmp ? tmp : "/tmp") < 0) {
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		return NULL;
 	}
-	o->url = root;
-	o->base_dir = slash ? slash : "/";
 	if (mkdtemp(dir) == NULL) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		goto fail;
 	}
-	if (webhdfs_global_init() < 0 ||
-	    (w = webhdfs_open(o, why, sizeof(why))) == NULL ||
-	    webhdfs_mirror(w, dir, why, sizeof(why)) < 0) {
-		snprintf(err, errlen, "%s: %s", url, why);
+	if ((t = target_open_at(url, o, err, errlen)) == NULL ||
+	    target_mirror(t, dir, why, sizeof(why)) < 0) {
+		if (t != NULL)
+			snprintf(err, errlen, "%s: %s", url, why);
 		verify_remove(dir);
 		goto fail;
 	}
-	webhdfs_close(w);
-	free(root);
+	target_close(t);
 	return dir;
 fail:
-	webhdfs_close(w);
-	free(root);
+	target_close(t);
 	free(dir);
 	return NULL;
 }
@@ -223,8 +214,7 @@ cmd_verify(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strncmp(where, "http://", 7) == 0 ||
-	    strncmp(where, "https://", 8) == 0) {
+	if (target_is_url(where)) {
 		if ((dir = verify_fetch(where, &o, msg, sizeof(msg))) == NULL) {
 			fprintf(stderr, "%s\n", msg);
 			return 2;

@@ -389,6 +389,15 @@ target_open_file(struct target *t, const char *rel, char *err, size_t errlen)
 	return fd;
 }
 
+int
+target_mirror(struct target *t, const char *dir, char *err, size_t errlen)
+{
+	if (t->wh == NULL)
+		return err_set(err, errlen, -EINVAL, "%s: a local directory, "
+		    "not a copy to make", t->dir);
+	return webhdfs_mirror(t->wh, dir, err, errlen);
+}
+
 void
 target_close(struct target *t)
 {

@@ -47,6 +47,12 @@ int target_is_url(const char *where);
 int target_open_file(struct target *t, const char *rel, char *err,
     size_t errlen);
 
+/* Copies the tree of t, opened at a WebHDFS URL, into the existing local
+ * directory dir.  Returns 0 or a negative errno with the sentence in err
+ * (-EINVAL for a local tree). */
+int target_mirror(struct target *t, const char *dir, char *err,
+    size_t errlen);
+
 /* Whether the target answers: the local directory is writable, or HDFS
  * answers for base_dir (which need not exist yet).  Returns 0 or a
  * negative errno with the sentence in err. */

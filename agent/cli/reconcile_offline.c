@@ -290,7 +290,7 @@ static int
 rc_offline_file(struct rc *rc, const char *rel, int count_rejects)
 {
 	static const char delims[] = { [RC_HIVE_TEXT] = '\001',
-	    [RC_TSV] = '\t', [RC_CSV] = ',' };
+	    [RC_TSV] = '\t', [RC_CSV] = ',', [RC_JSONL] = '\0' };
 	struct rc_rowparse p = { 0 };
 	struct rc_batch b = { 0 };
 	struct udtf_value *vals = NULL;

@@ -89,9 +89,12 @@ awk -v s="$start" -v n="$RECORDS" -v d="$D/offline" '
 	}
 	print > (d "/" dir[key] "/part-00000.log")
 }' "$D/records.log"
+echo "   (to the current hour: kedge files the lines it rejects by the hour"
+echo "   they arrived, which is now, and compares them over the range)"
 rc=0
 $KEDGE reconcile -c examples/demo.conf --table access \
-	--from "$(echo "$hours" | head -1)" --to "$(echo "$hours" | tail -1)" \
+	--from "$(echo "$hours" | head -1)" \
+	--to "$(TZ=Asia/Shanghai date +%Y%m%d%H)" \
 	--offline "$D/offline" --explain 3 >"$D/reconcile.tsv" || rc=$?
 cut -c1-200 "$D/reconcile.tsv" | sed 's/^/   /'
 # 1: an hour differs or is not complete yet (the current one); 2: an error

@@ -18,7 +18,7 @@
 
 VERSION  := 0.1.0
 PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5 openssl libcurl jansson \
-            libmicrohttpd
+            libmicrohttpd libxxhash
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -99,6 +99,7 @@ $(B)/fixtures/saslfront: LIBS += $(shell pkg-config --libs krb5-gssapi)
 # Everything twice: as shipped, and under AddressSanitizer and UBSan; then
 # a bounded smoke of every libFuzzer target (fuzz/fuzz.mk).
 test: deps
+	scripts/install-py-deps.sh --spark
 	$(MAKE) WERROR=-Werror build-test
 	$(MAKE) WERROR=-Werror B=build-asan BIN=build-asan/kedge CFLAGS="$(ASAN)" \
 		build-test

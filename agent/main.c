@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent/cli/bench.h"
+#include "agent/cli/reconcile.h"
 #include "agent/cli/report.h"
 #include "agent/cli/verify.h"
 #include "agent/config/config.h"
@@ -305,45 +306,36 @@ verify_remove(const char *dir)
 
 /* Copies the tree at a WebHDFS URL ("http[s]://host:port/dir") into a new
  * directory under $TMPDIR, with o's user (NULL: SPNEGO with the default
- * credential cache), CAs and timeouts; o's url and base_dir are url's.
- * Returns the directory (the caller removes it and frees it), or NULL
- * with the sentence in err. */
+ * credential cache), CAs and timeouts.  Returns the directory (the caller
+ * removes it and frees it), or NULL with the sentence in err. */
 static char *
-verify_fetch(const char *url, struct webhdfs_opts *o, char *err,
+verify_fetch(const char *url, const struct webhdfs_opts *o, char *err,
     size_t errlen)
 {
-	const char *host = strstr(url, "://") + 3, *slash = strchr(host, '/');
 	const char *tmp = getenv("TMPDIR");
-	struct webhdfs *w = NULL;
-	char *root = NULL, *dir = NULL;
+	struct target *t = NULL;
+	char *dir = NULL;
 	char why[1024];
 
-	if ((root = strndup(url, slash ? (size_t)(slash - url) :
-	    strlen(url))) == NULL ||
-	    asprintf(&dir, "%s/kedge-verify-XXXXXX", tmp ? tmp : "/tmp") < 0) {
-		dir = NULL;
+	if (asprintf(&dir, "%s/kedge-verify-XXXXXX", tmp ? tmp : "/tmp") < 0) {
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		return NULL;
 	}
-	o->url = root;
-	o->base_dir = slash ? slash : "/";
 	if (mkdtemp(dir) == NULL) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		goto fail;
 	}
-	if (webhdfs_global_init() < 0 ||
-	    (w = webhdfs_open(o, why, sizeof(why))) == NULL ||
-	    webhdfs_mirror(w, dir, why, sizeof(why)) < 0) {
-		snprintf(err, errlen, "%s: %s", url, why);
+	if ((t = target_open_at(url, o, err, errlen)) == NULL ||
+	    target_mirror(t, dir, why, sizeof(why)) < 0) {
+		if (t != NULL)
+			snprintf(err, errlen, "%s: %s", url, why);
 		verify_remove(dir);
 		goto fail;
 	}
-	webhdfs_close(w);
-	free(root);
+	target_close(t);
 	return dir;
 fail:
-	webhdfs_close(w);
-	free(root);
+	target_close(t);
 	free(dir);
 	return NULL;
 }
@@ -381,8 +373,7 @@ cmd_verify(int argc, char **argv)
 	where = argv[optind++];
 	if (no_more_args(argc, argv) != 0)
 		return 2;
-	if (strncmp(where, "http://", 7) == 0 ||
-	    strncmp(where, "https://", 8) == 0) {
+	if (target_is_url(where)) {
 		if ((dir = verify_fetch(where, &o, msg, sizeof(msg))) == NULL) {
 			fprintf(stderr, "%s\n", msg);
 			return 2;
@@ -470,6 +461,86 @@ cmd_report(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+static int
+cmd_reconcile(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		OPT_CONFIG,
+		{ "table", required_argument, NULL, 'T' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "offline", required_argument, NULL, 'o' },
+		{ "offline-format", required_argument, NULL, 'F' },
+		{ "offline-layout", required_argument, NULL, 'L' },
+		{ "offline-time", required_argument, NULL, 'E' },
+		{ "offline-counts", required_argument, NULL, 'C' },
+		{ "offline-table", required_argument, NULL, 'O' },
+		{ "print-sql", required_argument, NULL, 'S' },
+		{ "lookback", required_argument, NULL, 'b' },
+		{ "lateness", required_argument, NULL, 'l' },
+		{ "columns", required_argument, NULL, 'k' },
+		{ "explain", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "ca-file", required_argument, NULL, 'a' },
+		OPT_HELP, OPT_END,
+	};
+	struct reconcile_opts o = { .lookback = -1, .lateness = -1 };
+	const char *path = CONF_DEFAULT_PATH;
+	char err[4096], *end;
+	struct conf *c;
+	long *n;
+	int ch, r;
+
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
+		switch (ch) {
+		case 'c': path = optarg; break;
+		case 'T': o.table = optarg; break;
+		case 'f': o.from = optarg; break;
+		case 't': o.to = optarg; break;
+		case 'o': o.offline = optarg; break;
+		case 'F': o.offline_format = optarg; break;
+		case 'L': o.offline_layout = optarg; break;
+		case 'E': o.offline_time = optarg; break;
+		case 'C': o.offline_counts = optarg; break;
+		case 'O': o.offline_table = optarg; break;
+		case 'S': o.print_sql = optarg; break;
+		case 'k': o.columns = optarg; break;
+		case 'j': o.json = 1; break;
+		case 'u': o.user = optarg; break;
+		case 'a': o.ca_file = optarg; break;
+		case 'b':
+		case 'l':
+		case 'x':
+			n = ch == 'b' ? &o.lookback : ch == 'l' ? &o.lateness :
+			    &o.explain;
+			*n = strtol(optarg, &end, 10);
+			if (*end != '\0' || end == optarg || *n < 0 ||
+			    *n > 10000)
+				return usage_error("--%s %s: give a number from "
+				    "0 to 10000", ch == 'b' ? "lookback" : ch ==
+				    'l' ? "lateness" : "explain", optarg);
+			break;
+		default:
+			return OPT_EXIT(ch);
+		}
+	}
+	if (no_more_args(argc, argv) != 0)
+		return 2;
+	if (reconcile_check(&o, err, sizeof(err)) < 0)
+		return usage_error("%s", err);
+	if ((c = load(path)) == NULL)
+		return 2;
+	r = reconcile_run(c, &o, stdout, err, sizeof(err));
+	conf_free(c);
+	if (r < 0) {
+		fflush(stdout);
+		fprintf(stderr, "kedge reconcile: %s\n", err);
+		return 2;
+	}
+	return r;
 }
 
 static int
@@ -719,6 +790,44 @@ static const struct command commands[] = {
 	    "  --table NAME       this table only\n"
 	    "  --json             one JSON document, the hours as an array of\n"
 	    "                     objects, not TSV\n" },
+	{ "reconcile", cmd_reconcile, "[-c FILE] --table NAME --from YYYYMMDDHH\n"
+	    "--to YYYYMMDDHH (--offline DIR|URL | --offline-counts FILE |\n"
+	    "--print-sql spark --offline-table DB.TABLE)\n"
+	    "[--offline-format raw|hive-text|tsv|csv|jsonl]\n"
+	    "[--offline-layout PATTERN] [--offline-time COLUMN]\n"
+	    "[--lookback HOURS] [--lateness HOURS] [--columns LIST]\n"
+	    "[--explain N] [--json] [--user NAME] [--ca-file PEM]",
+	    "per hour from --from to --to, whether the table's\n"
+	    "rows in output.target are the offline table's: rows\n"
+	    "and fingerprints, the offline rows bucketed by event\n"
+	    "time from the load partitions [from - lookback,\n"
+	    "to + lateness]; TSV (or --json) with a verdict an\n"
+	    "hour; exit 0 when all match, 1 when not, 2 when a\n"
+	    "side cannot be read.  --print-sql spark prints the\n"
+	    "query that counts the offline side in Spark, whose\n"
+	    "TSV --offline-counts reads (docs/reconcile.md)",
+	    HELP_CONFIG
+	    "  --table NAME       the table compared\n"
+	    "  --from YYYYMMDDHH  the first event hour\n"
+	    "  --to YYYYMMDDHH    the last event hour\n"
+	    "  --offline DIR|URL  the offline table's files, under partitions\n"
+	    "                     named by --offline-layout\n"
+	    "  --offline-counts FILE\n"
+	    "                     the TSV the --print-sql query produced\n"
+	    "  --print-sql spark  print the Spark SQL query over --offline-table\n"
+	    "  --offline-table DB.TABLE\n"
+	    "                     the offline table the query reads\n"
+	    "  --offline-format F raw (one record a line, through the table's\n"
+	    "                     UDTFs), hive-text, tsv, csv or jsonl\n"
+	    "  --offline-layout P the load partitions (default dt=%Y%m%d/hr=%H)\n"
+	    "  --offline-time COL the offline side's event-time column\n"
+	    "  --lookback HOURS   load hours read before --from (default 1)\n"
+	    "  --lateness HOURS   load hours read after --to (default 2)\n"
+	    "  --columns LIST     the columns compared (a,b or name=other)\n"
+	    "  --explain N        up to N rows on one side only per hour\n"
+	    "  --json             one JSON document, not TSV\n"
+	    "  --user NAME        a URL as the HDFS user NAME, not with SPNEGO\n"
+	    "  --ca-file PEM      check an https URL's certificate with these CAs\n" },
 	{ "checkpoint show", cmd_checkpoint_show, "[-c FILE]",
 	    "print the last checkpoint record in the store", HELP_CONFIG },
 	{ "status", cmd_status, "[-c FILE] [--json]",

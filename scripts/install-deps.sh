@@ -11,7 +11,7 @@ PACKAGES="
   libkrb5-dev krb5-kdc krb5-admin-server krb5-user libssl-dev openssl
   libsasl2-modules-gssapi-mit
   libcurl4-openssl-dev libjansson-dev python3-gssapi curl
-  libmicrohttpd-dev
+  libmicrohttpd-dev libxxhash-dev
   libsnappy-dev python3-venv
   kcat zstd jq bc tzdata procps faketime time valgrind
   lintian rpm systemd adduser man-db

@@ -23,7 +23,8 @@
 # them through REAL_ENV (those that kill or reconfigure the broker start
 # their own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
-# for the first build only.  The long tests that mostly wait run in the
+# for the first build only, as the real_spark_* tests (one Spark session
+# each, of their own) do.  The long tests that mostly wait run in the
 # background from the start of the first build, in five lanes (BG_LANES),
 # each lane's tests one after the other, and are counted at the end:
 # real_kafka_reauth (on ticket lifetimes); real_kafka_restart (on a broker
@@ -66,7 +67,7 @@ picked() {
 long() {
 	case $1 in
 	crash_*|broker_faults*|package_*|webhdfs_faults*|webhdfs_crash*|\
-	real_hdfs_*|real_flink_*) return 0 ;;
+	real_hdfs_*|real_flink_*|real_spark_*) return 0 ;;
 	esac
 	return 1
 }

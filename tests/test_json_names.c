@@ -194,7 +194,7 @@ test_manifest_names(void **state)
 	struct manifest_partition parts[] = { { NASTY, 0, { r0, 1, 1 }, 20 } };
 	struct manifest m = {
 		NASTY, "20261129", "23", 1, NASTY, "2026-11-30T00:05:00Z", 0,
-		20, 100, 0, 0, 1000, 2000, files, 1, parts, 1, 1,
+		20, 100, 0, 0, 1000, 2000, files, 1, parts, 1, 1, 1, 7,
 	}, back;
 	struct buf text = { 0 };
 	char err[512];

@@ -90,7 +90,7 @@ test_round_trip(void **state)
 	struct manifest m = {
 		"a\\b", "20261129", "23", 3, "h\"1\t\x01\xc3\xa9",
 		"2026-11-30T00:05:00Z", 0, 20, 100, 0, 0,
-		1000, 2000, files, 2, parts, 2, 2,
+		1000, 2000, files, 2, parts, 2, 2, 1, UINT64_C(0xfedcba9876543210),
 	}, back;
 	struct buf once = { 0 }, twice = { 0 };
 	char err[512] = "";
@@ -108,6 +108,8 @@ test_round_trip(void **state)
 	assert_string_equal(back.host, m.host);
 	assert_string_equal(back.table, m.table);
 	assert_int_equal(back.files[1].min_event_us, MANIFEST_NO_TIME);
+	assert_true(back.has_fingerprint);
+	assert_true(back.fingerprint == UINT64_C(0xfedcba9876543210));
 	assert_int_equal(manifest_format(&back, &twice), 0);
 	assert_int_equal(once.len, twice.len);
 	assert_memory_equal(once.data, twice.data, once.len);
@@ -130,7 +132,7 @@ test_before_1970(void **state)
 	struct manifest_partition parts[] = { { "t", 0, { r0, 1, 1 }, 20 } };
 	struct manifest m = {
 		"access", "19691231", "23", 1, "h", "2026-11-30T00:05:00Z",
-		-500, 20, 100, 0, 0, -2000, -1000, files, 1, parts, 1, 1,
+		-500, 20, 100, 0, 0, -2000, -1000, files, 1, parts, 1, 1, 0, 0,
 	}, back;
 	struct buf out = { 0 };
 	char err[512] = "";
@@ -142,6 +144,8 @@ test_before_1970(void **state)
 	assert_int_equal(back.min_event_us, -2000);
 	assert_int_equal(back.files[0].max_event_us, -1000);
 	assert_int_equal(back.watermark_us, -500);
+	/* a manifest of a kedge before the fingerprint has none */
+	assert_false(back.has_fingerprint);
 	manifest_clear(&back);
 	buf_clear(&out);
 }

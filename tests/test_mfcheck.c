@@ -60,6 +60,8 @@ hour_init(struct hour *h)
 		h->sc[i].rows = f[i].rows;
 		h->sc[i].bytes = f[i].bytes;
 		h->sc[i].offsets = f[i].offsets;
+		h->sc[i].has_fingerprint = 1;
+		h->sc[i].fingerprint = UINT64_MAX - i;
 		h->mf[i] = (struct manifest_file){ (char *)f[i].name,
 		    (uint64_t)f[i].bytes, (uint64_t)f[i].rows, "", "t",
 		    f[i].partition, f[i].offsets, f[i].min, f[i].max,
@@ -73,7 +75,7 @@ hour_init(struct hour *h)
 	h->parts[1] = (struct manifest_partition){ "t", 1, RANGES(r_c), 3 };
 	h->m = (struct manifest){ "access", "20261129", "23", 2, "a",
 	    "2026-11-29T16:05:00Z", 0, 25, 250, 0, 12, 900, 2000, h->mf, 3,
-	    h->parts, 2, 2 };
+	    h->parts, 2, 2, 1, UINT64_MAX - 5 };
 }
 
 static void
@@ -115,6 +117,27 @@ test_agrees(void **state)
 	h.parts[0] = h.parts[1];
 	h.parts[1] = p;
 	assert_agrees(&h);
+}
+
+/* The fingerprint is the sum modulo 2^64 of the sidecars'; a manifest
+ * of an earlier kedge has none, and one with it needs every sidecar's. */
+static void
+test_fingerprint(void **state)
+{
+	struct hour h;
+
+	(void)state;
+	hour_init(&h);
+	h.m.fingerprint++;
+	assert_differs(&h, "says fingerprint fffffffffffffffb, its files' "
+	    "sidecars add up to fffffffffffffffa");
+	hour_init(&h);
+	h.m.has_fingerprint = 0;
+	assert_agrees(&h);
+	hour_init(&h);
+	h.sc[2].has_fingerprint = 0;
+	assert_differs(&h, "has a fingerprint, and the sidecar of "
+	    "t+0+10+b.txt none");
 }
 
 static void
@@ -212,6 +235,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agrees),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_partitions),
 		cmocka_unit_test(test_partition_more),

@@ -555,6 +555,9 @@ test_damaged_journal_line_refused(void **state)
 		"o 5 9 1\n",
 		"m 18446744073709551616 10 5\n",
 		"t 1 x\n",
+		"f 18446744073709551616\n",
+		"f -1\n",
+		"f 1 2\n",
 		"r  5 9\n",
 		"x 5 9\n",
 		/* one spelling per number: seal writes no leading zero
@@ -562,6 +565,7 @@ test_damaged_journal_line_refused(void **state)
 		"o 05 9\n",
 		"o 5 09\n",
 		"t -0 5\n",
+		"f 01\n",
 		"m 02 10 5\n",
 	};
 
@@ -586,8 +590,8 @@ test_damaged_journal_line_refused(void **state)
 		    sizeof(err)) != -EINVAL)
 			fail_msg("\"%.*s\" was taken: %s", (int)strlen(damaged[i]) -
 			    1, damaged[i], err);
-		/* o, t and m of the first seal, then the damage */
-		if (strstr(err, ".top+0+0+h1.txt.journal: line 4 is damaged") ==
+		/* o, t, f and m of the first seal, then the damage */
+		if (strstr(err, ".top+0+0+h1.txt.journal: line 5 is damaged") ==
 		    NULL)
 			fail_msg("%s", err);
 	}

@@ -885,7 +885,7 @@ good_manifest(const struct fixture *f, struct hour_manifest *h)
 	}
 	h->m = (struct manifest){ "access", "20261129", "23", 2, "h",
 	    "2026-11-29T16:05:00Z", 1795968000000000, rows, bytes, 0,
-	    h->files[1].rows, lo, hi, h->files, 2, h->parts, 2, 2 };
+	    h->files[1].rows, lo, hi, h->files, 2, h->parts, 2, 2, 0, 0 };
 }
 
 static void

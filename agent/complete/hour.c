@@ -171,6 +171,8 @@ complete_add_file(struct manifest *m, const char *name,
 			return -ENOMEM;
 	m->rows += f->rows;
 	m->bytes += f->bytes;
+	m->has_fingerprint &= sc->has_fingerprint;
+	m->fingerprint += sc->fingerprint;
 	if (revision > 1)
 		m->late_rows += f->rows;
 	if (f->min_event_us != MANIFEST_NO_TIME &&
@@ -334,6 +336,7 @@ complete_hour_write(struct completer *cp, struct target *t,
 	    gmtime_r(&now, &tm));
 	m.watermark_us = wm;
 	m.min_event_us = m.max_event_us = MANIFEST_NO_TIME;
+	m.has_fingerprint = 1;
 	for (size_t i = 0; i < l.n; i++) {
 		struct sidecar sc;
 		uint64_t first = complete_old_revision(&old, l.names[i]);

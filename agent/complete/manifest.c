@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/write/fingerprint.h"
 #include "lib/err.h"
 #include "lib/jsondoc.h"
 
@@ -98,6 +99,7 @@ set_array(json_t *o, const char *key, const void *v, size_t n, size_t size,
 int
 manifest_format(const struct manifest *m, struct buf *out)
 {
+	char fp[FINGERPRINT_HEX + 1];
 	json_t *o = json_object();
 	int r;
 
@@ -117,6 +119,8 @@ manifest_format(const struct manifest *m, struct buf *out)
 	    (r = set_count(o, "late_rows", m->late_rows)) == 0 &&
 	    (r = set_time(o, "min_event_us", m->min_event_us)) == 0 &&
 	    (r = set_time(o, "max_event_us", m->max_event_us)) == 0 &&
+	    (!m->has_fingerprint || (r = jsondoc_set_str(o, "fingerprint",
+	    fingerprint_format(m->fingerprint, fp))) == 0) &&
 	    (r = set_array(o, "files", m->files, m->nfiles, sizeof(*m->files),
 	    file_json)) == 0 &&
 	    (r = set_array(o, "partitions", m->parts, m->nparts,
@@ -145,6 +149,7 @@ enum field_kind {
 	F_MICROS,     /* int64_t, an instant (before 1970: negative) */
 	F_TIME,       /* int64_t, an instant, or null: MANIFEST_NO_TIME */
 	F_RANGES,     /* struct sidecar_ranges */
+	F_FINGERPRINT, /* uint64_t, 16 hex digits; optional: has_fingerprint */
 	F_FILES,      /* the manifest's files */
 	F_PARTS       /* the manifest's partitions */
 };
@@ -171,6 +176,7 @@ static const struct field manifest_fields[] = {
 	M("late_rows", F_COUNT, late_rows),
 	M("min_event_us", F_TIME, min_event_us),
 	M("max_event_us", F_TIME, max_event_us),
+	M("fingerprint", F_FINGERPRINT, fingerprint),
 	{ "files", F_FILES, 0 },
 	{ "partitions", F_PARTS, 0 },
 };
@@ -339,6 +345,18 @@ manifest_read_value(struct jsondoc *d, const json_t *v, const struct field *f,
 		return jsondoc_int(d, v, -INT64_MAX, INT64_MAX, at);
 	case F_RANGES:
 		return sidecar_ranges_parse(d, v, at);
+	case F_FINGERPRINT:
+		{
+			const char *s = NULL;
+
+			if ((r = jsondoc_str(d, v, &s)) != 0)
+				return r;
+			if (fingerprint_parse(s, at) < 0)
+				return jsondoc_fail(d, "not %d lowercase hex "
+				    "digits", FINGERPRINT_HEX);
+			m->has_fingerprint = 1;
+			return 0;
+		}
 	case F_FILES:
 		return manifest_read_array(d, v, file_fields,
 		    NELEMS(file_fields), (void **)&m->files, &m->nfiles,
@@ -362,6 +380,9 @@ manifest_read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
 {
 	const struct object_read *o = arg;
 
+	/* manifests written before the fingerprint have none */
+	if (v == NULL && o->fields[i].kind == F_FINGERPRINT)
+		return 0;
 	if (v == NULL)
 		return jsondoc_missing(d, o->fields[i].key);
 	return manifest_read_value(d, v, &o->fields[i], o->base);

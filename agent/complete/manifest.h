@@ -8,6 +8,7 @@
  *    "watermark_us":1785621600000000,
  *    "rows":1234,"bytes":56789,"rejects":3,"late_rows":12,
  *    "min_event_us":1785610800000000,"max_event_us":1785614399000000,
+ *    "fingerprint":"9f0c2d6e81a4b3c7",
  *    "files":[{"name":"web+0+120000+edge01.txt.gz","bytes":56789,
  *              "rows":1234,"sha256":"<64 hex>","topic":"web",
  *              "partition":0,"offsets":[[120000,120180]],
@@ -23,7 +24,10 @@
  * their union over the hour's files.  A file's "revision" is the first
  * revision that listed it.  Times are microseconds since the epoch, UTC
  * (negative before 1970, as a sidecar's may be); min/max event time are
- * null (JSON null) when the hour holds no row.
+ * null (JSON null) when the hour holds no row.  fingerprint: the sum modulo
+ * 2^64 of the files' (fingerprint.h), the rows of all their columns;
+ * absent when a file's sidecar has none, and from manifests of a kedge
+ * before it.
  *
  * The parser is strict, like the sidecar's: a repeated, unknown or missing
  * key, a value of another type or out of its range is an error.
@@ -74,6 +78,8 @@ struct manifest {
 	size_t nfiles;
 	struct manifest_partition *parts;
 	size_t nparts, parts_cap;
+	int has_fingerprint;             /* fingerprint is given */
+	uint64_t fingerprint;
 };
 
 /* Appends m as one line of JSON (and a newline) to out, the keys in the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/write/fingerprint.h"
 #include "lib/err.h"
 
 /* a + b, or UINT64_MAX when that does not fit: a total that overflows
@@ -145,6 +146,31 @@ check_files(const struct manifest *m, const struct mfcheck_file *files,
 			    files[k].name);
 	free(listed);
 	return r;
+}
+
+/* m's fingerprint, when it has one, is the sum of its files' (which all
+ * have one). */
+static int
+check_fingerprint(const struct manifest *m, const struct mfcheck_file *files,
+    size_t n, char *why, size_t whylen)
+{
+	char a[FINGERPRINT_HEX + 1], b[FINGERPRINT_HEX + 1];
+	uint64_t fp = 0;
+
+	if (!m->has_fingerprint)
+		return 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!files[k].sc->has_fingerprint)
+			return err_set(why, whylen, 1, "has a fingerprint, "
+			    "and the sidecar of %s none", files[k].name);
+		fp += files[k].sc->fingerprint;
+	}
+	if (fp != m->fingerprint)
+		return err_set(why, whylen, 1, "says fingerprint %s, its "
+		    "files' sidecars add up to %s",
+		    fingerprint_format(m->fingerprint, a),
+		    fingerprint_format(fp, b));
+	return 0;
 }
 
 /* "null" or the time in microseconds, in buf[24]. */
@@ -287,7 +313,8 @@ mfcheck_hour(const struct manifest *m, const struct mfcheck_file *files,
 	int r;
 
 	if ((r = check_files(m, files, n, why, whylen)) != 0 ||
-	    (r = check_totals(m, why, whylen)) != 0)
+	    (r = check_totals(m, why, whylen)) != 0 ||
+	    (r = check_fingerprint(m, files, n, why, whylen)) != 0)
 		return r;
 	return check_partitions(m, why, whylen);
 }

@@ -28,7 +28,8 @@ struct mfcheck_file {
  *    files whose revision is after the first, min/max_event_us the least
  *    and the greatest of its files' (null when none has one);
  *  - m's partitions are those of its files, each once, each with the sum
- *    of their rows and the union of their offsets.
+ *    of their rows and the union of their offsets;
+ *  - m's fingerprint, when it has one, is the sum of its files' sidecars'.
  *
  * Returns 0; 1 with what differs, one sentence, in why; or -ENOMEM. */
 int mfcheck_hour(const struct manifest *m, const struct mfcheck_file *files,

@@ -9,8 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#define TABLE_KAFKA_TIMESTAMP "kafka_timestamp"
-
 struct table {
 	const struct conf_table *conf;
 	struct chain *chain;

@@ -19,6 +19,10 @@
 #include "agent/write/tz.h"
 #include "agent/write/writer.h"
 
+/* A table's event_time that names the record's Kafka timestamp rather
+ * than a column. */
+#define TABLE_KAFKA_TIMESTAMP "kafka_timestamp"
+
 struct table;
 
 struct table_stats {

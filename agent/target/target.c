@@ -300,6 +300,104 @@ fail:
 	return NULL;
 }
 
+int
+target_is_url(const char *where)
+{
+	return strncmp(where, "http://", 7) == 0 ||
+	    strncmp(where, "https://", 8) == 0;
+}
+
+struct target *
+target_open_at(const char *where, const struct webhdfs_opts *o, char *err,
+    size_t errlen)
+{
+	struct webhdfs_opts wo = *o;
+	struct target *t;
+	const char *host, *slash;
+	char *root = NULL, why[512];
+	struct stat st;
+
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		goto nomem;
+	if (!target_is_url(where)) {
+		if (stat(where, &st) < 0) {
+			snprintf(err, errlen, "%s: %s", where, strerror(errno));
+			goto fail;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: not a directory", where);
+			goto fail;
+		}
+		if ((t->dir = strdup(where)) == NULL)
+			goto nomem;
+		return t;
+	}
+	host = strstr(where, "://") + 3;
+	slash = strchr(host, '/');
+	if ((root = strndup(where, slash ? (size_t)(slash - where) :
+	    strlen(where))) == NULL)
+		goto nomem;
+	wo.url = root;
+	wo.base_dir = slash ? slash : "/";
+	if (webhdfs_global_init() < 0 ||
+	    (t->wh = webhdfs_open(&wo, why, sizeof(why))) == NULL) {
+		snprintf(err, errlen, "%s: %s", where, why);
+		goto fail;
+	}
+	free(root);
+	return t;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	free(root);
+	target_close(t);
+	return NULL;
+}
+
+int
+target_open_file(struct target *t, const char *rel, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, r;
+
+	if (t->wh == NULL) {
+		if ((r = target_path(t, rel, path, sizeof(path))) < 0)
+			return target_fail(err, errlen, r, "read", rel);
+		/* O_NONBLOCK: a FIFO answers at once, and is refused */
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    O_NONBLOCK)) < 0)
+			return target_fail(err, errlen, -errno, "read", path);
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return err_set(err, errlen, -EINVAL, "read %s: not a "
+			    "regular file", path);
+		}
+		return fd;
+	}
+	if ((fd = open(tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
+	    0600)) < 0)
+		return target_fail(err, errlen, -errno, "make a temporary file "
+		    "in", tmp ? tmp : "/tmp");
+	if ((r = webhdfs_fetch(t->wh, rel, fd, err, errlen)) < 0 ||
+	    (lseek(fd, 0, SEEK_SET) < 0 && (r = target_fail(err, errlen,
+	    -errno, "rewind the copy of", rel)) < 0)) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int
+target_mirror(struct target *t, const char *dir, char *err, size_t errlen)
+{
+	if (t->wh == NULL)
+		return err_set(err, errlen, -EINVAL, "%s: a local directory, "
+		    "not a copy to make", t->dir);
+	return webhdfs_mirror(t->wh, dir, err, errlen);
+}
+
 void
 target_close(struct target *t)
 {

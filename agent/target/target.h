@@ -30,6 +30,29 @@ struct webhdfs_opts target_webhdfs_opts(const struct conf *c);
 struct target *target_open(const struct conf *c, char *err, size_t errlen);
 void target_close(struct target *t); /* accepts NULL */
 
+/* Opens the tree at where, to read it: a local directory, which must be
+ * there, or a WebHDFS or HttpFS URL ("http[s]://host:port/dir"), reached
+ * with o's user (NULL: SPNEGO), CAs and timeouts (o's url and base_dir are
+ * where's).  Returns NULL with the sentence, naming where, in err. */
+struct target *target_open_at(const char *where,
+    const struct webhdfs_opts *o, char *err, size_t errlen);
+
+/* Returns 1 when where is a WebHDFS URL (http:// or https://). */
+int target_is_url(const char *where);
+
+/* Opens the file rel to read it: a local file as it is, a file of HDFS
+ * copied first into an unlinked temporary file under $TMPDIR.  Returns
+ * the descriptor (the caller closes it), -ENOENT when there is no such
+ * file, or another negative errno, each with the sentence in err. */
+int target_open_file(struct target *t, const char *rel, char *err,
+    size_t errlen);
+
+/* Copies the tree of t, opened at a WebHDFS URL, into the existing local
+ * directory dir.  Returns 0 or a negative errno with the sentence in err
+ * (-EINVAL for a local tree). */
+int target_mirror(struct target *t, const char *dir, char *err,
+    size_t errlen);
+
 /* Whether the target answers: the local directory is writable, or HDFS
  * answers for base_dir (which need not exist yet).  Returns 0 or a
  * negative errno with the sentence in err. */

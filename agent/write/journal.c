@@ -33,6 +33,7 @@ struct journal {
 	size_t npending, cap;
 	int events;                      /* rows since the last seal: */
 	int64_t min_event, max_event;    /* their event times */
+	uint64_t fingerprint;            /* and the sum of their fingerprints */
 	uint64_t size;                   /* bytes written to it */
 };
 
@@ -133,6 +134,12 @@ journal_add_event(struct journal *j, int64_t event_us)
 	    event_us);
 }
 
+void
+journal_add_fingerprint(struct journal *j, uint64_t fp)
+{
+	j->fingerprint += fp;
+}
+
 int
 journal_dirty(const struct journal *j)
 {
@@ -155,6 +162,8 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 	if (r == 0 && j->events)
 		r = buf_printf(&b, "t %" PRId64 " %" PRId64 "\n", j->min_event,
 		    j->max_event);
+	if (r == 0 && j->events)
+		r = buf_printf(&b, "f %" PRIu64 "\n", j->fingerprint);
 	if (r == 0)
 		r = buf_printf(&b, "m %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id,
 		    len, rows);
@@ -175,6 +184,7 @@ journal_seal(struct journal *j, uint64_t id, uint64_t len, uint64_t rows,
 	}
 	j->npending = 0;
 	j->events = 0;
+	j->fingerprint = 0;
 	return 0;
 }
 
@@ -186,11 +196,11 @@ journal_size(const struct journal *j)
 
 /* One line of a journal, as read. */
 struct journal_line {
-	char kind;             /* o e s r t m */
+	char kind;             /* o e s r t f m */
 	const char *table;     /* r: not NUL-terminated */
 	size_t tablelen;
 	int64_t a, b;          /* o e s r: offsets; t: event times */
-	uint64_t id, len, rows; /* m */
+	uint64_t id, len, rows; /* m; f: rows is the sum */
 };
 
 int
@@ -278,6 +288,10 @@ journal_parse_line(const char *s, size_t n, struct journal_line *jl)
 		if (journal_u64(&s, end, &jl->id) < 0 ||
 		    journal_u64(&s, end, &jl->len) < 0 ||
 		    journal_u64(&s, end, &jl->rows) < 0)
+			return -EINVAL;
+		break;
+	case 'f':
+		if (journal_u64(&s, end, &jl->rows) < 0)
 			return -EINVAL;
 		break;
 	case 'r':
@@ -477,6 +491,8 @@ struct journal_sidecar {
 	size_t ntables, cap;
 	int events;                   /* a t line was read: */
 	int64_t min_event, max_event; /* the range of them all */
+	int fingerprints;             /* an f line was read: */
+	uint64_t fingerprint;         /* the sum of them all */
 };
 
 static struct journal_ranges *
@@ -517,6 +533,10 @@ journal_collect(const struct journal_line *jl, size_t lineno, size_t end,
 		journal_widen(&sc->events, &sc->min_event, &sc->max_event,
 		    jl->a, jl->b);
 		return 0;
+	case 'f':
+		sc->fingerprints = 1;
+		sc->fingerprint += jl->rows;
+		return 0;
 	case 'r':
 		if ((jr = journal_rejected_for(sc, jl->table,
 		    jl->tablelen)) == NULL)
@@ -542,7 +562,8 @@ journal_last(const struct journal_line *jl, size_t lineno, size_t end,
 	(void)end;
 	if (jl == NULL)
 		return -EINVAL;
-	if (jl->kind != 't' && jl->kind != 'm' && jl->b > *last)
+	if (jl->kind != 't' && jl->kind != 'f' && jl->kind != 'm' &&
+	    jl->b > *last)
 		*last = jl->b;
 	return 0;
 }
@@ -595,6 +616,10 @@ journal_to_sidecar(const struct journal_state *st,
 	out->has_event_range = st->rows > 0 && sc->events;
 	out->min_event_us = sc->min_event;
 	out->max_event_us = sc->max_event;
+	/* the rows of a journal without f lines (an earlier kedge's) have
+	 * none; a file of no row has 0 */
+	out->has_fingerprint = st->rows == 0 || sc->fingerprints;
+	out->fingerprint = sc->fingerprint;
 	for (size_t k = 0; k < JOURNAL_KINDS; k++) {
 		*kinds[k] = sc->kinds[k].done;
 		memset(&sc->kinds[k].done, 0, sizeof(sc->kinds[k].done));

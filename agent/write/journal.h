@@ -11,14 +11,17 @@
  *   r TABLE A B     records A..B, meant for TABLE, are rejected here
  *   t MIN MAX       the rows written since the previous mark have event
  *                   times MIN..MAX (microseconds since the epoch)
+ *   f SUM           and fingerprints (fingerprint.h) adding up to SUM
+ *                   (decimal, modulo 2^64)
  *   m ID LEN ROWS   checkpoint ID sealed the file at LEN bytes and ROWS rows;
- *                   the o/e/s/u/r/t lines above belong to it
+ *                   the o/e/s/u/r/t/f lines above belong to it
  *
  * Ranges are kept in memory until the next seal, merged as they grow, then
  * appended with the mark and fsynced.  A line cut by a crash after the last
  * mark is ignored, as is everything after the mark a recovery keeps; so the
- * t lines up to that mark give the event range of exactly the rows kept.
- * (A journal of an earlier kedge has no t line.)
+ * t and f lines up to that mark give the event range and the fingerprint
+ * of exactly the rows kept.  (A journal of an earlier kedge has no t or f
+ * line.)
  *
  * The same journal, read back, becomes the file's sidecar ".<name>.json"
  * (the format is in docs/output.md) when the file is released.
@@ -63,6 +66,9 @@ int journal_add_range(struct journal *j, enum journal_kind kind,
 /* Notes the event time of a row written to the file, microseconds since
  * the epoch. */
 void journal_add_event(struct journal *j, int64_t event_us);
+
+/* Notes the fingerprint of a row written to the file. */
+void journal_add_fingerprint(struct journal *j, uint64_t fp);
 
 /* Reads the decimal digits at *s (before end), a number of at most max in
  * the one spelling kedge writes in journals and part file names (no sign,

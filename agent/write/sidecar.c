@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/write/fingerprint.h"
 #include "lib/err.h"
 #include "lib/grow.h"
 #include "lib/jsondoc.h"
@@ -125,7 +126,7 @@ sidecar_sha256_parse(struct jsondoc *d, const json_t *v, int empty_ok,
 
 enum field_kind {
 	F_VERSION, F_PARTITION, F_COUNT, F_NAME, F_FORMAT, F_CODEC, F_RANGES,
-	F_REJECTED, F_SHA256, F_EVENT
+	F_REJECTED, F_SHA256, F_EVENT, F_FINGERPRINT
 };
 
 static const struct field {
@@ -147,6 +148,8 @@ static const struct field {
 	{ "codec", F_CODEC, offsetof(struct sidecar, codec), 0 },
 	{ "min_event_us", F_EVENT, offsetof(struct sidecar, min_event_us), 1 },
 	{ "max_event_us", F_EVENT, offsetof(struct sidecar, max_event_us), 1 },
+	{ "fingerprint", F_FINGERPRINT, offsetof(struct sidecar, fingerprint),
+	    1 },
 	{ "offsets", F_RANGES, offsetof(struct sidecar, offsets), 0 },
 	{ "empty", F_RANGES, offsetof(struct sidecar, empty), 0 },
 	{ "spill", F_RANGES, offsetof(struct sidecar, spill), 0 },
@@ -204,6 +207,14 @@ sidecar_read_value(struct jsondoc *d, const struct field *f, const json_t *v,
 		}
 		/* INT64_MIN is a manifest's "no time" */
 		return jsondoc_int(d, v, -INT64_MAX, INT64_MAX, i64);
+	case F_FINGERPRINT:
+		if ((r = jsondoc_str(d, v, &s)) != 0)
+			return r;
+		if (fingerprint_parse(s, (uint64_t *)(void *)base) < 0)
+			return jsondoc_fail(d, "not %d lowercase hex digits",
+			    FINGERPRINT_HEX);
+		sc->has_fingerprint = 1;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -343,6 +354,7 @@ set_rejected(json_t *o, const struct sidecar *sc)
 int
 sidecar_format(const struct sidecar *sc, struct buf *out)
 {
+	char fp[FINGERPRINT_HEX + 1];
 	json_t *o = json_object();
 	int r;
 
@@ -372,6 +384,9 @@ sidecar_format(const struct sidecar *sc, struct buf *out)
 		    (r = jsondoc_set(o, "max_event_us", json_null())) != 0)
 			goto out;
 	}
+	if (sc->has_fingerprint && (r = jsondoc_set_str(o, "fingerprint",
+	    fingerprint_format(sc->fingerprint, fp))) != 0)
+		goto out;
 	if ((r = set_ranges(o, "offsets", &sc->offsets)) != 0 ||
 	    (r = set_ranges(o, "empty", &sc->empty)) != 0 ||
 	    (r = set_ranges(o, "spill", &sc->spill)) != 0 ||

@@ -8,6 +8,7 @@
  *    "sha256":"8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2",
  *    "format":"hive-text","codec":"gzip",
  *    "min_event_us":1795946400123000,"max_event_us":1795949998870000,
+ *    "fingerprint":"9f0c2d6e81a4b3c7",
  *    "offsets":[[120000,120180]],"empty":[],"spill":[]}
  *
  * Ranges are inclusive [first,last] record offsets; "unread", written only
@@ -21,8 +22,9 @@
  * "min_event_us" and "max_event_us" are the earliest and latest event time
  * of its rows (the time that chose their hour: for rejects, the arrival),
  * in microseconds since the epoch (negative before 1970, INT64_MIN
- * excluded), both null when it holds no row.  Files
- * landed by kedge before these keys existed have none of the three, so
+ * excluded), both null when it holds no row.  "fingerprint" is the sum of
+ * its rows' fingerprints (fingerprint.h), 16 lowercase hex digits.  Files
+ * landed by kedge before these keys existed have none of the four, so
  * they are optional; every other key is required.
  *
  * The parser is strict on purpose: an unknown or repeated key, a missing
@@ -82,6 +84,8 @@ struct sidecar {
 	struct sidecar_ranges unread;  /* deleted by the broker unread */
 	struct sidecar_rejected *rejected; /* rejects files only */
 	size_t nrejected;
+	int has_fingerprint;        /* fingerprint is given */
+	uint64_t fingerprint;
 };
 
 /* Parses text[0..len) into *sc, which the caller zeroed.  Returns 0, or

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/write/fingerprint.h"
 #include "agent/write/journal.h"
 #include "agent/write/packer.h"
 #include "agent/write/rowlog.h"
@@ -70,6 +71,7 @@ struct writer {
 	struct part *rolled;    /* closed, waiting for writer_release() */
 	struct part *last;      /* the file the previous row went to */
 	uint64_t uses;          /* rows written and files opened, in order */
+	struct buf fp_text;     /* the canonical text of the row being written */
 	struct writer_stats stats;
 };
 
@@ -181,6 +183,7 @@ writer_free(struct writer *w)
 	free(w->table);
 	free(w->spool_dir);
 	free(w->host);
+	buf_clear(&w->fp_text);
 	free(w);
 }
 
@@ -494,11 +497,16 @@ writer_write(struct writer *w, const struct tz_hour *hour,
 	if (p->fd < 0 && (r = part_unpark(w, p, o->offset, err, errlen)) < 0)
 		return r;
 	w->last = p;
+	buf_reset(&w->fp_text);
 	if ((r = format_row(&w->format, w->cols, vals, w->ncols,
-	    &p->rows_buf)) < 0 || (r = part_note(p, o)) < 0) {
+	    &p->rows_buf)) < 0 || (r = part_note(p, o)) < 0 ||
+	    (r = fingerprint_text(w->format.tz, vals, NULL, w->ncols,
+	    &w->fp_text)) < 0) {
 		return err_set(err, errlen, r, "table %s: out of memory",
 		    w->table);
 	}
+	journal_add_fingerprint(p->journal,
+	    fingerprint_hash(w->fp_text.data, w->fp_text.len));
 	p->rows++;
 	p->last_write = now;
 	p->used = ++w->uses;

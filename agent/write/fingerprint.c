@@ -1,0 +1,175 @@
+#include "agent/write/fingerprint.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "agent/write/format.h"
+#include "lib/utf8.h"
+
+/* Java's Double.toHexString(d) for a finite d. */
+static int
+fingerprint_hex_double(double d, struct buf *out)
+{
+	uint64_t bits, frac;
+	int exp, digits = 13;
+	char text[40];
+	int n;
+
+	memcpy(&bits, &d, sizeof(bits));
+	frac = bits & ((UINT64_C(1) << 52) - 1);
+	exp = (int)(bits >> 52 & 0x7ff);
+	/* the fraction's trailing zero digits go, one digit stays */
+	while (digits > 1 && (frac & 0xf) == 0) {
+		frac >>= 4;
+		digits--;
+	}
+	if (exp == 0 && frac == 0)
+		n = snprintf(text, sizeof(text), "%s0x0.0p0", bits >> 63 ?
+		    "-" : "");
+	else
+		n = snprintf(text, sizeof(text), "%s0x%d.%0*" PRIx64 "p%d",
+		    bits >> 63 ? "-" : "", exp != 0, digits, frac,
+		    exp != 0 ? exp - 1023 : -1022);
+	return buf_append(out, text, (size_t)n);
+}
+
+int
+fingerprint_double(double d, struct buf *out)
+{
+	if (isnan(d))
+		return buf_append(out, "NaN", 3);
+	if (isinf(d))
+		return d > 0 ? buf_append(out, "Infinity", 8) :
+		    buf_append(out, "-Infinity", 9);
+	return fingerprint_hex_double(d, out);
+}
+
+/* Appends s[0..len) with every byte that is not part of valid UTF-8 as
+ * the UTF-8 of U+0080..U+00FF, then escaped. */
+static int
+fingerprint_string(const char *s, size_t len, struct buf *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct buf fixed = { 0 };
+	size_t i, seq;
+	char two[4];
+	int r = 0;
+
+	for (i = 0; i < len; i++)
+		if (p[i] >= 0x80)
+			break;
+	if (i == len)
+		return format_hive_escape(s, len, FINGERPRINT_SEP, out);
+	if ((r = buf_append(&fixed, s, i)) < 0)
+		goto out;
+	while (i < len && r == 0) {
+		if (p[i] < 0x80) {
+			r = buf_append(&fixed, s + i++, 1);
+		} else if ((seq = utf8_seq_len(p + i, len - i)) > 0) {
+			r = buf_append(&fixed, s + i, seq);
+			i += seq;
+		} else {
+			r = buf_append(&fixed, two, utf8_put(two, p[i++]));
+		}
+	}
+	if (r == 0)
+		r = format_hive_escape(fixed.data, fixed.len, FINGERPRINT_SEP,
+		    out);
+out:
+	buf_clear(&fixed);
+	return r;
+}
+
+/* "yyyy-MM-dd HH:mm:ss.SSSSSS" in tz's local time, or \N. */
+static int
+fingerprint_time(struct tz *tz, int64_t ts_us, struct buf *out)
+{
+	static const char zeros[] = ".000000";
+	char text[TZ_TEXT_MAX];
+	int n = tz_format(tz, ts_us, 0, text);
+
+	if (n < 0)
+		return buf_append(out, "\\N", 2);
+	/* tz_format() leaves out a fraction of zeros and writes
+	 * milliseconds as three digits */
+	if (n == 19)
+		return buf_append(out, text, 19) < 0 ? -ENOMEM :
+		    buf_append(out, zeros, 7);
+	if (buf_append(out, text, (size_t)n) < 0)
+		return -ENOMEM;
+	return n == 23 ? buf_append(out, zeros + 4, 3) : 0;
+}
+
+static int
+fingerprint_value(struct tz *tz, const struct udtf_value *v,
+    struct buf *out)
+{
+	char num[24];
+
+	switch (v->type) {
+	case UDTF_STRING:
+		return fingerprint_string(v->u.s.ptr, v->u.s.len, out);
+	case UDTF_INT64:
+		return buf_append(out, num, (size_t)snprintf(num, sizeof(num),
+		    "%" PRId64, v->u.i64));
+	case UDTF_DOUBLE:
+		return fingerprint_double(v->u.d, out);
+	case UDTF_BOOL:
+		return v->u.b ? buf_append(out, "true", 4) :
+		    buf_append(out, "false", 5);
+	case UDTF_TIMESTAMP:
+		return fingerprint_time(tz, v->u.ts_us, out);
+	case UDTF_NULL:
+		break;
+	}
+	return buf_append(out, "\\N", 2);
+}
+
+int
+fingerprint_text(struct tz *tz, const struct udtf_value *vals,
+    const size_t *pick, size_t n, struct buf *out)
+{
+	static const char sep = FINGERPRINT_SEP;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && (r = buf_append(out, &sep, 1)) < 0)
+			return r;
+		if ((r = fingerprint_value(tz, &vals[pick ? pick[i] : i],
+		    out)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+uint64_t
+fingerprint_hash(const void *text, size_t len)
+{
+	return XXH64(text, len, FINGERPRINT_SEED);
+}
+
+char *
+fingerprint_format(uint64_t fp, char *buf)
+{
+	snprintf(buf, FINGERPRINT_HEX + 1, "%016" PRIx64, fp);
+	return buf;
+}
+
+int
+fingerprint_parse(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (strlen(s) != FINGERPRINT_HEX ||
+	    strspn(s, "0123456789abcdef") != FINGERPRINT_HEX)
+		return -EINVAL;
+	for (size_t i = 0; i < FINGERPRINT_HEX; i++)
+		v = v << 4 | (uint64_t)utf8_hex_value(s[i]);
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,198 @@
+/*
+ * fingerprint: the canonical text of each type as docs/reconcile.md
+ * defines it, which Spark's query rebuilds (real_spark_reconcile.sh runs
+ * it): doubles as Java's Double.toHexString(), strings escaped with their
+ * bytes that are not UTF-8 as U+0080..U+00FF, timestamps with
+ * microseconds in the zone, NULL as \N; XXH64 with seed 42 as Spark's
+ * xxhash64(); the hex form read back, and nothing else.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent/write/fingerprint.h"
+#include "lib/buf.h"
+#include "tests/testlib.h"
+
+/* The canonical text of the one value v, in zone. */
+static void
+assert_text(const char *zone, struct udtf_value v, const char *want,
+    size_t wantlen)
+{
+	struct buf out = { 0 };
+	char why[256];
+	struct tz *tz = tz_open(zone, why, sizeof(why));
+
+	if (tz == NULL)
+		fail_msg("%s", why);
+	assert_int_equal(fingerprint_text(tz, &v, NULL, 1, &out), 0);
+	if (out.len != wantlen || (wantlen > 0 &&
+	    memcmp(out.data, want, wantlen) != 0))
+		fail_msg("\"%.*s\", want \"%s\"", (int)out.len, out.data, want);
+	buf_clear(&out);
+	tz_close(tz);
+}
+
+static void
+assert_double(double d, const char *want)
+{
+	struct udtf_value v = { .type = UDTF_DOUBLE, .u.d = d };
+
+	assert_text("UTC", v, want, strlen(want));
+}
+
+static void
+assert_string(const char *s, size_t len, const char *want, size_t wantlen)
+{
+	struct udtf_value v = { .type = UDTF_STRING, .u.s = { s, len } };
+
+	assert_text("UTC", v, want, wantlen);
+}
+
+static void
+assert_time(int64_t us, const char *want)
+{
+	struct udtf_value v = { .type = UDTF_TIMESTAMP, .u.ts_us = us };
+
+	assert_text("Asia/Shanghai", v, want, strlen(want));
+}
+
+/* Java's Double.toHexString(), as Spark's format_string('%a') prints. */
+static void
+test_doubles(void **state)
+{
+	(void)state;
+	assert_double(0.1, "0x1.999999999999ap-4");
+	assert_double(1.0, "0x1.0p0");
+	assert_double(100.0, "0x1.9p6");
+	assert_double(-0.0, "-0x0.0p0");
+	assert_double(0.0, "0x0.0p0");
+	assert_double(1e300, "0x1.7e43c8800759cp996");
+	assert_double(123456789.125, "0x1.d6f34548p26");
+	assert_double(-1.5e-7, "-0x1.421f5f40d8376p-23");
+	assert_double(5e-324, "0x0.0000000000001p-1022");
+	assert_double(2.2250738585072014E-308, "0x1.0p-1022");
+	assert_double(NAN, "NaN");
+	assert_double(INFINITY, "Infinity");
+	assert_double(-INFINITY, "-Infinity");
+}
+
+static void
+test_strings(void **state)
+{
+	(void)state;
+	assert_string("a\\b", 3, "a\\\\b", 4);
+	assert_string("x\001y\nz\r", 6, "x\\\001y\\nz\\r", 9);
+	assert_string("", 0, "", 0);
+	assert_string("\\N", 2, "\\\\N", 3);
+	/* valid UTF-8 as it is; each other byte as U+0080..U+00FF */
+	assert_string("\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80", 9,
+	    "\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80", 9);
+	assert_string("\x16\x03\x01\xfc\x03", 5, "\x16\x03\\\001\xc3\xbc\x03",
+	    7);
+	assert_string("\x80", 1, "\xc2\x80", 2);
+	/* a sequence cut short, an overlong one, a surrogate */
+	assert_string("\xe6\xbc", 2, "\xc3\xa6\xc2\xbc", 4);
+	assert_string("\xc0\xaf", 2, "\xc3\x80\xc2\xaf", 4);
+	assert_string("\xed\xa0\x80", 3, "\xc3\xad\xc2\xa0\xc2\x80", 6);
+}
+
+static void
+test_times(void **state)
+{
+	(void)state;
+	assert_time(utc_us(2026, 5, 10, 1, 0, 0) + 1,
+	    "2026-05-10 09:00:00.000001");
+	assert_time(utc_us(2026, 5, 10, 2, 30, 0) + 500000,
+	    "2026-05-10 10:30:00.500000");
+	assert_time(utc_us(2026, 5, 10, 5, 0, 0) + 123000,
+	    "2026-05-10 13:00:00.123000");
+	assert_time(utc_us(2026, 5, 10, 4, 0, 0), "2026-05-10 12:00:00.000000");
+	assert_time(utc_us(2026, 5, 10, 3, 59, 59) + 999999,
+	    "2026-05-10 11:59:59.999999");
+	/* before 1970, as hive-text writes it */
+	assert_time(-1, "\\N");
+}
+
+/* A row: its values in pick's order, \001 between, \N for NULL. */
+static void
+test_row(void **state)
+{
+	struct udtf_value vals[4] = {
+		{ .type = UDTF_INT64, .u.i64 = INT64_MIN },
+		{ .type = UDTF_NULL },
+		{ .type = UDTF_BOOL, .u.b = 1 },
+		{ .type = UDTF_INT64, .u.i64 = INT64_MAX },
+	};
+	static const size_t pick[] = { 3, 2, 1, 0 };
+	static const char want[] = "9223372036854775807\001true\001\\N\001"
+	    "-9223372036854775808";
+	struct buf out = { 0 };
+	char why[256];
+	struct tz *tz = tz_open("UTC", why, sizeof(why));
+
+	(void)state;
+	assert_non_null(tz);
+	assert_int_equal(fingerprint_text(tz, vals, pick, 4, &out), 0);
+	assert_int_equal(out.len, sizeof(want) - 1);
+	assert_memory_equal(out.data, want, out.len);
+	buf_reset(&out);
+	vals[2].u.b = 0;
+	assert_int_equal(fingerprint_text(tz, vals, NULL, 3, &out), 0);
+	assert_int_equal(out.len, 29);
+	assert_memory_equal(out.data, "-9223372036854775808\001\\N\001false", 29);
+	buf_clear(&out);
+	tz_close(tz);
+}
+
+/* Spark's xxhash64('abc') and xxhash64('hello world'). */
+static void
+test_hash(void **state)
+{
+	(void)state;
+	assert_true(fingerprint_hash("abc", 3) == UINT64_C(1423657621850124518));
+	assert_true(fingerprint_hash("hello world", 11) ==
+	    UINT64_C(7620854247404556961));
+}
+
+static void
+test_hex(void **state)
+{
+	char buf[FINGERPRINT_HEX + 1];
+	uint64_t v = 0;
+
+	(void)state;
+	assert_string_equal(fingerprint_format(UINT64_C(0x06e4cbddb72620a6), buf),
+	    "06e4cbddb72620a6");
+	assert_int_equal(fingerprint_parse("06e4cbddb72620a6", &v), 0);
+	assert_true(v == UINT64_C(0x06e4cbddb72620a6));
+	assert_int_equal(fingerprint_parse("ffffffffffffffff", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(fingerprint_parse("06E4CBDDB72620A6", &v), -EINVAL);
+	assert_int_equal(fingerprint_parse("6e4cbddb72620a6", &v), -EINVAL);
+	assert_int_equal(fingerprint_parse("06e4cbddb72620a60", &v), -EINVAL);
+	assert_int_equal(fingerprint_parse("06e4cbddb72620ag", &v), -EINVAL);
+	assert_int_equal(fingerprint_parse("", &v), -EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_doubles),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_row),
+		cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_hex),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

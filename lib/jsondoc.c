@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
+
 json_t *
 jsondoc_parse(struct jsondoc *d, const char *text, size_t len)
 {
@@ -240,6 +242,18 @@ jsondoc_utf8(const char *s)
 		return -ENOMEM;
 	json_decref(v);
 	return -EILSEQ;
+}
+
+json_t *
+jsondoc_text(const char *s)
+{
+	char escaped[4096];
+	json_t *v;
+
+	if ((v = json_string(s)) != NULL)
+		return v;
+	return json_string(escape_bytes(s, strlen(s), escaped,
+	    sizeof(escaped)));
 }
 
 int

@@ -84,6 +84,10 @@ int jsondoc_set_str(json_t *o, const char *key, const char *s);
 int jsondoc_set_int(json_t *o, const char *key, int64_t v);
 int jsondoc_set_int_or_null(json_t *o, const char *key, int64_t v,
     int64_t none);
+/* Returns a new JSON string of the sentence s, which may quote bytes that
+ * are not UTF-8 (a path, a part of a record): those sentences are escaped
+ * to printable ASCII first (escape.h).  NULL: out of memory. */
+json_t *jsondoc_text(const char *s);
 /* Sets key of o to v, whose reference it takes (NULL: -ENOMEM). */
 int jsondoc_set(json_t *o, const char *key, json_t *v);
 

@@ -38,8 +38,10 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 	memset(a, 0, sizeof(*a));
 	a->conf = a->live = c;
 	if ((a->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
-		return err_set(err, errlen, -1, "%s: output.timezone: %s",
-		    c->path, why);
+		struct conf_loc at = conf_where(c, "output.timezone");
+
+		return err_set(err, errlen, -1, "%s:%d: output.timezone: %s",
+		    at.file, at.line, why);
 	}
 	if ((a->tables = calloc(c->n_tables, sizeof(*a->tables))) == NULL)
 		return err_set(err, errlen, -1, "out of memory");

@@ -76,9 +76,11 @@ struct krb_opts agent_krb_opts(const struct conf *c);
 
 /* Checks the TLS files; with a client certificate, sets *cert_end (when
  * cert_end is not NULL) to its end and warns 30 days before.  Warns when
- * kafka.rdkafka switches a certificate check off.
+ * kafka.rdkafka switches a certificate check off.  A warning is a sentence
+ * handed to warn(arg, sentence).
  * Returns 0, or a negative value with the sentence in err. */
-int agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
+int agent_check_tls(const struct conf *c, time_t *cert_end,
+    void (*warn)(void *arg, const char *sentence), void *arg, char *err,
     size_t errlen);
 
 /* Logs, once, what a table's UDTFs asked to have said. */

@@ -81,43 +81,108 @@ load(const char *path)
 static int
 cmd_check_config(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "online", no_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *path = CONF_DEFAULT_PATH;
-	char err[1024], info[2048] = "", warning[1024];
-	int r, online = 0;
+	struct conf_report rep = { 0 };
+	char info[2048] = "", *doc;
+	int ch, online = 0, json = 0, ok;
 	struct conf *c;
 
-	if ((r = parse_opts(argc, argv, &path, &online)) != 0)
-		return r;
-	if ((c = load(path)) == NULL)
-		return 1;
-	r = run_check(c, err, sizeof(err));
-	if (r == 0 && online)
-		r = run_check_online(c, info, sizeof(info), err, sizeof(err));
-	if (r == 0 && target_warning(c, warning, sizeof(warning)))
-		fprintf(stderr, "warning: %s\n", warning);
-	conf_free(c);
-	if (r < 0) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'o':
+			online = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
 	}
-	printf("configuration OK%s%s\n", online ? ": " : "", info);
-	return 0;
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	/* every error, the file's keys and then what they name */
+	if ((c = conf_load_all(path, &rep)) != NULL &&
+	    run_check(c, &rep) == 0 && online)
+		run_check_online(c, info, sizeof(info), &rep);
+	conf_free(c);
+	ok = rep.nerrors == 0 && !rep.oom;
+	if (json) {
+		if ((doc = conf_report_json(&rep)) == NULL) {
+			fprintf(stderr, "kedge check-config: out of memory\n");
+			ok = 0;
+		} else
+			printf("%s\n", doc);
+		free(doc);
+	} else {
+		conf_report_write(&rep, stderr);
+		if (ok)
+			printf("configuration OK%s%s\n", online ? ": " : "",
+			    info);
+	}
+	conf_report_clear(&rep);
+	return ok ? 0 : 1;
+}
+
+/* Logs what a check of the configuration found. */
+static void
+log_report(const struct conf_report *rep)
+{
+	char text[4096];
+
+	for (size_t i = 0; i < rep->nerrors; i++) {
+		conf_diag_text(&rep->errors[i], text, sizeof(text));
+		log_errx("%s", text);
+	}
+	for (size_t i = 0; i < rep->nwarnings; i++) {
+		conf_diag_text(&rep->warnings[i], text, sizeof(text));
+		log_warnx("%s", text);
+	}
+	if (rep->oom)
+		log_errx("out of memory checking the configuration");
 }
 
 static int
 cmd_run(int argc, char **argv)
 {
 	const char *path = CONF_DEFAULT_PATH;
+	struct conf_report rep = { 0 };
 	struct run_opts o = { 0 };
 	struct conf *c;
 	int r;
 
 	if ((r = parse_opts(argc, argv, &path, &o.exit_at_end)) != 0)
 		return r;
-	/* EX_CONFIG: systemd's RestartPreventExitStatus= does not retry it */
-	if ((c = load(path)) == NULL)
-		return 78;
+	/* check-config's checks first: what they refuse, run refuses, with
+	 * EX_CONFIG, which systemd's RestartPreventExitStatus= does not
+	 * retry */
+	if ((c = conf_load_all(path, &rep)) == NULL || rep.nerrors > 0 ||
+	    rep.oom || run_check(c, &rep) < 0) {
+		log_report(&rep);
+		conf_report_clear(&rep);
+		conf_free(c);
+		return RUN_EX_CONFIG;
+	}
 	log_set_level_name(c->log.level); /* the config checked the name */
+	/* its warnings: the run says each itself, where it meets it */
+	conf_report_clear(&rep);
 	/* warned, not refused: a root-only host may mean it */
 	if (geteuid() == 0)
 		log_warnx("kedge runs as root: plugins run with root's rights, "
@@ -526,11 +591,13 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run, "[-c FILE] [--exit-at-end]",
 	    "run             consume, parse and land rows until SIGTERM or SIGINT" },
-	{ "check-config", cmd_check_config, "[-c FILE] [--online]",
-	    "check-config    parse and check the configuration (files, keytab,\n"
-	    "UDTFs), print \"configuration OK\" or the first\n"
-	    "error; exit 0 or 1.  --online also logs in and\n"
-	    "asks the brokers for the topics" },
+	{ "check-config", cmd_check_config, "[-c FILE] [--online] [--json]",
+	    "check-config    parse and check the configuration as run would (keys,\n"
+	    "UDTFs, librdkafka's properties, files, keytab), print\n"
+	    "\"configuration OK\" or every error, FILE:LINE: key:\n"
+	    "what; exit 0 or 1.  --online also logs in and asks\n"
+	    "the brokers for the topics; --json prints one JSON\n"
+	    "document {\"ok\", \"errors\", \"warnings\"}" },
 	{ "verify", cmd_verify, "DIR | URL [--user NAME] [--ca-file PEM]",
 	    "verify DIR      check that the part files landed in DIR (output.local_dir)\n"
 	    "hold every offset exactly once and agree with their\n"

@@ -1,6 +1,6 @@
 /*
  * kedge: Kafka -> UDTFs -> hourly Hive partitions, exactly once.
- * The command line: subcommands run, check-config, verify, report,
+ * The command line: subcommands run, check-config, verify, report, parse,
  * checkpoint show, status, bench udtf, config-reference.
  */
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/cli/bench.h"
+#include "agent/cli/preview.h"
 #include "agent/cli/report.h"
 #include "agent/cli/verify.h"
 #include "agent/config/config.h"
@@ -194,6 +195,63 @@ cmd_run(int argc, char **argv)
 		    c->output.local_dir != NULL ? c->output.local_dir : "");
 	r = run_main(c, &o);
 	conf_free(c);
+	return r;
+}
+
+static int
+cmd_parse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "table", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct preview_opts o = { NULL, 0 };
+	const char *path = CONF_DEFAULT_PATH, *input = NULL;
+	struct conf *c;
+	FILE *in = stdin;
+	int ch, r;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 't':
+			o.table = optarg;
+			break;
+		case 'j':
+			o.json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		input = argv[optind++];
+	if (optind != argc || o.table == NULL) {
+		usage(stderr);
+		return 2;
+	}
+	if (input != NULL && strcmp(input, "-") != 0 &&
+	    (in = fopen(input, "r")) == NULL) {
+		fprintf(stderr, "kedge parse: %s: %s\n", input, strerror(errno));
+		return 1;
+	}
+	if ((c = load(path)) == NULL)
+		r = 1;
+	else
+		r = preview_print(c, &o, in, stdout);
+	conf_free(c);
+	if (in != stdin)
+		fclose(in);
 	return r;
 }
 
@@ -614,6 +672,11 @@ static const struct command commands[] = {
 	    "or, for an hour not complete yet, its files and rows,\n"
 	    "read from output.target; exit 0, or 1 when a manifest\n"
 	    "or sidecar does not parse" },
+	{ "parse", cmd_parse, "--table NAME [-c FILE] [--json] [FILE]",
+	    "parse           run a table's UDTFs over sample records (FILE or\n"
+	    "stdin, one a line) and print what each would become:\n"
+	    "its rows as the table lands them, with their hour\n"
+	    "(dt=YYYYMMDD/hr=HH), or why it would be rejected" },
 	{ "checkpoint", cmd_checkpoint, "show [-c FILE]",
 	    "checkpoint show print the last checkpoint record in the store" },
 	{ "status", cmd_status, "[-c FILE]",

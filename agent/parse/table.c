@@ -377,6 +377,53 @@ table_land(struct table *t, const struct udtf_record *rec,
 }
 
 int
+table_preview(struct table *t, const struct udtf_record *recs, size_t n,
+    table_preview_fn *fn, void *arg, char *err, size_t errlen)
+{
+	struct chain_span spans[CHAIN_BATCH_MAX];
+	size_t done = 0;
+
+	t->now_us = (int64_t)time(NULL) * 1000000;
+	while (done < n) {
+		size_t got = chain_parse_batch(t->chain, recs + done, n - done,
+		    spans, NULL);
+
+		for (size_t i = 0; i < got; i++, done++) {
+			struct table_landing l = { NULL, 0, NULL, NULL };
+			struct table_when one, *when;
+			struct tz_hour *hours = NULL;
+			char reason[512];
+			int r;
+
+			r = table_decide(t, &recs[done], &spans[i], &l.rows,
+			    &l.nrows, &one, &when, reason, sizeof(reason),
+			    &l.reason);
+			if (r == 1 && (hours = calloc(l.nrows,
+			    sizeof(*hours))) == NULL)
+				r = -ENOMEM;
+			if (r == -ENOMEM) {
+				if (when != &one)
+					free(when);
+				return err_set(err, errlen, -ENOMEM,
+				    "out of memory");
+			}
+			if (r != -EINVAL)
+				l.reason = NULL;
+			if (r != 1)
+				l.nrows = 0;
+			for (size_t j = 0; j < l.nrows; j++)
+				hours[j] = when[j].hour;
+			l.hours = hours;
+			fn(arg, done, &l);
+			free(hours);
+			if (when != &one)
+				free(when);
+		}
+	}
+	return 0;
+}
+
+int
 table_process(struct table *t, const struct udtf_record *recs, size_t n,
     struct rejects *rj, size_t *done, char *err, size_t errlen)
 {

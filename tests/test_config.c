@@ -836,6 +836,8 @@ test_syntax_error_lines(void **state)
 	expect_err(KAFKA TABLE "}\n", 3, "syntax error: this } closes nothing");
 	expect_err(KAFKA TABLE "/* a comment\n\n", 3,
 	    "syntax error: this /* comment is never closed by */");
+	/* an empty file is read, whole, as nothing */
+	expect_err("", 1, "kafka.brokers: required key is missing");
 }
 
 /* Writes text into dir/name. */

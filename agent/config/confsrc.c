@@ -499,8 +499,10 @@ conf_src_file(struct conf_scan *sc, const char *path,
 	}
 	sc->files[sc->nfiles++] = (struct conf_open){ 0, { path, 0 },
 	    st.st_dev, st.st_ino };
+	/* an empty file has no buffer */
 	lx = (struct conf_lex){ sc, ld->c->files.v[ld->c->files.n - 1],
-	    text.data, text.data + text.len, 1, 0 };
+	    text.len > 0 ? text.data : "", NULL, 1, 0 };
+	lx.end = lx.p + text.len;
 	r = conf_src_lex(&lx);
 	sc->nfiles--;
 	/* the includer's next line starts a line of the text */

@@ -60,6 +60,17 @@ check_warn(void *arg, const char *sentence)
 	conf_report_sentence(ck->rep, 1, ck->c, sentence);
 }
 
+/* librdkafka's warnings of its conf: blamed on kafka.rdkafka. */
+static void
+check_rdkafka_warn(void *arg, const char *sentence)
+{
+	struct check *ck = arg;
+	struct conf_loc at = conf_where(ck->c, "kafka.rdkafka");
+
+	conf_report_add(ck->rep, 1, &at, "kafka.rdkafka", "librdkafka: %s",
+	    sentence);
+}
+
 /* An error of a module that says no FILE:LINE: blamed on key, where it
  * is, named before the sentence unless the sentence starts with it. */
 static void
@@ -163,7 +174,8 @@ run_check(const struct conf *c, struct conf_report *rep)
 		check_fail_at(&ck, check_tls_key(c, err), err);
 	else if (!conf_report_blames(rep, "kafka") &&
 	    !conf_report_blames(rep, "kerberos") &&
-	    source_check_conf(c, check_warn, &ck, err, sizeof(err)) < 0)
+	    source_check_conf(c, check_rdkafka_warn, &ck, err,
+	    sizeof(err)) < 0)
 		conf_report_sentence(rep, 0, c, err);
 	if (c->kerberos.principal != NULL &&
 	    !conf_report_blames(rep, "kerberos")) {

@@ -133,8 +133,12 @@ source_check_log(const rd_kafka_t *rk, int level, const char *fac,
 {
 	struct source_check *sc = rd_kafka_opaque(rk);
 
-	if (level <= 4 && strcmp(fac, "CONFWARN") == 0 && sc->warn != NULL)
-		sc->warn(sc->arg, buf);
+	if (level > 4 || strcmp(fac, "CONFWARN") != 0 || sc->warn == NULL)
+		return;
+	/* "[thrd:app]: ": the thread that logged, of no use to the reader */
+	if (strncmp(buf, "[thrd:", 6) == 0 && strstr(buf, "]: ") != NULL)
+		buf = strstr(buf, "]: ") + 3;
+	sc->warn(sc->arg, buf);
 }
 
 int

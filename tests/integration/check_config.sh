@@ -62,6 +62,14 @@ expect rdkafka_value '2: kafka.rdkafka.fetch_wait_max_ms: librdkafka refuses fet
 { printf 'kafka = { brokers = "127.0.0.1:9092";\n  rdkafka = { receive_message_max_bytes = 1000000; }; };\n'
   base | sed 1d; echo "$NGINX"; } >"$T/rdkafka_whole.conf"
 expect rdkafka_whole '2: kafka.rdkafka: librdkafka refuses the configuration kedge makes of this file: `receive.message.max.bytes` must be >= `fetch.max.bytes` + 512'
+# what librdkafka only warns of, check-config warns of, and passes
+{ printf 'kafka = { brokers = "127.0.0.1:9092";\n  rdkafka = { linger_ms = 5; }; };\n'
+  base | sed 1d; echo "$NGINX"; } >"$T/rdkafka_warn.conf"
+$KEDGE check-config -c "$T/rdkafka_warn.conf" >"$T/stdout" 2>"$T/said" ||
+	die "rdkafka_warn: $(cat "$T/said")"
+[ "$(cat "$T/stdout")" = "configuration OK" ] &&
+    [ "$(cat "$T/said")" = "warning: $T/rdkafka_warn.conf:2: kafka.rdkafka: librdkafka: Configuration property queue.buffering.max.ms is a producer property and will be ignored by this consumer instance" ] ||
+	die "rdkafka_warn: $(cat "$T/stdout" "$T/said")"
 for name in rdkafka_name rdkafka_whole; do
 	rc=0
 	timeout 60 $KEDGE run -c "$T/$name.conf" >"$T/run.log" 2>&1 || rc=$?

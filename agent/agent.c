@@ -1,6 +1,5 @@
 /* agent: the running daemon's state (agent.h) built and freed, for the
- * run loop (run.c) and check-config (check.c) alike, and the descriptor
- * limit it needs. */
+ * run loop (run.c), and the descriptor limit it needs. */
 #include "agent/agent.h"
 
 #include <errno.h>

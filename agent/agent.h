@@ -2,8 +2,9 @@
  * agent: the running daemon's state, built and freed by agent.c and
  * shared by run.c (the main loop), runinfo.c (the figures it reports),
  * reload.c (what SIGHUP changes in it) and check.c (check-config, which
- * builds the same state and checks what the run would need).  Private to
- * those: the rest of kedge sees only run.h.
+ * builds each table as the run does, and checks the TLS files with
+ * agent_check_tls()).  Private to those: the rest of kedge sees only
+ * run.h.
  */
 #ifndef KEDGE_AGENT_H
 #define KEDGE_AGENT_H

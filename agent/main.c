@@ -19,7 +19,6 @@
 #include "agent/config/config.h"
 #include "agent/ops/status.h"
 #include "agent/run.h"
-#include "agent/target/target.h"
 #include "agent/target/webhdfs.h"
 #include "agent/twopc.h"
 #include "lib/log.h"

@@ -812,7 +812,7 @@ test_nginx_quotes(void **state)
 	conf_free(c);
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ 'a' ];\n"
 	    "  udtf = \"raw\"; } );\nlog = { level = 'info; };\n", 4,
-	    "syntax error: this string is never closed");
+	    "syntax error: this '...' string is never closed");
 }
 
 /* A syntax error is told at the line where it is, not at the end. */
@@ -825,8 +825,16 @@ test_syntax_error_lines(void **state)
 	    "closed; a \" inside a string is written \\\"");
 	expect_err(KAFKA TABLE "log = {\n  level = \"info; };\ncheckpoint = {"
 	    " x = \"5\"; };\n", 4, "syntax error: this string runs on past its "
-	    "line, and a string of line 5 is never closed: is a quote missing "
-	    "here");
+	    "line, and then line 5: this string is never closed: is a quote "
+	    "missing here (a \" inside a string is written \\\")?");
+	/* the first string that ran on is blamed, not a later one whose
+	 * quotes only paired wrong because of it */
+	expect_err(KAFKA TABLE "log = { level = \"info; };\n"
+	    "kerberos = { principal = \"k/h@R\"; keytab = \"/k\"; };\n"
+	    "checkpoint = { interval = \"30s\"; };\n", 3, "syntax error: this "
+	    "string runs on past its line, and then line 5: 30s: a size or "
+	    "duration with a unit is written as a string, \"30s\": is a quote "
+	    "missing here");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = \"raw\";\n\nlog = { level = \"info\"; };\n", 2,
 	    "syntax error: this { is never closed by }");

@@ -721,15 +721,10 @@ conf_fill_defaults(struct conf_loader *ld, config_setting_t *g,
 static int
 conf_parse(struct conf_loader *ld)
 {
-	struct conf_at at;
-	struct conf_loc loc;
-
 	if (config_read_string(&ld->cfg, ld->src.text.data))
 		return 0;
-	loc = conf_src_where(ld, config_error_line(&ld->cfg));
-	at = (struct conf_at){ loc.file, loc.line, "" };
-	return conf_fail(ld, &at, "syntax error: %s",
-	    config_error_text(&ld->cfg));
+	return conf_src_syntax(ld, conf_src_where(ld,
+	    config_error_line(&ld->cfg)), config_error_text(&ld->cfg), NULL);
 }
 
 struct conf *

@@ -46,6 +46,7 @@ struct conf_src {
 	struct buf text;
 	struct conf_seg *segs;
 	size_t nsegs, segs_cap;
+	struct conf_loc runs_on;  /* the first string that held a line end */
 };
 
 /* One load of a file: libconfig's reading of it, the config being built,
@@ -88,6 +89,14 @@ struct conf_at conf_at_of(struct conf_loader *ld, config_setting_t *g,
  * ld->rep: a file that cannot be read, an @include that cannot, a string,
  * comment or bracket never closed, a size written without its quotes. */
 int conf_src_read(struct conf_loader *ld);
+
+/* Adds the syntax error what, at at, to ld->rep, with hint (NULL: none)
+ * after it; when a string ran on past its line before at
+ * (ld->src.runs_on), the error is that string's, most likely where a
+ * quote went missing, which made every quote after it pair with the wrong
+ * one.  Returns -EINVAL. */
+int conf_src_syntax(struct conf_loader *ld, struct conf_loc at,
+    const char *what, const char *hint);
 
 /* Where line (of ld->src's text) comes from. */
 struct conf_loc conf_src_where(const struct conf_loader *ld, int line);

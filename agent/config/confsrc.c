@@ -60,7 +60,6 @@ struct conf_lex {
 	const char *file;            /* one of the config's files */
 	const char *p, *end;
 	int line;                    /* of the file, at p */
-	int runs_on;                 /* the last string that held a line end */
 };
 
 static int
@@ -119,26 +118,6 @@ conf_src_clear(struct conf_src *s)
 }
 
 static int
-conf_src_fail(struct conf_lex *lx, int line, const char *key,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-/* An error at line of the file being read. */
-static int
-conf_src_fail(struct conf_lex *lx, int line, const char *key,
-    const char *fmt, ...)
-{
-	struct conf_loc at = { lx->file, line };
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	conf_report_add(lx->sc->ld->rep, 0, &at, key, "%s", msg);
-	return -EINVAL;
-}
-
-static int
 conf_is_name_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '*';
@@ -158,18 +137,51 @@ conf_is_name_char(char c)
 	    c == '_';
 }
 
-/* A string opened at line never closed: a string that ran on past its
- * line before it is most likely where a quote went missing. */
-static int
-conf_src_unclosed(struct conf_lex *lx, int line)
+int
+conf_src_syntax(struct conf_loader *ld, struct conf_loc at,
+    const char *what, const char *hint)
 {
-	if (lx->runs_on > 0 && lx->runs_on < line)
-		return conf_src_fail(lx, lx->runs_on, "", "syntax error: this "
-		    "string runs on past its line, and a string of line %d is "
-		    "never closed: is a quote missing here (a \" inside a "
-		    "string is written \\\")?", line);
-	return conf_src_fail(lx, line, "", "syntax error: this string is "
-	    "never closed; a \" inside a string is written \\\"");
+	struct conf_loc on = ld->src.runs_on;
+	struct conf_at where = { at.file, at.line, "" };
+	char then[64] = "";
+
+	if (on.line == 0 || (on.file == at.file && on.line >= at.line))
+		return conf_fail(ld, &where, "syntax error: %s%s%s", what,
+		    hint != NULL ? "; " : "", hint != NULL ? hint : "");
+	if (on.file != at.file)
+		snprintf(then, sizeof(then), "%.40s:", at.file);
+	where = (struct conf_at){ on.file, on.line, "" };
+	return conf_fail(ld, &where, "syntax error: this string runs on past "
+	    "its line, and then %sline %d: %s: is a quote missing here (a \" "
+	    "inside a string is written \\\")?", then, at.line, what);
+}
+
+static int
+conf_src_syntax_at(struct conf_lex *lx, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A syntax error at line of the file being read. */
+static int
+conf_src_syntax_at(struct conf_lex *lx, int line, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return conf_src_syntax(lx->sc->ld, (struct conf_loc){ lx->file, line },
+	    what, NULL);
+}
+
+#define CONF_QUOTE_HINT "a \" inside a string is written \\\""
+
+/* Notes the first string that ran on past the line it opened on. */
+static void
+conf_src_ran_on(struct conf_lex *lx, int line)
+{
+	if (lx->line > line && lx->sc->ld->src.runs_on.line == 0)
+		lx->sc->ld->src.runs_on = (struct conf_loc){ lx->file, line };
 }
 
 /* A double-quoted string, its escapes as libconfig reads them. */
@@ -182,10 +194,10 @@ conf_src_string(struct conf_lex *lx)
 	while (q < lx->end && *q != '"')
 		q += *q == '\\' && q + 1 < lx->end ? 2 : 1;
 	if (q >= lx->end)
-		return conf_src_unclosed(lx, line);
-	if ((r = conf_src_copy(lx, (size_t)(q + 1 - lx->p))) == 0 &&
-	    lx->line > line)
-		lx->runs_on = line;
+		return conf_src_syntax(lx->sc->ld, (struct conf_loc){ lx->file,
+		    line }, "this string is never closed", CONF_QUOTE_HINT);
+	if ((r = conf_src_copy(lx, (size_t)(q + 1 - lx->p))) == 0)
+		conf_src_ran_on(lx, line);
 	return r;
 }
 
@@ -217,9 +229,9 @@ conf_src_nginx_string(struct conf_lex *lx)
 			return r;
 	}
 	if (q >= lx->end)
-		return conf_src_unclosed(lx, line);
-	if (lx->line > line)
-		lx->runs_on = line;
+		return conf_src_syntax_at(lx, line, "this '...' string is never "
+		    "closed");
+	conf_src_ran_on(lx, line);
 	lx->p = q + 1;
 	return conf_src_put(lx, "\"", 1);
 }
@@ -238,8 +250,8 @@ conf_src_comment(struct conf_lex *lx)
 	for (q = lx->p + 2; q + 1 < lx->end; q++)
 		if (q[0] == '*' && q[1] == '/')
 			return conf_src_copy(lx, (size_t)(q + 2 - lx->p));
-	return conf_src_fail(lx, lx->line, "", "syntax error: this /* "
-	    "comment is never closed by */");
+	return conf_src_syntax_at(lx, lx->line, "this /* comment is never "
+	    "closed by */");
 }
 
 /* A number: a decimal integer that 32 bits cannot hold gets libconfig's
@@ -277,10 +289,9 @@ conf_src_number(struct conf_lex *lx)
 		while (unit < lx->end && conf_is_name_char(*unit))
 			unit++;
 	if (unit > q)
-		return conf_src_fail(lx, lx->line, "", "syntax error: %.*s: a "
-		    "size or duration with a unit is written as a string, "
-		    "\"%.*s\"", (int)(unit - lx->p), lx->p,
-		    (int)(unit - lx->p), lx->p);
+		return conf_src_syntax_at(lx, lx->line, "%.*s: a size or "
+		    "duration with a unit is written as a string, \"%.*s\"",
+		    (int)(unit - lx->p), lx->p, (int)(unit - lx->p), lx->p);
 	if (is_int) {
 		char num[32];
 
@@ -288,9 +299,9 @@ conf_src_number(struct conf_lex *lx)
 		snprintf(num, sizeof(num), "%.*s", (int)(q - lx->p), lx->p);
 		v = strtoll(num, NULL, 10);
 		if (errno == ERANGE || q - digits > 19)
-			return conf_src_fail(lx, lx->line, "", "syntax error: "
-			    "%.*s is past the largest integer, %lld",
-			    (int)(q - lx->p), lx->p, LLONG_MAX);
+			return conf_src_syntax_at(lx, lx->line, "%.*s is past "
+			    "the largest integer, %lld", (int)(q - lx->p), lx->p,
+			    LLONG_MAX);
 		if (v < INT_MIN || v > INT_MAX)
 			return conf_src_copy(lx, (size_t)(q - lx->p)) != 0 ?
 			    -ENOMEM : conf_src_put(lx, "L", 1);
@@ -316,17 +327,17 @@ conf_src_bracket(struct conf_lex *lx)
 		return conf_src_copy(lx, 1);
 	}
 	if (sc->nbrackets == 0)
-		return conf_src_fail(lx, lx->line, "", "syntax error: this %c "
-		    "closes nothing", *lx->p);
+		return conf_src_syntax_at(lx, lx->line, "this %c closes nothing",
+		    *lx->p);
 	top = &sc->brackets[sc->nbrackets - 1];
 	if (closes[strchr(opens, top->ch) - opens] != *lx->p) {
 		if (top->at.file == lx->file)
-			return conf_src_fail(lx, lx->line, "", "syntax error: "
-			    "this %c does not close the %c of line %d",
-			    *lx->p, top->ch, top->at.line);
-		return conf_src_fail(lx, lx->line, "", "syntax error: this %c "
-		    "does not close the %c of %s:%d", *lx->p, top->ch,
-		    top->at.file, top->at.line);
+			return conf_src_syntax_at(lx, lx->line, "this %c does "
+			    "not close the %c of line %d", *lx->p, top->ch,
+			    top->at.line);
+		return conf_src_syntax_at(lx, lx->line, "this %c does not "
+		    "close the %c of %s:%d", *lx->p, top->ch, top->at.file,
+		    top->at.line);
 	}
 	sc->nbrackets--;
 	return conf_src_copy(lx, 1);
@@ -365,8 +376,9 @@ conf_src_include(struct conf_lex *lx)
 	}
 	if (q >= lx->end || *q != '"') {
 		buf_clear(&path);
-		return conf_src_fail(lx, lx->line, CONF_INCLUDE, "syntax error: "
-		    "the file name is never closed by \"");
+		conf_report_add(lx->sc->ld->rep, 0, &here, CONF_INCLUDE,
+		    "syntax error: the file name is never closed by \"");
+		return -EINVAL;
 	}
 	if (buf_append(&path, "", 1) < 0)
 		goto oom;
@@ -501,7 +513,7 @@ conf_src_file(struct conf_scan *sc, const char *path,
 	    st.st_dev, st.st_ino };
 	/* an empty file has no buffer */
 	lx = (struct conf_lex){ sc, ld->c->files.v[ld->c->files.n - 1],
-	    text.len > 0 ? text.data : "", NULL, 1, 0 };
+	    text.len > 0 ? text.data : "", NULL, 1 };
 	lx.end = lx.p + text.len;
 	r = conf_src_lex(&lx);
 	sc->nfiles--;
@@ -521,16 +533,15 @@ conf_src_read(struct conf_loader *ld)
 {
 	struct conf_scan sc = { .ld = ld, .tline = 1 };
 	struct conf_open *top;
-	struct conf_at at;
+	char what[64];
 	int r;
 
 	r = conf_src_file(&sc, ld->c->path, NULL);
 	if (r == 0 && sc.nbrackets > 0) {
 		top = &sc.brackets[sc.nbrackets - 1];
-		at = (struct conf_at){ top->at.file, top->at.line, "" };
-		r = conf_fail(ld, &at, "syntax error: this %c is never closed "
-		    "by %c", top->ch, top->ch == '{' ? '}' : top->ch == '(' ?
-		    ')' : ']');
+		snprintf(what, sizeof(what), "this %c is never closed by %c",
+		    top->ch, top->ch == '{' ? '}' : top->ch == '(' ? ')' : ']');
+		r = conf_src_syntax(ld, top->at, what, NULL);
 	}
 	if (r == 0 && buf_append(&ld->src.text, "", 1) < 0)
 		r = conf_oom(ld);

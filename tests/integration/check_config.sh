@@ -126,7 +126,7 @@ expect include "$T/conf.d/more.conf:2: checkpoint.interval: 0 is out of range 1.
 { base; echo '@include "conf.d/none.conf"'; } >"$T/include_missing.conf"
 expect include_missing "3: @include: cannot read $T/conf.d/none.conf: No such file or directory"
 { base; printf 'tables = ( { name = "a"; topics = [ "t" ]; udtf = "nginx";\n  udtf_config = { log_format = "$remote_addr \\"$request\\" $status; }; } );\nlog = { level = "info"; };\n# the end\n'; } >"$T/string.conf"
-expect string '4: syntax error: this string runs on past its line, and a string of line 5 is never closed: is a quote missing here (a " inside a string is written \")?'
+expect string '4: syntax error: this string runs on past its line, and then line 5: this string is never closed: is a quote missing here (a " inside a string is written \")?'
 { base; printf 'tables = ( { name = "a"; topics = [ "t" ]; udtf = "nginx";\n  codec = "gzip";\n);\nlog = { level = "info"; };\n'; } >"$T/bracket_syntax.conf"
 expect bracket_syntax '5: syntax error: this ) does not close the { of line 3'
 { base; printf 'tables = ( { name = "a"; topics = [ "t" ]; udtf = "nginx"; }\n\nlog = { level = "info"; };\n'; } >"$T/unclosed.conf"

@@ -109,6 +109,8 @@ int conf_check_dir(const char *v, char *why, size_t whylen);
 int conf_check_rdkafka(const char *member, const char *value, char *name,
     size_t namelen, char *why, size_t whylen);
 
+/* Sizes and durations (confunits.c). */
+
 /* Reads a size: a number of bytes, with K, M, G, T or P (or KiB ... PiB:
  * powers of 1024) after it or not.  Returns 0, or -EINVAL with what is
  * wrong in why. */

@@ -1,6 +1,5 @@
 /* agent: the running daemon's state (agent.h) built and freed, for the
- * run loop (run.c) and check-config (check.c) alike, and the descriptor
- * limit it needs. */
+ * run loop (run.c), and the descriptor limit it needs. */
 #include "agent/agent.h"
 
 #include <errno.h>
@@ -38,8 +37,10 @@ agent_build(struct agent *a, const struct conf *c, char *err, size_t errlen)
 	memset(a, 0, sizeof(*a));
 	a->conf = a->live = c;
 	if ((a->tz = tz_open(c->output.timezone, why, sizeof(why))) == NULL) {
-		return err_set(err, errlen, -1, "%s: output.timezone: %s",
-		    c->path, why);
+		struct conf_loc at = conf_where(c, "output.timezone");
+
+		return err_set(err, errlen, -1, "%s:%d: output.timezone: %s",
+		    at.file, at.line, why);
 	}
 	if ((a->tables = calloc(c->n_tables, sizeof(*a->tables))) == NULL)
 		return err_set(err, errlen, -1, "out of memory");

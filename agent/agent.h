@@ -2,8 +2,9 @@
  * agent: the running daemon's state, built and freed by agent.c and
  * shared by run.c (the main loop), runinfo.c (the figures it reports),
  * reload.c (what SIGHUP changes in it) and check.c (check-config, which
- * builds the same state and checks what the run would need).  Private to
- * those: the rest of kedge sees only run.h.
+ * builds each table as the run does, and checks the TLS files with
+ * agent_check_tls()).  Private to those: the rest of kedge sees only
+ * run.h.
  */
 #ifndef KEDGE_AGENT_H
 #define KEDGE_AGENT_H
@@ -78,9 +79,11 @@ struct krb_opts agent_krb_opts(const struct conf *c);
 
 /* Checks the TLS files; with a client certificate, sets *cert_end (when
  * cert_end is not NULL) to its end and warns 30 days before.  Warns when
- * kafka.rdkafka switches a certificate check off.
+ * kafka.rdkafka switches a certificate check off.  A warning is a sentence
+ * handed to warn(arg, sentence).
  * Returns 0, or a negative value with the sentence in err. */
-int agent_check_tls(const struct conf *c, time_t *cert_end, char *err,
+int agent_check_tls(const struct conf *c, time_t *cert_end,
+    void (*warn)(void *arg, const char *sentence), void *arg, char *err,
     size_t errlen);
 
 /* Logs, once, what a table's UDTFs asked to have said. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent/cli/bench.h"
+#include "agent/cli/preview.h"
 #include "agent/cli/reconcile.h"
 #include "agent/cli/report.h"
 #include "agent/cli/verify.h"
@@ -216,10 +217,12 @@ static int
 cmd_check_config(int argc, char **argv)
 {
 	static const struct option longopts[] = { OPT_CONFIG,
-	    { "online", no_argument, NULL, 'o' }, OPT_HELP, OPT_END };
+	    { "online", no_argument, NULL, 'o' },
+	    { "json", no_argument, NULL, 'j' }, OPT_HELP, OPT_END };
 	const char *path = CONF_DEFAULT_PATH;
-	char err[1024], info[2048] = "", warning[1024];
-	int ch, r, online = 0;
+	struct conf_report rep = { 0 };
+	char info[2048] = "", *doc;
+	int ch, online = 0, json = 0, ok;
 	struct conf *c;
 
 	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
@@ -227,25 +230,52 @@ cmd_check_config(int argc, char **argv)
 			path = optarg;
 		else if (ch == 'o')
 			online = 1;
+		else if (ch == 'j')
+			json = 1;
 		else
 			return OPT_EXIT(ch);
 	}
 	if (no_more_args(argc, argv) != 0)
 		return 2;
-	if ((c = load(path)) == NULL)
-		return 1;
-	r = run_check(c, err, sizeof(err));
-	if (r == 0 && online)
-		r = run_check_online(c, info, sizeof(info), err, sizeof(err));
-	if (r == 0 && target_warning(c, warning, sizeof(warning)))
-		fprintf(stderr, "warning: %s\n", warning);
+	/* every error, the file's keys and then what they name */
+	if ((c = conf_load_all(path, &rep)) != NULL &&
+	    run_check(c, &rep) == 0 && online)
+		run_check_online(c, info, sizeof(info), &rep);
 	conf_free(c);
-	if (r < 0) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
+	ok = rep.nerrors == 0 && !rep.oom;
+	if (json) {
+		if ((doc = conf_report_json(&rep)) == NULL) {
+			fprintf(stderr, "kedge check-config: out of memory\n");
+			ok = 0;
+		} else
+			printf("%s\n", doc);
+		free(doc);
+	} else {
+		conf_report_write(&rep, stderr);
+		if (ok)
+			printf("configuration OK%s%s\n", online ? ": " : "",
+			    info);
 	}
-	printf("configuration OK%s%s\n", online ? ": " : "", info);
-	return 0;
+	conf_report_clear(&rep);
+	return ok ? 0 : 1;
+}
+
+/* Logs what a check of the configuration found. */
+static void
+log_report(const struct conf_report *rep)
+{
+	char text[4096];
+
+	for (size_t i = 0; i < rep->nerrors; i++) {
+		conf_diag_text(&rep->errors[i], text, sizeof(text));
+		log_errx("%s", text);
+	}
+	for (size_t i = 0; i < rep->nwarnings; i++) {
+		conf_diag_text(&rep->warnings[i], text, sizeof(text));
+		log_warnx("%s", text);
+	}
+	if (rep->oom)
+		log_errx("out of memory checking the configuration");
 }
 
 static int
@@ -254,6 +284,7 @@ cmd_run(int argc, char **argv)
 	static const struct option longopts[] = { OPT_CONFIG,
 	    { "exit-at-end", no_argument, NULL, 'e' }, OPT_HELP, OPT_END };
 	const char *path = CONF_DEFAULT_PATH;
+	struct conf_report rep = { 0 };
 	struct run_opts o = { 0 };
 	struct conf *c;
 	int ch, r;
@@ -268,12 +299,21 @@ cmd_run(int argc, char **argv)
 	}
 	if (no_more_args(argc, argv) != 0)
 		return 2;
-	/* EX_CONFIG: systemd's RestartPreventExitStatus= does not retry it */
-	if ((c = load(path)) == NULL)
-		return 78;
+	/* check-config's checks first: what they refuse, run refuses, with
+	 * EX_CONFIG, which systemd's RestartPreventExitStatus= does not
+	 * retry */
+	if ((c = conf_load_all(path, &rep)) == NULL || rep.nerrors > 0 ||
+	    rep.oom || run_check(c, &rep) < 0) {
+		log_report(&rep);
+		conf_report_clear(&rep);
+		conf_free(c);
+		return RUN_EX_CONFIG;
+	}
 	/* the config checked the names */
 	log_set_level_name(c->log.level);
 	log_set_format_name(c->log.format);
+	/* its warnings: the run says each itself, where it meets it */
+	conf_report_clear(&rep);
 	/* warned, not refused: a root-only host may mean it */
 	if (geteuid() == 0)
 		log_warnx("kedge runs as root: plugins run with root's rights, "
@@ -285,6 +325,57 @@ cmd_run(int argc, char **argv)
 		    c->output.local_dir != NULL ? c->output.local_dir : "");
 	r = run_main(c, &o);
 	conf_free(c);
+	return r;
+}
+
+static int
+cmd_parse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		OPT_CONFIG,
+		{ "table", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		OPT_HELP, OPT_END,
+	};
+	struct preview_opts o = { NULL, 0 };
+	const char *path = CONF_DEFAULT_PATH, *input = NULL;
+	struct conf *c;
+	FILE *in = stdin;
+	int ch, r;
+
+	while ((ch = cmd_getopt(argc, argv, "c:", longopts)) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 't':
+			o.table = optarg;
+			break;
+		case 'j':
+			o.json = 1;
+			break;
+		default:
+			return OPT_EXIT(ch);
+		}
+	}
+	if (optind < argc)
+		input = argv[optind++];
+	if (no_more_args(argc, argv) != 0)
+		return 2;
+	if (o.table == NULL)
+		return usage_error("--table is required");
+	if (input != NULL && strcmp(input, "-") != 0 &&
+	    (in = fopen(input, "r")) == NULL) {
+		fprintf(stderr, "kedge parse: %s: %s\n", input, strerror(errno));
+		return 1;
+	}
+	if ((c = load(path)) == NULL)
+		r = 1;
+	else
+		r = preview_print(c, &o, in, stdout);
+	conf_free(c);
+	if (in != stdin)
+		fclose(in);
 	return r;
 }
 
@@ -754,17 +845,21 @@ cmd_help(int argc, char **argv)
 
 static const struct command commands[] = {
 	{ "run", cmd_run, "[-c FILE] [--exit-at-end]",
-	    "consume, parse and land rows until SIGTERM or SIGINT",
+	    "consume, parse and land rows until SIGTERM or SIGINT;\n"
+	    "exit 78 on a configuration error (what check-config\n"
+	    "refuses) or when another kedge runs on the spool",
 	    HELP_CONFIG
 	    "  --exit-at-end      stop once every partition is read to its end\n" },
-	{ "check-config", cmd_check_config, "[-c FILE] [--online]",
-	    "parse and check the configuration (files, keytab,\n"
-	    "UDTFs), print \"configuration OK\" or the first\n"
-	    "error; exit 0 or 1",
+	{ "check-config", cmd_check_config, "[-c FILE] [--online] [--json]",
+	    "parse and check the configuration as run would (keys,\n"
+	    "UDTFs, librdkafka's properties, files, keytab), print\n"
+	    "\"configuration OK\" or every error, FILE:LINE: key:\n"
+	    "what; exit 0 or 1",
 	    HELP_CONFIG
 	    "  --online           also log in, ask the brokers for the topics\n"
 	    "                     and, with the webhdfs target, HDFS for its\n"
-	    "                     directory\n" },
+	    "                     directory\n"
+	    "  --json             one JSON document: ok, errors, warnings\n" },
 	{ "verify", cmd_verify, "[--json] [--user NAME] [--ca-file PEM] DIR|URL",
 	    "check that the part files landed in DIR (output.local_dir)\n"
 	    "hold every offset exactly once and agree with their\n"
@@ -828,6 +923,14 @@ static const struct command commands[] = {
 	    "  --json             one JSON document, not TSV\n"
 	    "  --user NAME        a URL as the HDFS user NAME, not with SPNEGO\n"
 	    "  --ca-file PEM      check an https URL's certificate with these CAs\n" },
+	{ "parse", cmd_parse, "[-c FILE] --table NAME [--json] [FILE]",
+	    "run a table's UDTFs over sample records (FILE or\n"
+	    "stdin, one a line) and print what each would become:\n"
+	    "its rows as the table lands them, with their hour\n"
+	    "(dt=YYYYMMDD/hr=HH), or why it would be rejected",
+	    HELP_CONFIG
+	    "  --table NAME       the table whose chain runs\n"
+	    "  --json             one JSON object a record\n" },
 	{ "checkpoint show", cmd_checkpoint_show, "[-c FILE]",
 	    "print the last checkpoint record in the store", HELP_CONFIG },
 	{ "status", cmd_status, "[-c FILE] [--json]",

@@ -5,6 +5,7 @@
 #include "agent/run.h"
 #include "agent/agent.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -582,6 +583,13 @@ run_last_checkpoint(struct agent *a)
 		    "decides it from what the group committed");
 }
 
+static void
+run_warn(void *arg, const char *sentence)
+{
+	(void)arg;
+	log_warnx("%s", sentence);
+}
+
 int
 run_main(const struct conf *c, const struct run_opts *o)
 {
@@ -590,8 +598,13 @@ run_main(const struct conf *c, const struct run_opts *o)
 	struct source_hooks hooks = hooks_proto;
 	struct agent a;
 	char err[1024];
-	int status = 1, r;
+	int status = 1, r, lock;
 
+	/* one kedge per spool: two would write the same files */
+	if ((lock = spool_lock(c->output.spool_dir, err, sizeof(err))) < 0) {
+		log_errx("%s", err);
+		return lock == -EBUSY ? RUN_EX_CONFIG : 1;
+	}
 	crash_init();
 	tick_init();
 	if (notify_init() < 0)
@@ -599,17 +612,20 @@ run_main(const struct conf *c, const struct run_opts *o)
 		    "hear from kedge", getenv("NOTIFY_SOCKET"));
 	if (webhdfs_global_init() < 0) {
 		log_errx("cannot initialise libcurl");
+		close(lock);
 		return 1;
 	}
 	if (agent_build(&a, c, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
 		agent_clear(&a);
+		close(lock);
 		return 1;
 	}
 	if (agent_check_nofile(c, a.nwriters, err, sizeof(err)) < 0) {
 		log_errx("%s", err);
 		agent_clear(&a);
-		return 78; /* EX_CONFIG: a restart would not help */
+		close(lock);
+		return RUN_EX_CONFIG; /* a restart would not help */
 	}
 	run_signals();
 	if (c->metrics.enabled && (a.metrics = metrics_start(c->metrics.listen,
@@ -618,7 +634,8 @@ run_main(const struct conf *c, const struct run_opts *o)
 		    "ADDRESS:PORT, or metrics.enabled = false", c->path, err);
 		goto out;
 	}
-	if (agent_check_tls(c, &a.cert_end, err, sizeof(err)) < 0) {
+	if (agent_check_tls(c, &a.cert_end, run_warn, NULL, err,
+	    sizeof(err)) < 0) {
 		log_errx("%s", err);
 		goto out;
 	}
@@ -688,5 +705,6 @@ out:
 	publisher_stop(a.pub);
 	krb_free(a.krb);
 	agent_clear(&a);
+	close(lock);
 	return status;
 }

@@ -7,8 +7,8 @@
  *
  * Two things a config can do are kept out of the fuzzer, as they reach
  * outside the process:
- *   - "@include" makes libconfig read whatever file it names (/dev/stdin,
- *     /dev/zero...): inputs holding it are skipped;
+ *   - "@include" makes the loader read whatever file it names
+ *     (/dev/stdin, a FIFO...): inputs holding it are skipped;
  *   - udtf = "plugin:/PATH.so" makes conf_load() dlopen() PATH, running its
  *     constructors: dlopen() below, in the executable, takes the place of
  *     libc's and refuses every path.

@@ -244,6 +244,18 @@ jsondoc_utf8(const char *s)
 	return -EILSEQ;
 }
 
+json_t *
+jsondoc_text(const char *s)
+{
+	char escaped[4096];
+	json_t *v;
+
+	if ((v = json_string(s)) != NULL)
+		return v;
+	return json_string(escape_bytes(s, strlen(s), escaped,
+	    sizeof(escaped)));
+}
+
 int
 jsondoc_set_str(json_t *o, const char *key, const char *s)
 {
@@ -253,17 +265,6 @@ jsondoc_set_str(json_t *o, const char *key, const char *s)
 	if ((v = json_string(s)) == NULL)
 		return (r = jsondoc_utf8(s)) != 0 ? r : -ENOMEM;
 	return jsondoc_set(o, key, v);
-}
-
-json_t *
-jsondoc_text(const char *s)
-{
-	char esc[4096];
-	json_t *v;
-
-	if ((v = json_string(s)) != NULL)
-		return v;
-	return json_string(escape_str(s, esc, sizeof(esc)));
 }
 
 int

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "agent/config/config.h"
 #include "agent/udtf/registry.h"
@@ -102,7 +103,8 @@ test_full_config_lands_every_value(void **state)
 	    "  security = { protocol = \"SASL_SSL\"; };\n"
 	    "  start = \"latest\";\n"
 	    "  rdkafka = { fetch_wait_max_ms = 100; client_id = \"edge\";\n"
-	    "    check_crcs = true; big = 5000000000L; ratio = 0.5; };\n"
+	    "    check_crcs = true; client_rack = 5000000000L;\n"
+	    "    linger_ms = 0.5; };\n"
 	    "};\n"
 	    "tables = (\n"
 	    "  { name = \"web_log\"; topics = [ \"web\" ]; udtf = [ \"nginx\" ];\n"
@@ -136,17 +138,18 @@ test_full_config_lands_every_value(void **state)
 	assert_int_equal(c->kafka.n_rdkafka, 5);
 	assert_string_equal(c->kafka.rdkafka[0].key, "fetch.wait.max.ms");
 	assert_string_equal(c->kafka.rdkafka[0].value, "100");
-	assert_int_equal(c->kafka.rdkafka[0].line, 7);
+	assert_int_equal(c->kafka.rdkafka[0].at.line, 7);
 	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "client.id"), "edge");
 	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "check.crcs"), "true");
-	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "big"), "5000000000");
-	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "ratio"), "0.5");
-	assert_int_equal(c->kafka.rdkafka[3].line, 8);
+	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "client.rack"),
+	    "5000000000");
+	assert_string_equal(kv_get(c->kafka.rdkafka, 5, "linger.ms"), "0.5");
+	assert_int_equal(c->kafka.rdkafka[3].at.line, 8);
 
 	assert_int_equal(c->n_tables, 2);
 	t = &c->tables[0];
 	assert_string_equal(t->name, "web_log");
-	assert_int_equal(t->line, 11);
+	assert_int_equal(t->at.line, 12);
 	assert_int_equal(t->topics.n, 1);
 	assert_string_equal(t->topics.v[0], "web");
 	assert_int_equal(t->n_udtf, 1);
@@ -154,7 +157,7 @@ test_full_config_lands_every_value(void **state)
 	assert_ptr_equal(t->udtf[0].udtf, udtf_builtin_find("nginx"));
 	assert_string_equal(kv_get(t->udtf[0].params, t->udtf[0].n_params,
 	    "log_format"), "$remote_addr [$time_local]");
-	assert_int_equal(t->udtf[0].params[0].line, 12);
+	assert_int_equal(t->udtf[0].params[0].at.line, 13);
 	assert_string_equal(t->event_time, "time_local");
 	assert_int_equal(t->format, FORMAT_JSONL);
 	assert_int_equal(t->field_delimiter, '\t');
@@ -162,7 +165,7 @@ test_full_config_lands_every_value(void **state)
 	assert_int_equal(t->codec_level, 19);
 	t = &c->tables[1];
 	assert_string_equal(t->name, "app");
-	assert_int_equal(t->line, 15);
+	assert_int_equal(t->at.line, 16);
 	assert_string_equal(t->topics.v[0], "app");
 	assert_string_equal(t->udtf[0].spec, "raw");
 	assert_int_equal(t->codec, CODEC_NONE);
@@ -202,8 +205,8 @@ test_chain(void **state)
 	assert_string_equal(t->udtf[0].spec, "raw");
 	assert_int_equal(t->udtf[0].n_params, 0);
 	assert_string_equal(t->udtf[1].spec, "nginx");
-	assert_int_equal(t->udtf[1].line, 3);
-	assert_int_equal(t->udtf[1].config_line, 5);
+	assert_int_equal(t->udtf[1].at.line, 3);
+	assert_int_equal(t->udtf[1].config_at.line, 5);
 	assert_string_equal(kv_get(t->udtf[1].params, t->udtf[1].n_params,
 	    "log_format"), "$status");
 	assert_string_equal(kv_get(t->udtf[1].params, t->udtf[1].n_params,
@@ -235,7 +238,7 @@ test_defaults(void **state)
 	assert_string_equal(c->kafka.start, "earliest");
 	assert_int_equal(c->kafka.n_rdkafka, 0);
 	t = &c->tables[0];
-	assert_int_equal(t->line, 2);
+	assert_int_equal(t->at.line, 2);
 	assert_string_equal(t->event_time, "kafka_timestamp");
 	assert_int_equal(t->format, FORMAT_HIVE_TEXT);
 	assert_int_equal(t->field_delimiter, '\001');
@@ -249,7 +252,7 @@ test_defaults(void **state)
 		nkeys++;
 	}
 	assert_int_equal(t->udtf[0].n_params, nkeys);
-	assert_int_equal(t->udtf[0].params[0].line, 2);
+	assert_int_equal(t->udtf[0].params[0].at.line, 2);
 	assert_int_equal(t->max_rows, 10000);
 	assert_int_equal(t->max_bytes, 67108864);
 	assert_string_equal(c->output.spool_dir, "/var/lib/kedge/spool");
@@ -351,7 +354,8 @@ test_wrong_types(void **state)
 	expect_err("kafka = { brokers = 9092; };\n" TABLE, 1,
 	    "kafka.brokers: expected a string, got an integer");
 	expect_err(KAFKA TABLE "checkpoint = { interval = 1.5; };\n", 3,
-	    "checkpoint.interval: expected an integer, got a float");
+	    "checkpoint.interval: expected a duration (seconds, or a string "
+	    "such as \"5m\"), got a float");
 	expect_err(KAFKA TABLE "log = \"debug\";\n", 3,
 	    "log: expected a group { ... }, got a string");
 	expect_err(KAFKA "tables = { name = \"t\"; };\n", 2,
@@ -364,8 +368,12 @@ test_wrong_types(void **state)
 	expect_err(KAFKA "tables = ( { name = \"t\";\n topics = ( \"a\",\n 7 );"
 	    " udtf = \"raw\"; } );\n", 4,
 	    "tables[0].topics[1]: expected a string, got an integer");
-	expect_err(KAFKA TABLE "output = { roll = { max_bytes = \"1G\"; }; };\n",
-	    3, "output.roll.max_bytes: expected an integer, got a string");
+	expect_err(KAFKA TABLE "output = { roll = { max_bytes = \"1 GB\"; }; };\n",
+	    3, "output.roll.max_bytes: \"1 GB\" is not a size: write bytes, "
+	    "or a number with K, M, G, T or P after it");
+	expect_err(KAFKA TABLE "output = { roll = { max_bytes = true; }; };\n",
+	    3, "output.roll.max_bytes: expected a size (bytes, or a string "
+	    "such as \"512MiB\"), got a boolean");
 	expect_err(KAFKA TABLE "output = { host = true; };\n", 3,
 	    "output.host: expected a string, got a boolean");
 	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n  x = { }; }; };\n"
@@ -706,6 +714,334 @@ test_reserved_rdkafka_keys(void **state)
 	    "enable.auto.commit, which kedge manages");
 }
 
+/* Each librdkafka property, through librdkafka's own rd_kafka_conf_set(). */
+static void
+test_rdkafka_properties_checked(void **state)
+{
+	(void)state;
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n"
+	    "  sesion_timeout_ms = 6000; }; };\n" TABLE, 3,
+	    "kafka.rdkafka.sesion_timeout_ms: librdkafka has no property "
+	    "sesion.timeout.ms; did you mean \"session_timeout_ms\"?");
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n"
+	    "  fetch_wait_max_ms = \"soon\"; }; };\n" TABLE, 3,
+	    "kafka.rdkafka.fetch_wait_max_ms: librdkafka refuses "
+	    "fetch.wait.max.ms = \"soon\": Invalid value");
+	expect_err("kafka = { brokers = \"k:1\";\n rdkafka = {\n"
+	    "  zzzz_yyyy = 1; }; };\n" TABLE, 3,
+	    "kafka.rdkafka.zzzz_yyyy: librdkafka has no property zzzz.yyyy "
+	    "(CONFIGURATION.md of librdkafka");
+}
+
+/* Integers past 32 bits need no L: libconfig 1.5 would cut them. */
+static void
+test_ints_past_32_bits(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA TABLE "spool = { max_bytes = 10737418240;\n"
+	    "  min_free_bytes = 4294967296; };\n");
+	assert_int_equal(c->spool.max_bytes, 10737418240LL);
+	assert_int_equal(c->spool.min_free_bytes, 4294967296LL);
+	conf_free(c);
+	expect_err(KAFKA TABLE "spool = { min_free_bytes = -3000000000; };\n",
+	    3, "spool.min_free_bytes: -3000000000 is out of range 0..");
+	expect_err(KAFKA TABLE "spool = { max_bytes = 99999999999999999999; };\n",
+	    3, "syntax error: 99999999999999999999 is past the largest integer");
+}
+
+static void
+test_sizes_and_durations(void **state)
+{
+	struct conf *c;
+
+	(void)state;
+	c = load_ok(KAFKA TABLE "spool = { max_bytes = \"10G\";\n"
+	    "  min_free_bytes = \"512MiB\"; };\n"
+	    "output = { roll = { max_bytes = \"64k\"; max_age = \"1h30m\";\n"
+	    "  inactive = \"90s\"; }; event_window = { past = \"8d\"; }; };\n"
+	    "checkpoint = { interval = \"5m\"; };\n"
+	    "completion = { idle_timeout = \"600\"; };\n");
+	assert_int_equal(c->spool.max_bytes, 10LL << 30);
+	assert_int_equal(c->spool.min_free_bytes, 512LL << 20);
+	assert_int_equal(c->output.roll.max_bytes, 64 << 10);
+	assert_int_equal(c->output.roll.max_age, 5400);
+	assert_int_equal(c->output.roll.inactive, 90);
+	assert_int_equal(c->output.event_window.past, 8 * 86400);
+	assert_int_equal(c->checkpoint.interval, 300);
+	assert_int_equal(c->completion.idle_timeout, 600);
+	conf_free(c);
+	expect_err(KAFKA TABLE "spool = { max_bytes = \"10GB\"; };\n", 3,
+	    "spool.max_bytes: \"10GB\" is not a size");
+	expect_err(KAFKA TABLE "spool = { max_bytes = \"9999999P\"; };\n", 3,
+	    "spool.max_bytes: \"9999999P\" is past the largest size there is");
+	expect_err(KAFKA TABLE "spool = { max_bytes = \"2P\"; };\n", 3,
+	    "spool.max_bytes: \"2P\" (2251799813685248) is out of range "
+	    "1048576..1125899906842624 (1MiB..1PiB)");
+	expect_err(KAFKA TABLE "checkpoint = { interval = \"5 m\"; };\n", 3,
+	    "checkpoint.interval: \"5 m\" is not a duration");
+	expect_err(KAFKA TABLE "checkpoint = { interval = \"500ms\"; };\n", 3,
+	    "checkpoint.interval: \"500ms\" is not a duration");
+	expect_err(KAFKA TABLE "checkpoint = { interval = \"1m30\"; };\n", 3,
+	    "checkpoint.interval: \"1m30\" is not a duration");
+	expect_err(KAFKA TABLE "spool = {\n  max_bytes = 10G; };\n", 4,
+	    "syntax error: 10G: a size or duration with a unit is written "
+	    "as a string, \"10G\"");
+}
+
+/* A log_format pasted from nginx.conf, in nginx's single quotes and in
+ * pieces, holds the bytes nginx would read. */
+static void
+test_nginx_quotes(void **state)
+{
+	struct conf *c;
+	const char *v;
+
+	(void)state;
+	c = load_ok(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"nginx\"; udtf_config = { log_format =\n"
+	    "    '$remote_addr \"$request\" '\n"
+	    "    '\\'$status\\' \\\\ \\d\\t$msec'; }; } );\n"
+	    "log = { level = 'debug'; };\n");
+	v = kv_get(c->tables[0].udtf[0].params, c->tables[0].udtf[0].n_params,
+	    "log_format");
+	assert_string_equal(v, "$remote_addr \"$request\" '$status' \\ \\d\t$msec");
+	assert_string_equal(c->log.level, "debug");
+	assert_int_equal(conf_where(c, "log.level").line, 6);
+	conf_free(c);
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ 'a' ];\n"
+	    "  udtf = \"raw\"; } );\nlog = { level = 'info; };\n", 4,
+	    "syntax error: this '...' string is never closed");
+}
+
+/* A syntax error is told at the line where it is, not at the end. */
+static void
+test_syntax_error_lines(void **state)
+{
+	(void)state;
+	expect_err(KAFKA TABLE "log = {\n  level = \"info; };\ncheckpoint = {\n"
+	    "  interval = 5; };\n", 4, "syntax error: this string is never "
+	    "closed; a \" inside a string is written \\\"");
+	expect_err(KAFKA TABLE "log = {\n  level = \"info; };\ncheckpoint = {"
+	    " x = \"5\"; };\n", 4, "syntax error: this string runs on past its "
+	    "line, and then line 5: this string is never closed: is a quote "
+	    "missing here (a \" inside a string is written \\\")?");
+	/* the first string that ran on is blamed, not a later one whose
+	 * quotes only paired wrong because of it */
+	expect_err(KAFKA TABLE "log = { level = \"info; };\n"
+	    "kerberos = { principal = \"k/h@R\"; keytab = \"/k\"; };\n"
+	    "checkpoint = { interval = \"30s\"; };\n", 3, "syntax error: this "
+	    "string runs on past its line, and then line 5: 30s: a size or "
+	    "duration with a unit is written as a string, \"30s\": is a quote "
+	    "missing here");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\";\n\nlog = { level = \"info\"; };\n", 2,
+	    "syntax error: this { is never closed by }");
+	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
+	    "  udtf = \"raw\"; ) );\n", 3,
+	    "syntax error: this ) does not close the { of line 2");
+	expect_err(KAFKA TABLE "}\n", 3, "syntax error: this } closes nothing");
+	expect_err(KAFKA TABLE "/* a comment\n\n", 3,
+	    "syntax error: this /* comment is never closed by */");
+	/* an empty file is read, whole, as nothing */
+	expect_err("", 1, "kafka.brokers: required key is missing");
+}
+
+/* Writes text into dir/name. */
+static void
+write_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* @include: relative to the directory of the file that names it, whatever
+ * the working directory; each key's line is in its own file. */
+static void
+test_include_relative(void **state)
+{
+	char dir[] = "/tmp/kedge-test-inc-XXXXXX", path[512], sub[64];
+	char err[1024], cwd[1024];
+	struct conf_loc at;
+	struct conf *c;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/conf.d", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file(dir, "main.conf", KAFKA "@include \"conf.d/tables.conf\"\n"
+	    "log = { level = \"debug\"; };\n");
+	write_file(sub, "tables.conf", "# the tables\n" TABLE
+	    "@include \"more.conf\"\n");
+	write_file(sub, "more.conf", "checkpoint = {\n  interval = 7; };\n");
+	snprintf(path, sizeof(path), "%s/main.conf", dir);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir("/"), 0);
+	c = conf_load(path, err, sizeof(err));
+	if (c == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(c->checkpoint.interval, 7);
+	at = conf_where(c, "checkpoint.interval");
+	snprintf(path, sizeof(path), "%s/more.conf", sub);
+	assert_string_equal(at.file, path);
+	assert_int_equal(at.line, 2);
+	snprintf(path, sizeof(path), "%s/tables.conf", sub);
+	assert_string_equal(c->tables[0].at.file, path);
+	assert_int_equal(c->tables[0].at.line, 2);
+	at = conf_where(c, "log.level");
+	snprintf(path, sizeof(path), "%s/main.conf", dir);
+	assert_string_equal(at.file, path);
+	assert_int_equal(at.line, 3);
+	conf_free(c);
+	/* an error in the included file, and an @include not found */
+	write_file(sub, "more.conf", "checkpoint = {\n  interval = 0; };\n");
+	assert_null(conf_load(path, err, sizeof(err)));
+	snprintf(path, sizeof(path), "%s/more.conf:2: checkpoint.interval: 0 "
+	    "is out of range", sub);
+	assert_int_equal(strncmp(err, path, strlen(path)), 0);
+	write_file(sub, "tables.conf", TABLE "@include \"none.conf\"\n");
+	snprintf(path, sizeof(path), "%s/main.conf", dir);
+	assert_null(conf_load(path, err, sizeof(err)));
+	snprintf(path, sizeof(path), "%s/tables.conf:2: @include: cannot read "
+	    "%s/none.conf: No such file or directory", sub, sub);
+	assert_string_equal(err, path);
+	write_file(sub, "tables.conf", TABLE "@include \"tables.conf\"\n");
+	snprintf(path, sizeof(path), "%s/main.conf", dir);
+	assert_null(conf_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "it includes itself"));
+	assert_int_equal(chdir(cwd), 0);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
+/* Every error of a file, not the first alone, each where it is; the
+ * config comes back for the checks of what loaded. */
+static void
+test_every_error(void **state)
+{
+	struct conf_report rep = { 0 };
+	char text[1024];
+	struct conf *c;
+	json_t *doc, *e;
+	json_error_t je;
+	char *js;
+
+	(void)state;
+	write_conf("kafka = { brokers = \"k:1\";\n  group = \"g\"; };\n"
+	    "tables = ( { name = \"t\"; topics = [ \"a\" ]; udtf = \"nope\"; },\n"
+	    "  { name = \"u\"; topics = [ \"b\" ]; udtf = \"raw\"; } );\n"
+	    "checkpoint = { interval = 0; };\nlog = { level = \"loud\"; };\n");
+	c = conf_load_all(conf_path, &rep);
+	unlink(conf_path);
+	assert_non_null(c);
+	assert_int_equal(rep.nerrors, 4);
+	assert_string_equal(rep.errors[0].key, "kafka.group");
+	assert_int_equal(rep.errors[0].line, 2);
+	assert_string_equal(rep.errors[1].key, "tables[0].udtf");
+	assert_int_equal(rep.errors[1].line, 3);
+	assert_string_equal(rep.errors[2].key, "checkpoint.interval");
+	assert_int_equal(rep.errors[2].line, 5);
+	assert_string_equal(rep.errors[3].key, "log.level");
+	assert_int_equal(rep.errors[3].line, 6);
+	assert_true(conf_report_blames(&rep, "tables[0]"));
+	assert_false(conf_report_blames(&rep, "tables[1]"));
+	assert_true(conf_report_blames(&rep, "kafka"));
+	assert_false(conf_report_blames(&rep, "kafka.brokers"));
+	assert_false(conf_report_blames(&rep, "checkpoint.i"));
+	/* what loaded is there; what was refused has no value */
+	assert_string_equal(c->tables[1].name, "u");
+	assert_null(c->log.level);
+	conf_diag_text(&rep.errors[2], text, sizeof(text));
+	snprintf(text + 512, 512, "%s:5: checkpoint.interval: 0 is out of "
+	    "range 1..3600 (1s..1h)", conf_path);
+	assert_string_equal(text, text + 512);
+	assert_non_null(js = conf_report_json(&rep));
+	assert_non_null(doc = json_loads(js, 0, &je));
+	assert_true(json_is_false(json_object_get(doc, "ok")));
+	assert_int_equal(json_array_size(json_object_get(doc, "errors")), 4);
+	e = json_array_get(json_object_get(doc, "errors"), 1);
+	assert_string_equal(json_string_value(json_object_get(e, "file")),
+	    conf_path);
+	assert_int_equal(json_integer_value(json_object_get(e, "line")), 3);
+	assert_string_equal(json_string_value(json_object_get(e, "key")),
+	    "tables[0].udtf");
+	assert_int_equal(json_array_size(json_object_get(doc, "warnings")), 0);
+	json_decref(doc);
+	free(js);
+	conf_free(c);
+	conf_report_clear(&rep);
+	/* another module's sentence, split where it names a file of c */
+	c = load_ok(KAFKA TABLE);
+	snprintf(text, sizeof(text), "%s:2: tables[0].event_time: no such "
+	    "column: use \"a\"", conf_path);
+	conf_report_sentence(&rep, 1, c, text);
+	conf_report_sentence(&rep, 0, c, "keytab: none");
+	assert_int_equal(rep.nwarnings, 1);
+	assert_int_equal(rep.warnings[0].line, 2);
+	assert_string_equal(rep.warnings[0].key, "tables[0].event_time");
+	assert_string_equal(rep.warnings[0].message, "no such column: use \"a\"");
+	assert_string_equal(rep.errors[0].file, conf_path);
+	assert_int_equal(rep.errors[0].line, 0);
+	assert_string_equal(rep.errors[0].key, "");
+	assert_string_equal(rep.errors[0].message, "keytab: none");
+	conf_free(c);
+	conf_report_clear(&rep);
+}
+
+/* Names that become file names, and HDFS's address (issue 35, 10). */
+static void
+test_names_fit_file_names(void **state)
+{
+	char text[2048], topic[250];
+
+	(void)state;
+	memset(topic, 't', 240);
+	topic[240] = '\0';
+	snprintf(text, sizeof(text), KAFKA "tables = ( { name = \"t\";\n"
+	    "  topics = [ \"%s\" ]; udtf = \"raw\"; format = \"parquet\"; } );\n"
+	    "output = { host = \"h1\"; };\n", topic);
+	expect_err(text, 3, "tables[0].topics[0]: the table's files for this "
+	    "topic would have names of up to 296 bytes (\".<topic>+<partition>+"
+	    "<offset>+<host>.parquet.rows.journal\"), over the 255 a file name "
+	    "may have: no output.host leaves room: kedge can land topics of up "
+	    "to 200 bytes");
+	topic[200] = '\0';
+	snprintf(text, sizeof(text), KAFKA "tables = ( { name = \"t\";\n"
+	    "  topics = [ \"%s\" ]; udtf = \"raw\"; codec = \"zstd\"; } );\n"
+	    "output = { host = \"edge-0123456789\"; };\n", topic);
+	expect_err(text, 3, "tables[0].topics[0]: the table's files for this "
+	    "topic would have names of up to 264 bytes (\".<topic>+<partition>+"
+	    "<offset>+<host>.txt.zst.journal\"), over the 255 a file name may "
+	    "have: shorten output.host (\"edge-0123456789\") to 6 bytes or "
+	    "fewer");
+	/* the same topic fits with a shorter host */
+	snprintf(text, sizeof(text), KAFKA "tables = ( { name = \"t\";\n"
+	    "  topics = [ \"%s\" ]; udtf = \"raw\"; codec = \"zstd\"; } );\n"
+	    "output = { host = \"edge01\"; };\n", topic);
+	conf_free(load_ok(text));
+	expect_err(KAFKA TABLE "output = { target = \"webhdfs\";\n webhdfs = {"
+	    " url = \"http://nn:65536\"; auth = \"simple\"; }; };\n", 4,
+	    "output.webhdfs.url: \"http://nn:65536\": the port must be a number "
+	    "1..65535");
+	expect_err(KAFKA TABLE "output = { target = \"webhdfs\";\n webhdfs = {"
+	    " url = \"https://[::1]:0/\"; auth = \"simple\"; }; };\n", 4,
+	    "output.webhdfs.url: \"https://[::1]:0/\": the port must be");
+	expect_err(KAFKA TABLE "output = { target = \"webhdfs\"; webhdfs = {\n"
+	    " url = \"https://[::1]:9871\"; auth = \"simple\";\n"
+	    " base_dir = \"/a/b/..\"; }; };\n", 5, "output.webhdfs.base_dir: "
+	    "\"/a/b/..\" holds a \"..\" component");
+	expect_err(KAFKA TABLE "output = { target = \"webhdfs\"; webhdfs = {\n"
+	    " url = \"https://nn\"; auth = \"simple\";\n"
+	    " base_dir = \"/a/./b\"; }; };\n", 5, "output.webhdfs.base_dir: "
+	    "\"/a/./b\" holds a \".\" component");
+}
+
 static void
 test_unusable_dirs(void **state)
 {
@@ -943,6 +1279,14 @@ main(void)
 		cmocka_unit_test(test_on_complete),
 		cmocka_unit_test(test_kafka_topics_match_tables),
 		cmocka_unit_test(test_reserved_rdkafka_keys),
+		cmocka_unit_test(test_rdkafka_properties_checked),
+		cmocka_unit_test(test_ints_past_32_bits),
+		cmocka_unit_test(test_sizes_and_durations),
+		cmocka_unit_test(test_nginx_quotes),
+		cmocka_unit_test(test_syntax_error_lines),
+		cmocka_unit_test(test_include_relative),
+		cmocka_unit_test(test_every_error),
+		cmocka_unit_test(test_names_fit_file_names),
 		cmocka_unit_test(test_unusable_dirs),
 		cmocka_unit_test(test_default_errors_point_at_enclosing_group),
 		cmocka_unit_test(test_metrics_listen),

@@ -149,6 +149,64 @@ test_compile_errors(void **state)
 		    cases[i].format, NULL);
 }
 
+/* The log_format as nginx.conf has it: pairs closed, variables known. */
+static void
+test_lint(void **state)
+{
+	static const struct {
+		const char *format;
+		const char *reason;  /* NULL: taken */
+	} cases[] = {
+		{ "$remote_addr [$time_local \"$request\"", "the \"[\" at "
+		  "offset 13 (\"[$time_local \"$request\"\") is never closed by "
+		  "\"]\"" },
+		{ "$remote_addr] $status", "the \"]\" at offset 12 (\"] $status\") "
+		  "closes no \"[\"" },
+		{ "[$time_local [$status]]", "the \"[\" at offset 13 (\"[$status]]\") "
+		  "comes before the one at offset 0 is closed by \"]\"" },
+		{ "$remote_addr \"$request $status", "the '\"' at offset 13 "
+		  "(\"\"$request $status\") is never closed by another" },
+		{ "$remote_addr $requst", "$requst is not an nginx variable; did "
+		  "you mean $request? (one of your own, from map or set, is "
+		  "written ${requst})" },
+		{ "$remote_addr $statsu", "$statsu is not an nginx variable; did "
+		  "you mean $status?" },
+		{ "$remote_adr - $status", "$remote_adr is not an nginx "
+		  "variable; did you mean $remote_addr?" },
+		{ "$upstream_respnse_tme $status", "did you mean "
+		  "$upstream_response_time?" },
+		/* taken: families, captures, braces, names of one's own */
+		{ "$http_x_forwarded_for $sent_http_x $cookie_sid $arg_q $1", NULL },
+		{ "[$time_local] \"$request\" ${requst} $msg $loggable", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (cases[i].reason != NULL) {
+			hx_open_fails(cases[i].reason, NGINX, "log_format",
+			    cases[i].format, NULL);
+			continue;
+		}
+		assert_non_null(hx_open(NGINX, "log_format", cases[i].format,
+		    NULL));
+	}
+}
+
+/* A name nginx does not define is noted, once, not refused. */
+static void
+test_lint_note(void **state)
+{
+	(void)state;
+	assert_non_null(hx_open(NGINX, "log_format", "$remote_addr $msg "
+	    "$loggable ${requst}", NULL));
+	assert_non_null(hx.plugin->note);
+	assert_string_equal(hx.plugin->note(hx.state), "log_format: $msg, "
+	    "$loggable: not among nginx's variables, so taken as your own "
+	    "(map, set, a module's)");
+	assert_non_null(hx_open(NGINX, NULL));
+	assert_null(hx.plugin->note(hx.state));
+}
+
 static void
 test_init_bad_escape_and_key(void **state)
 {
@@ -629,6 +687,8 @@ main(void)
 		cmocka_unit_test_teardown(test_scratch_reuse, hx_teardown),
 		cmocka_unit_test_teardown(test_emit_refused, hx_teardown),
 		cmocka_unit_test_teardown(test_raw, hx_teardown),
+		cmocka_unit_test_teardown(test_lint, hx_teardown),
+		cmocka_unit_test_teardown(test_lint_note, hx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

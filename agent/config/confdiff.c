@@ -61,9 +61,11 @@ conf_value_eq(const struct conf_key *k, const char *a, const char *b)
 			    *(char *const *)(const void *)b);
 		return *(const int *)(const void *)a == *(const int *)(const void *)b;
 	case CONF_INT:
+	case CONF_DURATION:
 	case CONF_BOOL:
 		return *(const int *)(const void *)a == *(const int *)(const void *)b;
 	case CONF_INT64:
+	case CONF_SIZE:
 		return *(const int64_t *)(const void *)a ==
 		    *(const int64_t *)(const void *)b;
 	case CONF_BYTE:

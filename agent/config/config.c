@@ -1,10 +1,12 @@
 /*
- * config: kedge.conf, read with libconfig and walked against the key table
- * of confkeys.c.  Loading goes in three passes and stops at the first
- * error: the file's settings in file order, then the keys it left out
- * (defaults, or an error for a required key), then the checks that span
- * several keys (confcheck.c).  The lists it fills, and conf_free(), are in
- * confvalue.c.
+ * config: kedge.conf, read (confsrc.c) and parsed with libconfig, and
+ * walked against the key table of confkeys.c.  Loading goes in three
+ * passes and reports every error it finds, not only the first: the file's
+ * settings in file order, then the keys it left out (defaults, or an error
+ * for a required key), then the checks that span several keys
+ * (confcheck.c), each of which looks only at keys that loaded.  The lists
+ * it fills, and conf_free(), are in confvalue.c; the diagnostics in
+ * confreport.c.
  */
 #include "agent/config/config_int.h"
 
@@ -12,56 +14,57 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "agent/config/confkeys.h"
 #include "agent/udtf/registry.h"
 #include "lib/err.h"
 
-/* Writes "FILE:LINE: key: " and the rest; returns -EINVAL. */
 int
 conf_fail(struct conf_loader *ld, const struct conf_at *at, const char *fmt,
     ...)
 {
+	struct conf_loc loc = { at->file != NULL ? at->file : ld->c->path,
+	    at->line };
+	char message[2048];
 	va_list ap;
-	int n;
 
-	n = snprintf(ld->err, ld->errlen, "%s:%d: %s: ",
-	    at->file != NULL ? at->file : ld->c->path, at->line, at->key);
-	if (n >= 0 && (size_t)n < ld->errlen) {
-		va_start(ap, fmt);
-		err_vset(ld->err + n, ld->errlen - (size_t)n, 0, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	err_vset(message, sizeof(message), 0, fmt, ap);
+	va_end(ap);
+	conf_report_add(ld->rep, 0, &loc, at->key, "%s", message);
 	return -EINVAL;
 }
 
 int
 conf_oom(struct conf_loader *ld)
 {
-	return err_set(ld->err, ld->errlen, -ENOMEM, "%s: out of memory",
-	    ld->c->path);
+	ld->rep->oom = 1;
+	return -ENOMEM;
 }
 
-/* A setting's line; 1 for the root, which has none. */
-static int
-conf_line(const config_setting_t *s)
+/* Where the text's line of setting s is; the root, which has none, is
+ * line 1 of the main file. */
+static struct conf_loc
+conf_loc_of(struct conf_loader *ld, const config_setting_t *s)
 {
-	return config_setting_source_line(s) > 0 ?
-	    (int)config_setting_source_line(s) : 1;
+	if (config_setting_source_line(s) == 0)
+		return (struct conf_loc){ ld->c->files.n > 0 ?
+		    ld->c->files.v[0] : ld->c->path, 1 };
+	return conf_src_where(ld, (int)config_setting_source_line(s));
 }
 
 struct conf_at
-conf_at_setting(const config_setting_t *s, const char *key)
+conf_at_setting(struct conf_loader *ld, const config_setting_t *s,
+    const char *key)
 {
-	return (struct conf_at){ config_setting_source_file(s), conf_line(s),
-	    key };
+	struct conf_loc loc = conf_loc_of(ld, s);
+
+	return (struct conf_at){ loc.file, loc.line, key };
 }
 
-/* The line of rel under g, or of its nearest enclosing group that is
- * there, or of g itself (1 for the file's root). */
-int
-conf_line_of(config_setting_t *g, const char *rel)
+struct conf_at
+conf_at_of(struct conf_loader *ld, config_setting_t *g, const char *rel,
+    const char *key)
 {
 	char p[CONF_NAME_MAX];
 	config_setting_t *s;
@@ -70,12 +73,12 @@ conf_line_of(config_setting_t *g, const char *rel)
 	snprintf(p, sizeof(p), "%s", rel);
 	for (;;) {
 		if ((s = config_setting_lookup(g, p)) != NULL)
-			return conf_line(s);
+			return conf_at_setting(ld, s, key);
 		if ((dot = strrchr(p, '.')) == NULL)
 			break;
 		*dot = '\0';
 	}
-	return conf_line(g);
+	return conf_at_setting(ld, g, key);
 }
 
 static int
@@ -149,21 +152,49 @@ conf_set_string(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
+/* An integer; a size or a duration also as a string with its unit. */
 static int
 conf_set_int(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, const struct conf_at *at, void *dst)
 {
-	long long v;
+	char why[CONF_TEXT_MAX], lo[32], hi[32], text[64];
+	int type = config_setting_type(s);
+	int64_t v;
+	int r = 0;
 
-	if (config_setting_type(s) != CONFIG_TYPE_INT &&
-	    config_setting_type(s) != CONFIG_TYPE_INT64)
-		return conf_fail(ld, at, "expected an integer, got %s",
-		    conf_type_name(config_setting_type(s)));
-	v = config_setting_get_int64(s);
-	if (v < k->min || v > k->max)
-		return conf_fail(ld, at, "%lld is out of range %lld..%lld", v,
-		    k->min, k->max);
-	if (k->type == CONF_INT64)
+	if (type == CONFIG_TYPE_STRING && k->type == CONF_SIZE)
+		r = conf_parse_size(config_setting_get_string(s), &v, why,
+		    sizeof(why));
+	else if (type == CONFIG_TYPE_STRING && k->type == CONF_DURATION)
+		r = conf_parse_duration(config_setting_get_string(s), &v, why,
+		    sizeof(why));
+	else if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64)
+		v = config_setting_get_int64(s);
+	else
+		return conf_fail(ld, at, "expected %s, got %s",
+		    k->type == CONF_SIZE ? "a size (bytes, or a string such as "
+		    "\"512MiB\")" : k->type == CONF_DURATION ? "a duration "
+		    "(seconds, or a string such as \"5m\")" : "an integer",
+		    conf_type_name(type));
+	if (r != 0)
+		return conf_fail(ld, at, "%s", why);
+	if (v < k->min || v > k->max) {
+		/* the value as written; a size's or duration's range also
+		 * with its units */
+		if (type == CONFIG_TYPE_STRING)
+			snprintf(text, sizeof(text), "\"%.20s\" (%lld)",
+			    config_setting_get_string(s), (long long)v);
+		else
+			snprintf(text, sizeof(text), "%lld", (long long)v);
+		conf_int_text(k->type, k->min, lo, sizeof(lo));
+		conf_int_text(k->type, k->max, hi, sizeof(hi));
+		if (k->type != CONF_SIZE && k->type != CONF_DURATION)
+			return conf_fail(ld, at, "%s is out of range %s..%s",
+			    text, lo, hi);
+		return conf_fail(ld, at, "%s is out of range %lld..%lld "
+		    "(%s..%s)", text, k->min, k->max, lo, hi);
+	}
+	if (k->type == CONF_INT64 || k->type == CONF_SIZE)
 		*(int64_t *)dst = v;
 	else
 		*(int *)dst = (int)v;
@@ -239,6 +270,13 @@ conf_set_byte(struct conf_loader *ld, const config_setting_t *s,
 	return 0;
 }
 
+/* The worse of two results: -ENOMEM stops a load, -EINVAL does not. */
+static int
+conf_worse(int a, int b)
+{
+	return a == -ENOMEM || b == -ENOMEM ? -ENOMEM : a != 0 ? a : b;
+}
+
 static int
 conf_set_list(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, const struct conf_at *at,
@@ -248,7 +286,7 @@ conf_set_list(struct conf_loader *ld, const struct conf_key *k,
 	int n = config_setting_length(s);
 	struct conf_at eat;
 	const char *v;
-	int rc;
+	int rc = 0;
 
 	if (!config_setting_is_array(s) && !config_setting_is_list(s))
 		return conf_fail(ld, at, "expected a list of strings "
@@ -256,22 +294,22 @@ conf_set_list(struct conf_loader *ld, const struct conf_key *k,
 		    conf_type_name(config_setting_type(s)));
 	if (n < k->min)
 		return conf_fail(ld, at, "must not be empty");
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && rc != -ENOMEM; i++) {
 		const config_setting_t *e = config_setting_get_elem(s,
 		    (unsigned)i);
 
 		snprintf(name, sizeof(name), "%s[%d]", at->key, i);
-		eat = conf_at_setting(e, name);
-		if ((rc = conf_get_string(ld, e, &eat, &v)) != 0)
-			return rc;
-		if (k->check != NULL && k->check(v, why, sizeof(why)) != 0)
-			return conf_fail(ld, &eat, "%s", why);
-		if (!(k->flags & CONF_REPEATS) && conf_strv_has(dst, v))
-			return conf_fail(ld, &eat, "\"%s\" is listed twice", v);
-		if (conf_strv_add(dst, v) != 0)
-			return conf_oom(ld);
+		eat = conf_at_setting(ld, e, name);
+		if (conf_get_string(ld, e, &eat, &v) != 0)
+			rc = -EINVAL;
+		else if (k->check != NULL && k->check(v, why, sizeof(why)) != 0)
+			rc = conf_fail(ld, &eat, "%s", why);
+		else if (!(k->flags & CONF_REPEATS) && conf_strv_has(dst, v))
+			rc = conf_fail(ld, &eat, "\"%s\" is listed twice", v);
+		else if (conf_strv_add(dst, v) != 0)
+			rc = conf_oom(ld);
 	}
-	return 0;
+	return rc;
 }
 
 /* A UDTF, or a list of them: a chain in which each feeds the next. */
@@ -284,78 +322,66 @@ conf_set_udtf(struct conf_loader *ld, const config_setting_t *s,
 	int len = list ? config_setting_length(s) : 1;
 	const struct udtf_plugin *udtf;
 	const char *v;
-	int rc;
+	int rc = 0;
 
 	if (len == 0)
 		return conf_fail(ld, at, "must name a UDTF");
-	for (int i = 0; i < len; i++) {
+	for (int i = 0; i < len && rc != -ENOMEM; i++) {
 		const config_setting_t *e = list ?
 		    config_setting_get_elem(s, (unsigned)i) : s;
 		struct conf_at eat = *at;
 
 		if (list) {
 			snprintf(name, sizeof(name), "%s[%d]", at->key, i);
-			eat = conf_at_setting(e, name);
+			eat = conf_at_setting(ld, e, name);
 		}
-		if ((rc = conf_get_string(ld, e, &eat, &v)) != 0)
-			return rc;
-		if ((udtf = udtf_resolve(v, why, sizeof(why))) == NULL)
-			return conf_fail(ld, &eat, "%s", why);
-		if (conf_stage_add(dst, n, v, udtf, eat.line) != 0)
-			return conf_oom(ld);
+		if (conf_get_string(ld, e, &eat, &v) != 0)
+			rc = -EINVAL;
+		else if ((udtf = udtf_resolve(v, why, sizeof(why))) == NULL)
+			rc = conf_fail(ld, &eat, "%s", why);
+		else if (conf_stage_add(dst, n, v, udtf,
+		    (struct conf_loc){ eat.file, eat.line }) != 0)
+			rc = conf_oom(ld);
 	}
-	return 0;
+	return rc;
 }
 
-/* Turns an rdkafka member name into librdkafka's ('_' for '.') and
- * refuses the properties kedge sets itself. */
-static int
-conf_rdkafka_name(struct conf_loader *ld, const struct conf_at *at,
-    char *name)
-{
-	char why[CONF_TEXT_MAX];
-
-	for (char *p = name; *p != '\0'; p++)
-		if (*p == '_')
-			*p = '.';
-	if (conf_check_rdkafka_name(name, why, sizeof(why)) != 0)
-		return conf_fail(ld, at, "%s", why);
-	return 0;
-}
-
-/* A group of key = scalar, kept as strings. */
+/* A group of key = scalar, kept as strings; kafka.rdkafka's each checked
+ * by librdkafka and kept under librdkafka's name. */
 static int
 conf_set_kvs(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, const struct conf_at *at,
     struct conf_kv **dst, size_t *n)
 {
 	char name[2 * CONF_NAME_MAX], key[CONF_NAME_MAX], buf[CONF_TEXT_MAX];
+	char why[CONF_TEXT_MAX];
 	struct conf_at mat;
 	const char *value;
-	int rc;
+	int rc = 0;
 
-	if ((rc = conf_expect(ld, s, at, CONFIG_TYPE_GROUP,
-	    "a group { key = value; }")) != 0)
-		return rc;
-	for (int i = 0; i < config_setting_length(s); i++) {
+	if (conf_expect(ld, s, at, CONFIG_TYPE_GROUP,
+	    "a group { key = value; }") != 0)
+		return -EINVAL;
+	for (int i = 0; i < config_setting_length(s) && rc != -ENOMEM; i++) {
 		const config_setting_t *m = config_setting_get_elem(s,
 		    (unsigned)i);
 		const char *mname = config_setting_name(m);
 
 		snprintf(name, sizeof(name), "%s.%s", at->key, mname);
-		mat = conf_at_setting(m, name);
+		mat = conf_at_setting(ld, m, name);
+		snprintf(key, sizeof(key), "%s", mname);
 		if ((value = conf_scalar_text(m, buf, sizeof(buf))) == NULL)
-			return conf_fail(ld, &mat, "expected a string, number "
+			rc = conf_fail(ld, &mat, "expected a string, number "
 			    "or boolean, got %s",
 			    conf_type_name(config_setting_type(m)));
-		snprintf(key, sizeof(key), "%s", mname);
-		if (k->type == CONF_RDKAFKA &&
-		    (rc = conf_rdkafka_name(ld, &mat, key)) != 0)
-			return rc;
-		if (conf_kv_add(dst, n, key, value, mat.line) != 0)
-			return conf_oom(ld);
+		else if (k->type == CONF_RDKAFKA && conf_check_rdkafka(mname,
+		    value, key, sizeof(key), why, sizeof(why)) != 0)
+			rc = conf_fail(ld, &mat, "%s", why);
+		else if (conf_kv_add(dst, n, key, value,
+		    (struct conf_loc){ mat.file, mat.line }) != 0)
+			rc = conf_oom(ld);
 	}
-	return 0;
+	return rc;
 }
 
 static int conf_walk(struct conf_loader *ld, config_setting_t *g,
@@ -376,10 +402,11 @@ conf_udtf_key(const struct udtf_plugin *p, const char *name)
 
 /* Checks one stage's group of udtf_config against its UDTF's keys, keeps
  * the values and fills in the defaults of those left out.  g may be NULL
- * (all defaults); shown is the group's name in messages. */
+ * (all defaults); shown is the group's name in messages, at where it is
+ * (or where the table is, without it). */
 static int
 conf_load_stage(struct conf_loader *ld, config_setting_t *g,
-    struct conf_stage *st, const char *shown, int line)
+    struct conf_stage *st, const char *shown, const struct conf_at *gat)
 {
 	const struct udtf_plugin *p = st->udtf;
 	char name[2 * CONF_NAME_MAX], keys[CONF_TEXT_MAX] = "";
@@ -388,48 +415,49 @@ conf_load_stage(struct conf_loader *ld, config_setting_t *g,
 	const char *value;
 	size_t used = 0;
 	struct conf_at at;
+	int rc = 0;
 
 	for (k = p->keys; k != NULL && k->name != NULL && used < sizeof(keys);
 	    k++)
 		used += (size_t)snprintf(keys + used, sizeof(keys) - used,
 		    "%s%s", used > 0 ? ", " : "", k->name);
-	st->config_line = g != NULL ? conf_line(g) : st->line;
-	for (int j = 0; g != NULL && j < config_setting_length(g); j++) {
+	st->config_at = g != NULL ? (struct conf_loc){ gat->file, gat->line } :
+	    st->at;
+	for (int j = 0; g != NULL && j < config_setting_length(g) &&
+	    rc != -ENOMEM; j++) {
 		const config_setting_t *m = config_setting_get_elem(g,
 		    (unsigned)j);
 		const char *mname = config_setting_name(m);
 
 		snprintf(name, sizeof(name), "%s.%s", shown, mname);
-		at = conf_at_setting(m, name);
-		if (conf_udtf_key(p, mname) == NULL) {
-			if (keys[0] == '\0')
-				return conf_fail(ld, &at, "UDTF %s takes no "
-				    "keys", p->name);
-			return conf_fail(ld, &at, "UDTF %s has no such key; "
-			    "its keys: %s", p->name, keys);
-		}
-		if ((value = conf_scalar_text(m, buf, sizeof(buf))) == NULL)
-			return conf_fail(ld, &at, "expected a string, number "
+		at = conf_at_setting(ld, m, name);
+		if (conf_udtf_key(p, mname) == NULL && keys[0] == '\0')
+			rc = conf_fail(ld, &at, "UDTF %s takes no keys", p->name);
+		else if (conf_udtf_key(p, mname) == NULL)
+			rc = conf_fail(ld, &at, "UDTF %s has no such key; its "
+			    "keys: %s", p->name, keys);
+		else if ((value = conf_scalar_text(m, buf, sizeof(buf))) == NULL)
+			rc = conf_fail(ld, &at, "expected a string, number "
 			    "or boolean, got %s",
 			    conf_type_name(config_setting_type(m)));
-		if (conf_kv_add(&st->params, &st->n_params, mname, value,
-		    at.line) != 0)
-			return conf_oom(ld);
+		else if (conf_kv_add(&st->params, &st->n_params, mname, value,
+		    (struct conf_loc){ at.file, at.line }) != 0)
+			rc = conf_oom(ld);
 	}
-	for (k = p->keys; k != NULL && k->name != NULL; k++) {
+	for (k = p->keys; k != NULL && k->name != NULL && rc != -ENOMEM; k++) {
 		if (g != NULL && config_setting_get_member(g, k->name) != NULL)
 			continue;
 		if (k->default_value == NULL) {
 			snprintf(name, sizeof(name), "%s.%s", shown, k->name);
-			at = (struct conf_at){ ld->c->path, line, name };
-			return conf_fail(ld, &at, "required by the UDTF %s but "
+			at = *gat;
+			at.key = name;
+			rc = conf_fail(ld, &at, "required by the UDTF %s but "
 			    "missing", p->name);
-		}
-		if (conf_kv_add(&st->params, &st->n_params, k->name,
-		    k->default_value, line) != 0)
-			return conf_oom(ld);
+		} else if (conf_kv_add(&st->params, &st->n_params, k->name,
+		    k->default_value, st->config_at) != 0)
+			rc = conf_oom(ld);
 	}
-	return 0;
+	return rc;
 }
 
 /* A table's udtf_config: one group for one UDTF; for a chain, a list of
@@ -439,62 +467,65 @@ conf_check_udtf_config(struct conf_loader *ld, config_setting_t *ts,
     struct conf_table *t, size_t i)
 {
 	config_setting_t *g = config_setting_get_member(ts, "udtf_config");
-	int line = g != NULL ? conf_line(g) : t->line;
 	char name[64];
 	struct conf_at at;
-	int rc;
+	int rc = 0;
 
 	snprintf(name, sizeof(name), "tables[%zu].udtf_config", i);
-	at = (struct conf_at){ ld->c->path, line, name };
+	at = conf_at_setting(ld, g != NULL ? g : ts, name);
 	if (g == NULL || (t->n_udtf == 1 && config_setting_is_group(g))) {
-		for (size_t j = 0; j < t->n_udtf; j++)
-			if ((rc = conf_load_stage(ld, g, &t->udtf[j], name,
-			    line)) != 0)
-				return rc;
-		return 0;
+		for (size_t j = 0; j < t->n_udtf && rc != -ENOMEM; j++)
+			rc = conf_worse(rc, conf_load_stage(ld, g, &t->udtf[j],
+			    name, &at));
+		return rc;
 	}
 	if (!config_setting_is_list(g) ||
 	    config_setting_length(g) != (int)t->n_udtf)
 		return conf_fail(ld, &at, "with a chain of %zu UDTFs, expected "
 		    "a list of %zu groups ( { ... }, ... ), one per UDTF in "
 		    "order", t->n_udtf, t->n_udtf);
-	for (size_t j = 0; j < t->n_udtf; j++) {
+	for (size_t j = 0; j < t->n_udtf && rc != -ENOMEM; j++) {
 		config_setting_t *e = config_setting_get_elem(g, (unsigned)j);
 		char shown[CONF_NAME_MAX + 16];
+		struct conf_at eat;
 
 		snprintf(shown, sizeof(shown), "%s[%zu]", name, j);
-		if (!config_setting_is_group(e)) {
-			at = conf_at_setting(e, shown);
-			return conf_fail(ld, &at, "expected a group { key = "
-			    "value; } for UDTF %s", t->udtf[j].udtf->name);
-		}
-		if ((rc = conf_load_stage(ld, e, &t->udtf[j], shown,
-		    conf_line(e))) != 0)
-			return rc;
+		eat = conf_at_setting(ld, e, shown);
+		if (!config_setting_is_group(e))
+			rc = conf_worse(rc, conf_fail(ld, &eat, "expected a "
+			    "group { key = value; } for UDTF %s",
+			    t->udtf[j].udtf->name));
+		else
+			rc = conf_worse(rc, conf_load_stage(ld, e, &t->udtf[j],
+			    shown, &eat));
 	}
-	return 0;
+	return rc;
 }
 
+/* Table i: its keys, its defaults, and once those hold no error, the
+ * checks across them and its udtf_config. */
 static int
 conf_load_table(struct conf_loader *ld, config_setting_t *ts,
     struct conf_table *tables, size_t i)
 {
 	unsigned char seen[CONF_KEYS_MAX] = { 0 };
+	size_t before = ld->rep->nerrors;
 	char name[32], shown[32];
 	struct conf_at at;
 	int rc;
 
 	snprintf(name, sizeof(name), "tables[%zu]", i);
 	snprintf(shown, sizeof(shown), "tables[%zu].", i);
-	at = conf_at_setting(ts, name);
+	at = conf_at_setting(ld, ts, name);
 	if ((rc = conf_expect(ld, ts, &at, CONFIG_TYPE_GROUP,
 	    "a group { name = ...; }")) != 0)
 		return rc;
-	tables[i].line = at.line;
-	if ((rc = conf_walk(ld, ts, CONF_TABLE_PREFIX, shown, &tables[i],
-	    seen)) != 0 ||
-	    (rc = conf_fill_defaults(ld, ts, CONF_TABLE_PREFIX, shown,
-	    &tables[i], seen)) != 0)
+	tables[i].at = (struct conf_loc){ at.file, at.line };
+	rc = conf_walk(ld, ts, CONF_TABLE_PREFIX, shown, &tables[i], seen);
+	if (rc != -ENOMEM)
+		rc = conf_worse(rc, conf_fill_defaults(ld, ts, CONF_TABLE_PREFIX,
+		    shown, &tables[i], seen));
+	if (rc != 0 || ld->rep->nerrors > before)
 		return rc;
 	if ((rc = conf_check_table(ld, ts, tables, i)) != 0)
 		return rc;
@@ -506,7 +537,7 @@ conf_set_tables(struct conf_loader *ld, config_setting_t *s,
     const struct conf_at *at, struct conf_table **dst, size_t *n)
 {
 	int len = config_setting_length(s);
-	int rc;
+	int rc = 0;
 
 	if (!config_setting_is_list(s) && !config_setting_is_array(s))
 		return conf_fail(ld, at, "expected a list of groups "
@@ -517,11 +548,10 @@ conf_set_tables(struct conf_loader *ld, config_setting_t *s,
 	if ((*dst = calloc((size_t)len, sizeof(**dst))) == NULL)
 		return conf_oom(ld);
 	*n = (size_t)len;
-	for (int i = 0; i < len; i++)
-		if ((rc = conf_load_table(ld, config_setting_get_elem(s,
-		    (unsigned)i), *dst, (size_t)i)) != 0)
-			return rc;
-	return 0;
+	for (int i = 0; i < len && rc != -ENOMEM; i++)
+		rc = conf_worse(rc, conf_load_table(ld,
+		    config_setting_get_elem(s, (unsigned)i), *dst, (size_t)i));
+	return rc;
 }
 
 /* Checks setting s against key k and stores its value in base. */
@@ -532,12 +562,17 @@ conf_set_value(struct conf_loader *ld, const struct conf_key *k,
 	void *dst = (char *)base + k->offset;
 	size_t *count = (size_t *)(void *)((char *)base + k->count_offset);
 
+	if (conf_where_add(ld->c, at->key, (struct conf_loc){ at->file,
+	    at->line }) != 0)
+		return conf_oom(ld);
 	switch (k->type) {
 	case CONF_STRING:
 	case CONF_DIR:
 		return conf_set_string(ld, k, s, at, dst);
 	case CONF_INT:
 	case CONF_INT64:
+	case CONF_SIZE:
+	case CONF_DURATION:
 		return conf_set_int(ld, k, s, at, dst);
 	case CONF_ENUM:
 		return conf_set_enum(ld, k, s, at, dst);
@@ -576,9 +611,13 @@ conf_unknown(struct conf_loader *ld, const struct conf_at *at,
 	return conf_fail(ld, at, "unknown key; the keys here are %s", known);
 }
 
+/* What seen[] says of a key: left out, set, or set to a value that was
+ * refused (it then gets no default, and its error stands alone). */
+enum { CONF_UNSEEN, CONF_SET, CONF_REFUSED };
+
 /* Pass one: every setting of group g, in file order.  prefix is g's path
  * in the key table ("" at the root, "tables." in a table), shown how its
- * keys are named in errors ("tables[2]."). */
+ * keys are named in errors ("tables[2].").  Goes on past an error. */
 static int
 conf_walk(struct conf_loader *ld, config_setting_t *g, const char *prefix,
     const char *shown, void *base, unsigned char *seen)
@@ -586,31 +625,30 @@ conf_walk(struct conf_loader *ld, config_setting_t *g, const char *prefix,
 	char path[CONF_NAME_MAX + 1], name[CONF_NAME_MAX + 1];
 	struct conf_at at;
 	size_t ki;
-	int rc;
+	int rc = 0, r;
 
-	for (int i = 0; i < config_setting_length(g); i++) {
+	for (int i = 0; i < config_setting_length(g) && rc != -ENOMEM; i++) {
 		config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
 		const char *mname = config_setting_name(m);
 
 		snprintf(path, CONF_NAME_MAX, "%s%s", prefix, mname);
 		snprintf(name, CONF_NAME_MAX, "%s%s", shown, mname);
-		at = conf_at_setting(m, name);
+		at = conf_at_setting(ld, m, name);
 		if ((ki = conf_key_find(path)) < conf_key_count()) {
-			seen[ki] = 1;
-			rc = conf_set_value(ld, conf_key_at(ki), m, &at, base);
+			r = conf_set_value(ld, conf_key_at(ki), m, &at, base);
+			seen[ki] = r == 0 ? CONF_SET : CONF_REFUSED;
 		} else if (conf_is_group_path(path)) {
-			rc = conf_expect(ld, m, &at, CONFIG_TYPE_GROUP,
+			r = conf_expect(ld, m, &at, CONFIG_TYPE_GROUP,
 			    "a group { ... }");
 			strcat(path, ".");
 			strcat(name, ".");
-			if (rc == 0)
-				rc = conf_walk(ld, m, path, name, base, seen);
+			if (r == 0)
+				r = conf_walk(ld, m, path, name, base, seen);
 		} else
-			rc = conf_unknown(ld, &at, prefix, mname);
-		if (rc != 0)
-			return rc;
+			r = conf_unknown(ld, &at, prefix, mname);
+		rc = conf_worse(rc, r);
 	}
-	return 0;
+	return rc;
 }
 
 static int
@@ -659,80 +697,68 @@ conf_fill_defaults(struct conf_loader *ld, config_setting_t *g,
 	unsigned scope = prefix[0] != '\0' ? CONF_IN_TABLE : 0;
 	char name[CONF_NAME_MAX];
 	struct conf_at at;
-	int rc;
+	int rc = 0;
 
-	for (size_t i = 0; i < conf_key_count(); i++) {
+	for (size_t i = 0; i < conf_key_count() && rc != -ENOMEM; i++) {
 		const struct conf_key *k = conf_key_at(i);
 		const char *rel = k->path + strlen(prefix);
 
-		if ((k->flags & CONF_IN_TABLE) != scope || seen[i])
+		if ((k->flags & CONF_IN_TABLE) != scope || seen[i] != CONF_UNSEEN)
 			continue;
 		snprintf(name, sizeof(name), "%s%s", shown, rel);
-		at = conf_at_setting(g, name);
-		at.line = conf_line_of(g, rel);
+		at = conf_at_of(ld, g, rel, name);
 		if (k->flags & CONF_REQUIRED)
-			return conf_fail(ld, &at, "required key is missing");
-		if ((k->default_text != NULL || k->default_fn != NULL) &&
-		    (rc = conf_set_default(ld, k, &at, base)) != 0)
-			return rc;
+			rc = conf_worse(rc, conf_fail(ld, &at, "required key is "
+			    "missing"));
+		else if (k->default_text != NULL || k->default_fn != NULL)
+			rc = conf_worse(rc, conf_set_default(ld, k, &at, base));
 	}
-	return 0;
+	return rc;
 }
 
+/* libconfig's reading of the text: a syntax error is one, at its file
+ * and line. */
 static int
-conf_read(struct conf_loader *ld)
+conf_parse(struct conf_loader *ld)
 {
-	const char *path = ld->c->path;
-	struct stat st;
-	int e = 0;
-	FILE *f;
-
-	/* libconfig only says "file I/O error"; find the cause first. */
-	if ((f = fopen(path, "r")) == NULL)
-		e = errno;
-	else {
-		if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
-			e = EISDIR;
-		fclose(f);
-	}
-	errno = 0;
-	if (e == 0 && config_read_file(&ld->cfg, path))
+	if (config_read_string(&ld->cfg, ld->src.text.data))
 		return 0;
-	if (e != 0 || config_error_type(&ld->cfg) == CONFIG_ERR_FILE_IO) {
-		e = e != 0 ? e : errno != 0 ? errno : EIO;
-		return err_set(ld->err, ld->errlen, -e, "%s: cannot read: %s",
-		    path, strerror(e));
-	}
-	return err_set(ld->err, ld->errlen, -EINVAL, "%s:%d: syntax error: %s",
-	    config_error_file(&ld->cfg) != NULL ?
-	    config_error_file(&ld->cfg) : path,
-	    config_error_line(&ld->cfg), config_error_text(&ld->cfg));
+	return conf_src_syntax(ld, conf_src_where(ld,
+	    config_error_line(&ld->cfg)), config_error_text(&ld->cfg), NULL);
 }
 
 struct conf *
-conf_load(const char *path, char *err, size_t errlen)
+conf_load_all(const char *path, struct conf_report *rep)
 {
 	unsigned char seen[CONF_KEYS_MAX] = { 0 };
-	struct conf_loader ld = { .err = err, .errlen = errlen };
+	struct conf_loader ld = { .rep = rep };
 	config_setting_t *root;
 	int rc = -ENOMEM;
 
 	config_init(&ld.cfg);
 	if ((ld.c = calloc(1, sizeof(*ld.c))) == NULL ||
 	    (ld.c->path = strdup(path)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		rep->oom = 1;
 		goto done;
 	}
-	if ((rc = conf_read(&ld)) != 0)
+	if ((rc = conf_src_read(&ld)) != 0 || (rc = conf_parse(&ld)) != 0)
 		goto done;
 	root = config_root_setting(&ld.cfg);
-	if ((rc = conf_walk(&ld, root, "", "", ld.c, seen)) != 0 ||
-	    (rc = conf_fill_defaults(&ld, root, "", "", ld.c, seen)) != 0 ||
-	    (rc = conf_check_topics(&ld)) != 0)
-		goto done;
-	rc = conf_check_target(&ld);
+	rc = conf_walk(&ld, root, "", "", ld.c, seen);
+	if (rc != -ENOMEM)
+		rc = conf_fill_defaults(&ld, root, "", "", ld.c, seen);
+	if (rc != -ENOMEM)
+		rc = conf_check_topics(&ld);
+	if (rc != -ENOMEM)
+		rc = conf_check_target(&ld);
+	if (rc != -ENOMEM)
+		rc = conf_check_names(&ld);
+	/* errors in the keys: the config goes back, for the checker */
+	if (rc == -EINVAL)
+		rc = 0;
 done:
 	config_destroy(&ld.cfg);
+	conf_src_clear(&ld.src);
 	if (rc != 0) {
 		conf_free(ld.c);
 		return NULL;
@@ -740,3 +766,18 @@ done:
 	return ld.c;
 }
 
+struct conf *
+conf_load(const char *path, char *err, size_t errlen)
+{
+	struct conf_report rep = { 0 };
+	struct conf *c = conf_load_all(path, &rep);
+
+	if (c != NULL && (rep.nerrors > 0 || rep.oom)) {
+		conf_free(c);
+		c = NULL;
+	}
+	if (c == NULL)
+		conf_report_first(&rep, err, errlen);
+	conf_report_clear(&rep);
+	return c;
+}

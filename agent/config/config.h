@@ -21,11 +21,18 @@
  * name (NAME_MAX) with its journal's and sidecar's dots and suffixes. */
 #define CONF_TABLE_NAME_MAX 128
 
+/* Where a key is: a file of the configuration (the main file or one it
+ * @includes) and a line of it.  file belongs to the struct conf. */
+struct conf_loc {
+	const char *file;
+	int line;
+};
+
 /* A key and value given as strings (rdkafka pass-through, udtf_config). */
 struct conf_kv {
 	char *key;
 	char *value;
-	int line;
+	struct conf_loc at;
 };
 
 struct conf_strv {
@@ -41,8 +48,8 @@ struct conf_stage {
 	const struct udtf_plugin *udtf;  /* what spec names; never freed */
 	struct conf_kv *params;          /* its udtf_config, defaults filled in */
 	size_t n_params;
-	int line;                        /* of its name under udtf */
-	int config_line;                 /* of its udtf_config, or line */
+	struct conf_loc at;              /* its name under udtf */
+	struct conf_loc config_at;       /* its udtf_config, or at */
 };
 
 struct conf_table {
@@ -57,11 +64,16 @@ struct conf_table {
 	char field_delimiter;
 	enum codec_kind codec;
 	int codec_level;
-	int line;                    /* where the table's group starts */
+	struct conf_loc at;          /* where the table's group starts */
 };
+
+struct conf_where;
 
 struct conf {
 	char *path;
+	struct conf_strv files;          /* path, then each file @included */
+	struct conf_where *where;        /* conf_where()'s: every key set */
+	size_t n_where, where_cap;
 
 	struct {
 		char *brokers;
@@ -156,10 +168,81 @@ struct conf {
 	} log;
 };
 
+/* One thing wrong (or worth a warning) in a configuration: where, which
+ * key ("" when none is to blame), and the sentence. */
+struct conf_diag {
+	char *file;
+	int line;                 /* 0: the file as a whole */
+	char *key;
+	char *message;
+};
+
+/* Everything a check of a configuration found. */
+struct conf_report {
+	struct conf_diag *errors;
+	size_t nerrors, errors_cap;
+	struct conf_diag *warnings;
+	size_t nwarnings, warnings_cap;
+	int oom;                  /* a diagnostic was lost to memory */
+};
+
 /* Parses and validates the file at path.  Returns the config, or NULL with
- * "FILE:LINE: key: what is wrong" in err. */
+ * "FILE:LINE: key: what is wrong" in err, the first of the errors
+ * conf_load_all() would find. */
 struct conf *conf_load(const char *path, char *err, size_t errlen);
+
+/* Parses and validates the file at path, adding every error (and warning)
+ * it finds to rep.  Returns the config when the file could be read and
+ * parsed, even with errors in its keys: then a key that was wrong holds no
+ * value (NULL or 0), and only a checker that looks at rep may read the
+ * config, skipping what conf_report_blames() blames.  Returns NULL when
+ * the file could not be read or parsed (the reason in rep). */
+struct conf *conf_load_all(const char *path, struct conf_report *rep);
 void conf_free(struct conf *c); /* accepts NULL */
+
+/* Where the key shown as key ("kerberos.keytab", "tables[1].event_time")
+ * was set, or where its default was filled in: the file and line of it or
+ * of its group; {c->path, 0} for a key the loader did not see. */
+struct conf_loc conf_where(const struct conf *c, const char *key);
+
+/* Adds a diagnostic to rep (an error, or a warning when warning is 1):
+ * at (NULL: the file as a whole, file NULL), key ("" or NULL: none), and
+ * the sentence fmt makes.  Out of memory, rep->oom is set. */
+void conf_report_add(struct conf_report *rep, int warning,
+    const struct conf_loc *at, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Adds the sentence of another module, which starts "FILE:LINE: key: " when
+ * FILE is one of c's files, as a diagnostic split into its parts; a
+ * sentence that does not start so is blamed on c's file as a whole. */
+void conf_report_sentence(struct conf_report *rep, int warning,
+    const struct conf *c, const char *sentence);
+
+/* Returns 1 when an error of rep is about the key shown as key or about a
+ * key under it ("output" blames "output.timezone"; "tables[1]" blames
+ * "tables[1].udtf" but not "tables[10]"), else 0. */
+int conf_report_blames(const struct conf_report *rep, const char *key);
+
+/* Writes d as "FILE:LINE: key: message" into out ("FILE: key: message"
+ * without a line, "FILE:LINE: message" without a key). */
+void conf_diag_text(const struct conf_diag *d, char *out, size_t outlen);
+
+/* Writes each error as a line "FILE:LINE: key: message", then each warning
+ * as "warning: FILE:LINE: key: message". */
+void conf_report_write(const struct conf_report *rep, FILE *out);
+
+/* Writes the first error as "FILE:LINE: key: message" into err (""
+ * when there is none). */
+void conf_report_first(const struct conf_report *rep, char *err,
+    size_t errlen);
+
+/* Returns rep as one JSON document, {"ok": true|false, "errors": [{"file",
+ * "line", "key", "message"}...], "warnings": [...]}, "ok" being whether it
+ * holds no error; the caller frees it.  NULL: out of memory. */
+char *conf_report_json(const struct conf_report *rep);
+
+/* Frees what rep holds and zeroes it. */
+void conf_report_clear(struct conf_report *rep);
 
 /* The entry of kafka.rdkafka for the librdkafka property key (its name
  * with dots), the last one when it is given twice, or NULL. */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <libconfig.h>
+#include <librdkafka/rdkafka.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "checkpoint/ckpt.h"
 #include "lib/err.h"
 #include "lib/escape.h"
+#include "lib/nearest.h"
 
 #define CONF_ZONEINFO "/usr/share/zoneinfo"
 
@@ -169,6 +171,28 @@ conf_check_host(const char *v, char *why, size_t whylen)
 	return 0;
 }
 
+/* The port of a URL's authority host[0..len) ("host:port", "[::1]:port"),
+ * when it has one, is a number 1..65535. */
+static int
+conf_url_port_ok(const char *host, size_t len)
+{
+	const char *colon = host[0] == '[' ? memchr(host, ']', len) : host;
+	const char *end = host + len;
+	long port = 0;
+
+	if (colon == NULL || (colon = memchr(colon, ':', (size_t)(end -
+	    colon))) == NULL)
+		return 1;
+	if (end - colon - 1 < 1 || end - colon - 1 > 5)
+		return 0;
+	for (const char *p = colon + 1; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		port = port * 10 + (*p - '0');
+	}
+	return port >= 1 && port <= 65535;
+}
+
 static int
 conf_check_url(const char *v, char *why, size_t whylen)
 {
@@ -179,16 +203,31 @@ conf_check_url(const char *v, char *why, size_t whylen)
 		return err_set(why, whylen, -EINVAL,
 		    "\"%s\" is not an http:// or "
 		    "https:// URL of a host: \"https://namenode:9871\"", v);
+	if (!conf_url_port_ok(host + 3, strcspn(host + 3, "/")))
+		return err_set(why, whylen, -EINVAL, "\"%s\": the port must be "
+		    "a number 1..65535", v);
 	return 0;
 }
 
 static int
 conf_check_hdfs_dir(const char *v, char *why, size_t whylen)
 {
-	if (v[0] != '/' || strstr(v, "/../") != NULL || strstr(v, "//") != NULL)
+	if (v[0] != '/' || strstr(v, "//") != NULL)
 		return err_set(why, whylen, -EINVAL,
 		    "\"%s\" is not an absolute HDFS "
 		    "path such as \"/warehouse/ods\"", v);
+	for (const char *p = v; *p != '\0';) {
+		size_t n;
+
+		p += strspn(p, "/");
+		n = strcspn(p, "/");
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' &&
+		    p[1] == '.'))
+			return err_set(why, whylen, -EINVAL, "\"%s\" holds a "
+			    "\"%.*s\" component: name the directory without "
+			    "one, such as \"/warehouse/ods\"", v, (int)n, p);
+		p += n;
+	}
 	return 0;
 }
 
@@ -412,8 +451,8 @@ static const struct conf_key conf_keys[] = {
 	  .offset = TAT(max_rows), .min = 1, .max = 10000000,
 	  .description = "A record that yields more rows goes to the rejects "
 	  "table." },
-	{ .path = "tables.max_bytes_per_record", .type = CONF_INT64,
-	  .flags = CONF_IN_TABLE, .default_text = "67108864",
+	{ .path = "tables.max_bytes_per_record", .type = CONF_SIZE,
+	  .flags = CONF_IN_TABLE, .default_text = "\"64MiB\"",
 	  .offset = TAT(max_bytes), .min = 1024, .max = 4294967296LL,
 	  .description = "A record whose rows hold more bytes of values goes "
 	  "to the rejects table." },
@@ -480,14 +519,14 @@ static const struct conf_key conf_keys[] = {
 	  .flags = CONF_RELOADS,
 	  .default_doc = "the system's CAs", .offset = AT(output.webhdfs.ca_file),
 	  .description = "PEM CAs that sign the HTTPS server's certificate." },
-	{ .path = "output.webhdfs.connect_timeout", .type = CONF_INT,
+	{ .path = "output.webhdfs.connect_timeout", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "10", .offset = AT(output.webhdfs.connect_timeout),
+	  .default_text = "\"10s\"", .offset = AT(output.webhdfs.connect_timeout),
 	  .min = 1, .max = 600,
 	  .description = "Seconds to connect to HDFS." },
-	{ .path = "output.webhdfs.timeout", .type = CONF_INT,
+	{ .path = "output.webhdfs.timeout", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "300", .offset = AT(output.webhdfs.timeout),
+	  .default_text = "\"5m\"", .offset = AT(output.webhdfs.timeout),
 	  .min = 1, .max = 86400,
 	  .description = "Seconds a request to HDFS may take in all, upload "
 	  "included." },
@@ -501,20 +540,20 @@ static const struct conf_key conf_keys[] = {
 	  .offset = AT(output.host), .check = conf_check_host,
 	  .description = "This host's name in part file names: up to 64 "
 	  "letters, digits, '.' and '-', not starting with '.'." },
-	{ .path = "output.roll.max_bytes", .type = CONF_INT64,
+	{ .path = "output.roll.max_bytes", .type = CONF_SIZE,
 	  .flags = CONF_RELOADS,
-	  .default_text = "134217728", .offset = AT(output.roll.max_bytes),
+	  .default_text = "\"128MiB\"", .offset = AT(output.roll.max_bytes),
 	  .min = 1024, .max = 1099511627776LL,
 	  .description = "A part file is closed at this size, in bytes." },
-	{ .path = "output.roll.max_age", .type = CONF_INT,
+	{ .path = "output.roll.max_age", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "900", .offset = AT(output.roll.max_age),
+	  .default_text = "\"15m\"", .offset = AT(output.roll.max_age),
 	  .min = 1, .max = 86400,
 	  .description = "A part file is closed this many seconds after it "
 	  "was opened." },
-	{ .path = "output.roll.inactive", .type = CONF_INT,
+	{ .path = "output.roll.inactive", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "300", .offset = AT(output.roll.inactive),
+	  .default_text = "\"5m\"", .offset = AT(output.roll.inactive),
 	  .min = 1, .max = 86400,
 	  .description = "A part file is closed after this many seconds "
 	  "without a row." },
@@ -542,36 +581,36 @@ static const struct conf_key conf_keys[] = {
 	  .default_text = "\"none\"", .offset = AT(output.rejects.codec),
 	  .values = TEXT_CODECS, .parse = conf_parse_text_codec,
 	  .description = "Compression of the _rejects table." },
-	{ .path = "output.rejects.max_raw_bytes", .type = CONF_INT64,
-	  .default_text = "65536", .offset = AT(output.rejects.max_raw_bytes),
+	{ .path = "output.rejects.max_raw_bytes", .type = CONF_SIZE,
+	  .default_text = "\"64KiB\"", .offset = AT(output.rejects.max_raw_bytes),
 	  .min = 0, .max = 67108864,
 	  .description = "A rejects row keeps this many bytes of its record at "
 	  "most; raw_bytes gives the record's length, raw_truncated says it "
 	  "was cut." },
-	{ .path = "output.parquet.row_group_bytes", .type = CONF_INT64,
-	  .default_text = "67108864",
+	{ .path = "output.parquet.row_group_bytes", .type = CONF_SIZE,
+	  .default_text = "\"64MiB\"",
 	  .offset = AT(output.parquet.row_group_bytes),
 	  .min = 65536, .max = 1073741824,
 	  .description = "parquet: a row group is cut when its values reach "
 	  "this many bytes, uncompressed; one row group is in memory while a "
 	  "file is converted." },
-	{ .path = "output.parquet.page_bytes", .type = CONF_INT64,
-	  .default_text = "1048576", .offset = AT(output.parquet.page_bytes),
+	{ .path = "output.parquet.page_bytes", .type = CONF_SIZE,
+	  .default_text = "\"1MiB\"", .offset = AT(output.parquet.page_bytes),
 	  .min = 4096, .max = 67108864,
 	  .description = "parquet: a data page is cut at this many bytes of "
 	  "values." },
-	{ .path = "output.parquet.dict_bytes", .type = CONF_INT64,
-	  .default_text = "1048576", .offset = AT(output.parquet.dict_bytes),
+	{ .path = "output.parquet.dict_bytes", .type = CONF_SIZE,
+	  .default_text = "\"1MiB\"", .offset = AT(output.parquet.dict_bytes),
 	  .min = 1024, .max = 67108864,
 	  .description = "parquet: a column chunk's dictionary grows to this "
 	  "many bytes; past it the chunk's values are written PLAIN." },
-	{ .path = "output.event_window.past", .type = CONF_INT,
-	  .default_text = "691200", .offset = AT(output.event_window.past),
+	{ .path = "output.event_window.past", .type = CONF_DURATION,
+	  .default_text = "\"8d\"", .offset = AT(output.event_window.past),
 	  .min = 3600, .max = 315360000,
 	  .description = "A row whose event time is more than this many "
 	  "seconds before now is rejected (default 8 days)." },
-	{ .path = "output.event_window.future", .type = CONF_INT,
-	  .default_text = "86400", .offset = AT(output.event_window.future),
+	{ .path = "output.event_window.future", .type = CONF_DURATION,
+	  .default_text = "\"1d\"", .offset = AT(output.event_window.future),
 	  .min = 60, .max = 315360000,
 	  .description = "A row whose event time is more than this many "
 	  "seconds after now is rejected." },
@@ -583,9 +622,9 @@ static const struct conf_key conf_keys[] = {
 	  "revision) is in the target: its argument list, no shell, with "
 	  ONCOMPLETE_PLACEHOLDERS " replaced "
 	  "(docs/completion.md)." },
-	{ .path = "output.on_complete_timeout", .type = CONF_INT,
+	{ .path = "output.on_complete_timeout", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "300", .offset = AT(output.on_complete_timeout),
+	  .default_text = "\"5m\"", .offset = AT(output.on_complete_timeout),
 	  .min = 1, .max = 86400,
 	  .description = "Seconds output.on_complete may run; then its process "
 	  "group is killed and the command tried again later." },
@@ -609,22 +648,22 @@ static const struct conf_key conf_keys[] = {
 	  .min = 50, .max = 95,
 	  .description = "When to log in again, as a fraction of the "
 	  "ticket's lifetime." },
-	{ .path = "spool.max_bytes", .type = CONF_INT64,
+	{ .path = "spool.max_bytes", .type = CONF_SIZE,
 	  .flags = CONF_RELOADS,
-	  .default_text = "10737418240L", .offset = AT(spool.max_bytes),
+	  .default_text = "\"10GiB\"", .offset = AT(spool.max_bytes),
 	  .min = 1048576, .max = 1125899906842624LL,
 	  .description = "When the spool holds more than this (files not "
 	  "yet published, and those being written), consumption pauses "
 	  "until the publisher has shipped enough." },
-	{ .path = "spool.min_free_bytes", .type = CONF_INT64,
+	{ .path = "spool.min_free_bytes", .type = CONF_SIZE,
 	  .flags = CONF_RELOADS,
-	  .default_text = "1073741824L", .offset = AT(spool.min_free_bytes),
+	  .default_text = "\"1GiB\"", .offset = AT(spool.min_free_bytes),
 	  .min = 0, .max = 1125899906842624LL,
 	  .description = "Consumption pauses likewise while the spool's file "
 	  "system has less free space than this." },
-	{ .path = "checkpoint.interval", .type = CONF_INT,
+	{ .path = "checkpoint.interval", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "30", .offset = AT(checkpoint.interval),
+	  .default_text = "\"30s\"", .offset = AT(checkpoint.interval),
 	  .min = 1, .max = 3600,
 	  .description = "Seconds between checkpoints." },
 	{ .path = "completion.enabled", .type = CONF_BOOL,
@@ -632,22 +671,22 @@ static const struct conf_key conf_keys[] = {
 	  .default_text = "true", .offset = AT(completion.enabled),
 	  .description = "false: kedge writes no _MANIFEST.json, no _SUCCESS "
 	  "and no progress files (docs/completion.md)." },
-	{ .path = "completion.allowed_lateness", .type = CONF_INT,
+	{ .path = "completion.allowed_lateness", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "300", .offset = AT(completion.allowed_lateness),
+	  .default_text = "\"5m\"", .offset = AT(completion.allowed_lateness),
 	  .min = 0, .max = 604800,
 	  .description = "Seconds of event time an hour waits, after the "
 	  "partitions have moved past it, before it is declared complete; "
 	  "rows that come later are late rows in a new manifest revision." },
-	{ .path = "completion.idle_timeout", .type = CONF_INT,
+	{ .path = "completion.idle_timeout", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "600", .offset = AT(completion.idle_timeout),
+	  .default_text = "\"10m\"", .offset = AT(completion.idle_timeout),
 	  .min = 1, .max = 604800,
 	  .description = "A partition without a record for this many seconds "
 	  "no longer holds hours back (nor does one read to its end)." },
-	{ .path = "completion.rescan", .type = CONF_INT,
+	{ .path = "completion.rescan", .type = CONF_DURATION,
 	  .flags = CONF_RELOADS,
-	  .default_text = "600", .offset = AT(completion.rescan),
+	  .default_text = "\"10m\"", .offset = AT(completion.rescan),
 	  .min = 10, .max = 86400,
 	  .description = "Seconds between full scans of the target for hours "
 	  "that other hosts' files changed." },
@@ -712,7 +751,8 @@ static const struct {
 	{ "enable.partition.eof", NULL },
 };
 
-int
+/* Refuses the librdkafka properties kedge sets itself. */
+static int
 conf_check_rdkafka_name(const char *name, char *why, size_t whylen)
 {
 	size_t n = sizeof(conf_rdkafka_reserved) /
@@ -730,6 +770,74 @@ conf_check_rdkafka_name(const char *name, char *why, size_t whylen)
 		    "kedge manages", name);
 	}
 	return 0;
+}
+
+/* Writes to best the librdkafka property nearest to name, as kafka.rdkafka
+ * spells it ('_' for '.'), or "" when none is within a few edits: read
+ * from librdkafka's own list of its properties. */
+static void
+conf_rdkafka_nearest(const char *name, char *best, size_t bestlen)
+{
+	size_t d = SIZE_MAX, len = 0;
+	char *list = NULL, *line, *save = NULL;
+	FILE *f = open_memstream(&list, &len);
+
+	best[0] = '\0';
+	if (f == NULL)
+		return;
+	rd_kafka_conf_properties_show(f);
+	if (fclose(f) != 0 || list == NULL) {
+		free(list);
+		return;
+	}
+	/* a row of its tables: "name   | C/P | ..." */
+	for (line = strtok_r(list, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strcspn(line, " |");
+
+		if (line[0] < 'a' || line[0] > 'z' || line[n] == '\0')
+			continue;
+		if (nearest_closer(name, strlen(name), line, n, 2, &d)) {
+			snprintf(best, bestlen, "%.*s", (int)n, line);
+			for (char *p = best; *p != '\0'; p++)
+				if (*p == '.')
+					*p = '_';
+		}
+	}
+	free(list);
+}
+
+int
+conf_check_rdkafka(const char *member, const char *value, char *name,
+    size_t namelen, char *why, size_t whylen)
+{
+	char err[512], best[CONF_NAME_MAX];
+	rd_kafka_conf_res_t r;
+	rd_kafka_conf_t *kc;
+
+	snprintf(name, namelen, "%s", member);
+	for (char *p = name; *p != '\0'; p++)
+		if (*p == '_')
+			*p = '.';
+	if (conf_check_rdkafka_name(name, why, whylen) != 0)
+		return -EINVAL;
+	/* a conf of its own: librdkafka checks each value as it is set */
+	if ((kc = rd_kafka_conf_new()) == NULL)
+		return err_set(why, whylen, -ENOMEM, "out of memory");
+	r = rd_kafka_conf_set(kc, name, value, err, sizeof(err));
+	rd_kafka_conf_destroy(kc);
+	if (r == RD_KAFKA_CONF_OK)
+		return 0;
+	if (r != RD_KAFKA_CONF_UNKNOWN)
+		return err_set(why, whylen, -EINVAL, "librdkafka refuses %s = "
+		    "\"%s\": %s", name, value, err);
+	conf_rdkafka_nearest(name, best, sizeof(best));
+	if (best[0] != '\0')
+		return err_set(why, whylen, -EINVAL, "librdkafka has no property "
+		    "%s; did you mean \"%s\"?", name, best);
+	return err_set(why, whylen, -EINVAL, "librdkafka has no property %s "
+	    "(CONFIGURATION.md of librdkafka %s lists them; write each with "
+	    "'_' for '.')", name, rd_kafka_version_str());
 }
 
 size_t
@@ -818,34 +926,6 @@ conf_type_name(int type)
 	return "nothing";
 }
 
-static size_t
-conf_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[CONF_NAME_MAX];
-
-	if (lb >= CONF_NAME_MAX)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 /* Returns 1 when a key before key i has the same component under prefix. */
 static int
 conf_component_repeats(size_t i, const char *prefix, const char *comp)
@@ -864,21 +944,18 @@ conf_key_suggest(const char *prefix, const char *name, char *best,
     size_t bestlen, char *known, size_t knownlen)
 {
 	char comp[CONF_NAME_MAX];
-	size_t best_d = 3, used = 0;
+	size_t best_d = SIZE_MAX, used = 0;
 
 	best[0] = '\0';
 	known[0] = '\0';
 	for (size_t i = 0; i < CONF_NKEYS; i++) {
-		size_t d;
-
 		if (conf_key_component(&conf_keys[i], prefix, comp,
 		    sizeof(comp)) != 0 ||
 		    conf_component_repeats(i, prefix, comp))
 			continue;
-		if ((d = conf_edit_distance(name, comp)) < best_d) {
-			best_d = d;
+		if (nearest_closer(name, strlen(name), comp, strlen(comp), 2,
+		    &best_d))
 			snprintf(best, bestlen, "%s", comp);
-		}
 		if (used < knownlen)
 			used += (size_t)snprintf(known + used, knownlen - used,
 			    "%s%s", used > 0 ? ", " : "", comp);
@@ -936,6 +1013,8 @@ conf_type_doc(const struct conf_key *k, char *buf, size_t len)
 		[CONF_DIR] = "directory",
 		[CONF_INT] = "integer",
 		[CONF_INT64] = "integer",
+		[CONF_SIZE] = "size",
+		[CONF_DURATION] = "duration",
 		[CONF_ENUM] = "one of:",
 		[CONF_BYTE] = "one-byte string",
 		[CONF_STRING_LIST] = "list of strings",
@@ -946,12 +1025,17 @@ conf_type_doc(const struct conf_key *k, char *buf, size_t len)
 		[CONF_UDTF_CONFIG] = "group or list of groups",
 		[CONF_TABLES] = "list of groups",
 	};
-	char values[CONF_NAME_MAX];
+	char values[CONF_NAME_MAX], lo[32], hi[32];
 
-	if (k->type == CONF_INT || k->type == CONF_INT64)
-		snprintf(buf, len, "%s %lld..%lld", names[k->type], k->min,
-		    k->max);
-	else if (k->type == CONF_FRACTION)
+	if (k->type == CONF_INT || k->type == CONF_INT64 ||
+	    k->type == CONF_SIZE || k->type == CONF_DURATION) {
+		conf_int_text(k->type, k->min, lo, sizeof(lo));
+		conf_int_text(k->type, k->max, hi, sizeof(hi));
+		snprintf(buf, len, "%s %s..%s%s", names[k->type], lo, hi,
+		    k->type == CONF_SIZE ? ": bytes, or a string such as "
+		    "\"512MiB\"" : k->type == CONF_DURATION ? ": seconds, or a "
+		    "string such as \"1h30m\"" : "");
+	} else if (k->type == CONF_FRACTION)
 		snprintf(buf, len, "%s %.2f..%.2f", names[k->type],
 		    (double)k->min / 100, (double)k->max / 100);
 	else if (k->type == CONF_ENUM) {
@@ -1032,7 +1116,20 @@ conf_write_reference(FILE *out)
 	    "`agent/config/confkeys.c`.\n"
 	    "The column on SIGHUP says whether `systemctl reload kedge` "
 	    "applies a change of the key at once, or whether the change "
-	    "waits for a restart (docs/running.md).\n", out);
+	    "waits for a restart (docs/running.md).\n\n"
+	    "A size is a number of bytes (`10737418240`; no `L` suffix is "
+	    "needed past 32 bits), or a string with K, M, G, T or P after the "
+	    "number, powers of 1024 all, also written KiB, MiB, GiB, TiB, PiB "
+	    "(`\"10G\"`, `\"512MiB\"`).  A duration is a number of seconds, "
+	    "or a string of numbers each with s, m, h or d after it "
+	    "(`\"30s\"`, `\"5m\"`, `\"1h30m\"`).\n\n"
+	    "A string may also be written in nginx's single quotes, in one "
+	    "piece or several, so that a `log_format` pasted from nginx.conf "
+	    "works as it is: `log_format = '$remote_addr - \"$request\" ' "
+	    "'$status';`.  `@include \"FILE\"` reads FILE there, a relative "
+	    "FILE from the directory of the file that includes it.  "
+	    "`kedge check-config` reports every error, each as "
+	    "`FILE:LINE: key: what is wrong`.\n", out);
 	for (size_t i = 0; i < CONF_NKEYS; i++) {
 		const struct conf_key *k = &conf_keys[i];
 

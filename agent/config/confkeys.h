@@ -13,6 +13,7 @@
 #define KEDGE_CONFKEYS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define CONF_NAME_MAX 256 /* a key as shown, "tables[3].udtf_config.x" */
 #define CONF_TEXT_MAX 512 /* a scalar as text, a list of names */
@@ -26,6 +27,8 @@ enum conf_type {
 	CONF_DIR,         /* a string naming a directory kedge may write in */
 	CONF_INT,
 	CONF_INT64,
+	CONF_SIZE,        /* bytes, an int64: an integer, or "512MiB" */
+	CONF_DURATION,    /* seconds, an int: an integer, or "5m" */
 	CONF_ENUM,        /* a string among the key's values */
 	CONF_BYTE,        /* a string of exactly one byte */
 	CONF_BOOL,        /* true or false, kept as an int */
@@ -96,9 +99,32 @@ void conf_list_values(const char *values, char *buf, size_t len);
  * existing ancestor a writable directory. */
 int conf_check_dir(const char *v, char *why, size_t whylen);
 
-/* A conf_check_fn for the librdkafka name of a kafka.rdkafka member (dots,
- * not '_'): refuses the properties kedge sets itself, naming the kedge key
- * to use instead where there is one. */
-int conf_check_rdkafka_name(const char *name, char *why, size_t whylen);
+/* Checks the kafka.rdkafka member written as member (with '_' for '.')
+ * and its value as text: writes librdkafka's name of it ("a.b.c") into
+ * name; refuses the properties kedge sets itself, naming the kedge key to
+ * use instead where there is one, and what librdkafka's own
+ * rd_kafka_conf_set() refuses, naming the nearest property there is for
+ * one it does not know.  Returns 0, or -EINVAL with what is wrong in why
+ * (the end of an error sentence). */
+int conf_check_rdkafka(const char *member, const char *value, char *name,
+    size_t namelen, char *why, size_t whylen);
+
+/* Sizes and durations (confunits.c). */
+
+/* Reads a size: a number of bytes, with K, M, G, T or P (or KiB ... PiB:
+ * powers of 1024) after it or not.  Returns 0, or -EINVAL with what is
+ * wrong in why. */
+int conf_parse_size(const char *s, int64_t *out, char *why, size_t whylen);
+
+/* Reads a duration: a number of seconds, or numbers each with s, m, h or
+ * d after it ("90s", "5m", "1h30m").  Returns 0, or -EINVAL with what is
+ * wrong in why. */
+int conf_parse_duration(const char *s, int64_t *out, char *why,
+    size_t whylen);
+
+/* Writes v as a key of type type shows it: a size in the largest unit that
+ * holds it whole ("128MiB"), a duration likewise ("15m"), any other
+ * integer in decimal. */
+void conf_int_text(enum conf_type type, long long v, char *buf, size_t len);
 
 #endif /* KEDGE_CONFKEYS_H */

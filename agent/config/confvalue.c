@@ -57,7 +57,7 @@ conf_kvs_free(struct conf_kv *kv, size_t n)
 
 int
 conf_stage_add(struct conf_stage **v, size_t *n, const char *spec,
-    const struct udtf_plugin *udtf, int line)
+    const struct udtf_plugin *udtf, struct conf_loc at)
 {
 	struct conf_stage *grown;
 	size_t cap = *n; /* a list built once, at load: no capacity kept */
@@ -69,14 +69,14 @@ conf_stage_add(struct conf_stage **v, size_t *n, const char *spec,
 	if ((grown[*n].spec = strdup(spec)) == NULL)
 		return -ENOMEM;
 	grown[*n].udtf = udtf;
-	grown[*n].line = line;
+	grown[*n].at = at;
 	(*n)++;
 	return 0;
 }
 
 int
 conf_kv_add(struct conf_kv **kv, size_t *n, const char *key,
-    const char *value, int line)
+    const char *value, struct conf_loc at)
 {
 	struct conf_kv *grown;
 	size_t cap = *n; /* a list built once, at load: no capacity kept */
@@ -86,7 +86,7 @@ conf_kv_add(struct conf_kv **kv, size_t *n, const char *key,
 	grown = *kv;
 	grown[*n].key = strdup(key);
 	grown[*n].value = strdup(value);
-	grown[*n].line = line;
+	grown[*n].at = at;
 	(*n)++; /* conf_free() frees what was copied */
 	if (grown[*n - 1].key == NULL || grown[*n - 1].value == NULL)
 		return -ENOMEM;
@@ -136,6 +136,8 @@ conf_value_free(const struct conf_key *k, char *base)
 	case CONF_UDTF_CONFIG: /* in the array CONF_UDTF frees */
 	case CONF_INT:
 	case CONF_INT64:
+	case CONF_SIZE:
+	case CONF_DURATION:
 	case CONF_BYTE:
 	case CONF_BOOL:
 	case CONF_FRACTION:
@@ -154,7 +156,34 @@ conf_free(struct conf *c)
 	for (size_t i = 0; i < conf_key_count(); i++)
 		if (!(conf_key_at(i)->flags & CONF_IN_TABLE))
 			conf_value_free(conf_key_at(i), (char *)c);
+	for (size_t i = 0; i < c->n_where; i++)
+		free(c->where[i].key);
+	free(c->where);
+	conf_strv_clear(&c->files);
 	free(c);
+}
+
+int
+conf_where_add(struct conf *c, const char *key, struct conf_loc at)
+{
+	char *copy;
+
+	if ((copy = strdup(key)) == NULL || grow_array((void **)&c->where,
+	    &c->where_cap, c->n_where + 1, sizeof(*c->where)) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	c->where[c->n_where++] = (struct conf_where){ copy, at };
+	return 0;
+}
+
+struct conf_loc
+conf_where(const struct conf *c, const char *key)
+{
+	for (size_t i = c->n_where; i > 0; i--)
+		if (strcmp(c->where[i - 1].key, key) == 0)
+			return c->where[i - 1].at;
+	return (struct conf_loc){ c->path, 0 };
 }
 
 const struct conf_kv *

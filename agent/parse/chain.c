@@ -252,6 +252,43 @@ chain_feed(struct udtf_emitter *em, const struct udtf_value *v, size_t n)
 	return r < 0 ? r : 0;
 }
 
+/* The error of UDTF i of table index, which refused its configuration
+ * saying why: at the key its sentence starts with ("log_format: ..."),
+ * else at its udtf_config. */
+static int
+chain_init_error(const struct conf *c, size_t index, size_t i,
+    const char *why, char *err, size_t errlen)
+{
+	const struct conf_table *tc = &c->tables[index];
+	const struct conf_stage *cs = &tc->udtf[i];
+	const struct conf_kv *blamed = NULL;
+	struct conf_loc at = cs->config_at;
+	char key[64];
+
+	for (size_t j = 0; j < cs->n_params && blamed == NULL; j++) {
+		size_t n = strlen(cs->params[j].key);
+
+		if (strncmp(why, cs->params[j].key, n) != 0 ||
+		    (why[n] != ':' && why[n] != ' '))
+			continue;
+		blamed = &cs->params[j];
+		/* "log_format: the ..." says its key, which the error names */
+		if (why[n] == ':' && why[n + 1] == ' ')
+			why += n + 2;
+	}
+	if (tc->n_udtf > 1)
+		snprintf(key, sizeof(key), "tables[%zu].udtf_config[%zu]",
+		    index, i);
+	else
+		snprintf(key, sizeof(key), "tables[%zu].udtf_config", index);
+	if (blamed != NULL && blamed->at.line > 0)
+		at = blamed->at;
+	return err_set(err, errlen, -EINVAL, "%s:%d: %s%s%s: UDTF %s: %s",
+	    at.file, at.line, key, blamed != NULL ? "." : "",
+	    blamed != NULL ? blamed->key : "", cs->udtf->name,
+	    why[0] != '\0' ? why : "initialisation failed");
+}
+
 static int
 chain_init_stage(struct chain *ch, size_t i, const struct conf *c,
     size_t index, char *err, size_t errlen)
@@ -275,18 +312,15 @@ chain_init_stage(struct chain *ch, size_t i, const struct conf *c,
 	s->state = s->udtf->init(params, cs->n_params, why, sizeof(why));
 	free(params);
 	if (s->state == NULL)
-		return err_set(err, errlen, -EINVAL,
-		    "%s:%d: tables[%zu].udtf_config: UDTF "
-		    "%s: %s", c->path, cs->config_line, index, s->udtf->name,
-		    why[0] ? why : "initialisation failed");
+		return chain_init_error(c, index, i, why, err, errlen);
 	s->udtf->columns(s->state, &s->cols, &s->ncols);
 	if (s->ncols == 0 || (i + 1 < ch->n &&
 	    s->cols[0].type != UDTF_STRING))
 		return err_set(err, errlen, -EINVAL,
 		    "%s:%d: tables[%zu].udtf: UDTF %s %s",
-		    c->path, cs->line, index, s->udtf->name, s->ncols == 0 ?
-		    "has no columns" : "cannot feed the next UDTF: its first "
-		    "column is not a string");
+		    cs->at.file, cs->at.line, index, s->udtf->name,
+		    s->ncols == 0 ? "has no columns" : "cannot feed the next "
+		    "UDTF: its first column is not a string");
 	return 0;
 }
 
@@ -318,7 +352,8 @@ chain_layout(struct chain *ch, const struct conf *c, size_t index,
 				    "%s:%d: tables[%zu].udtf: "
 				    "two columns named \"%s\" in the chain %s; "
 				    "rename one in its udtf_config",
-				    c->path, c->tables[index].line, index,
+				    c->tables[index].udtf[0].at.file,
+				    c->tables[index].udtf[0].at.line, index,
 				    ch->cols[i].name, ch->name);
 			}
 	return 0;

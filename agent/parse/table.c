@@ -22,34 +22,53 @@ struct table {
 	struct table_stats stats;
 };
 
+/* Writes the chain's timestamp columns and kafka_timestamp into buf:
+ * "time_local", "msec" or "kafka_timestamp". */
+static void
+table_time_columns(const struct table *t, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->ncols && used < len; i++)
+		if (t->cols[i].type == UDTF_TIMESTAMP)
+			used += (size_t)snprintf(buf + used, len - used,
+			    "%s\"%s\"", used > 0 ? ", " : "", t->cols[i].name);
+	if (used < len)
+		snprintf(buf + used, len - used, "%s\"%s\"", used > 0 ? " or " :
+		    "", TABLE_KAFKA_TIMESTAMP);
+}
+
 static int
 table_find_event_col(struct table *t, const struct conf *c, size_t index,
     char *err, size_t errlen)
 {
 	const char *name = t->conf->event_time;
+	char key[64], candidates[512];
+	struct conf_loc at;
 
 	if (strcmp(name, TABLE_KAFKA_TIMESTAMP) == 0) {
 		t->event_col = -1;
 		return 0;
 	}
+	snprintf(key, sizeof(key), "tables[%zu].event_time", index);
+	at = conf_where(c, key);
+	table_time_columns(t, candidates, sizeof(candidates));
 	for (size_t i = 0; i < t->ncols; i++) {
 		if (strcmp(t->cols[i].name, name) != 0)
 			continue;
 		if (t->cols[i].type != UDTF_TIMESTAMP) {
 			return err_set(err, errlen, -EINVAL,
-			    "%s:%d: tables[%zu].event_time: "
-			    "column \"%s\" of UDTF %s is not a timestamp",
-			    c->path, t->conf->line, index, name,
-			    chain_name(t->chain));
+			    "%s:%d: %s: column \"%s\" of UDTF %s is not a "
+			    "timestamp; use %s", at.file, at.line, key, name,
+			    chain_name(t->chain), candidates);
 		}
 		t->event_col = (int)i;
 		return 0;
 	}
 	return err_set(err, errlen, -EINVAL,
-	    "%s:%d: tables[%zu].event_time: UDTF %s emits no "
-	    "column \"%s\"; use one of its timestamp columns or \"%s\"",
-	    c->path, t->conf->line, index, chain_name(t->chain), name,
-	    TABLE_KAFKA_TIMESTAMP);
+	    "%s:%d: %s: UDTF %s emits no column \"%s\"; use %s", at.file,
+	    at.line, key, chain_name(t->chain), name, candidates);
 }
 
 struct table *
@@ -289,6 +308,36 @@ table_note_empty(struct table *t, const struct udtf_record *rec, char *err,
 	    rec->offset, 0, err, errlen);
 }
 
+/* What becomes of one parsed record (span), as table_land() and
+ * table_preview() both see it.  Returns 1 when its rows land: *rows and
+ * *nrows, their hours in *when (one, or a new array the caller frees when
+ * it is not one); 0 when it gave no row; -EINVAL when it goes to the
+ * rejects table, *why saying why (in reason, or the chain's); -ENOMEM. */
+static int
+table_decide(struct table *t, const struct udtf_record *rec,
+    const struct chain_span *span, const struct udtf_value **rows,
+    size_t *nrows, struct table_when *one, struct table_when **when,
+    char *reason, size_t reasonlen, const char **why)
+{
+	*when = one;
+	*why = reason;
+	if (span->result < 0) {
+		*why = chain_reason(t->chain, span);
+		return -EINVAL;
+	}
+	if (span->nrows == 0)
+		return 0;
+	*rows = chain_rows(t->chain, nrows) + span->first * t->ncols;
+	*nrows = span->nrows;
+	if (*nrows > 1 && (*when = malloc(*nrows * sizeof(**when))) == NULL) {
+		*when = one;
+		return -ENOMEM;
+	}
+	if (table_route(t, rec, *rows, *nrows, *when, reason, reasonlen) < 0)
+		return -EINVAL;
+	return 1;
+}
+
 /* Writes the rows of one parsed record to their hours' part files, or
  * sends it to the rejects table. */
 static int
@@ -297,38 +346,79 @@ table_land(struct table *t, const struct udtf_record *rec,
     size_t errlen)
 {
 	char reason[512];
-	struct table_when one, *when = &one;
-	const struct udtf_value *rows;
-	size_t nrows;
+	struct table_when one, *when;
+	const struct udtf_value *rows = NULL;
+	const char *why;
+	size_t nrows = 0;
 	int r;
 
-	if (span->result < 0)
-		return table_reject(t, rj, rec, chain_reason(t->chain, span),
-		    err, errlen);
-	if (span->nrows == 0)
-		return table_note_empty(t, rec, err, errlen);
-	rows = chain_rows(t->chain, &nrows) + span->first * t->ncols;
-	nrows = span->nrows;
-	if (nrows > 1 && (when = malloc(nrows * sizeof(*when))) == NULL)
-		return err_set(err, errlen, -ENOMEM, "out of memory");
-	if (table_route(t, rec, rows, nrows, when, reason,
-	    sizeof(reason)) < 0) {
-		r = table_reject(t, rj, rec, reason, err, errlen);
-		goto out;
-	}
-	for (size_t i = 0; i < nrows; i++) {
+	r = table_decide(t, rec, span, &rows, &nrows, &one, &when, reason,
+	    sizeof(reason), &why);
+	if (r == -ENOMEM)
+		r = err_set(err, errlen, -ENOMEM, "out of memory");
+	else if (r == -EINVAL)
+		r = table_reject(t, rj, rec, why, err, errlen);
+	else if (r == 0)
+		r = table_note_empty(t, rec, err, errlen);
+	for (size_t i = 0; r == 1 && i < nrows; i++) {
 		struct writer_origin o = { rec->topic, rec->partition,
 		    rec->offset, i == 0, NULL, when[i].event_us };
 		if ((r = writer_write(t->writer, &when[i].hour, &o,
-		    rows + i * t->ncols, err, errlen)) < 0)
-			goto out;
-		t->stats.rows++;
+		    rows + i * t->ncols, err, errlen)) == 0) {
+			t->stats.rows++;
+			r = 1;
+		}
 	}
-	r = 0;
-out:
 	if (when != &one)
 		free(when);
-	return r;
+	return r < 0 ? r : 0;
+}
+
+int
+table_preview(struct table *t, const struct udtf_record *recs, size_t n,
+    table_preview_fn *fn, void *arg, char *err, size_t errlen)
+{
+	struct chain_span spans[CHAIN_BATCH_MAX];
+	size_t done = 0;
+
+	t->now_us = (int64_t)time(NULL) * 1000000;
+	while (done < n) {
+		size_t got = chain_parse_batch(t->chain, recs + done, n - done,
+		    spans, NULL);
+
+		for (size_t i = 0; i < got; i++, done++) {
+			struct table_landing l = { NULL, 0, NULL, NULL };
+			struct table_when one, *when;
+			struct tz_hour *hours = NULL;
+			char reason[512];
+			int r;
+
+			r = table_decide(t, &recs[done], &spans[i], &l.rows,
+			    &l.nrows, &one, &when, reason, sizeof(reason),
+			    &l.reason);
+			if (r == 1 && (hours = calloc(l.nrows,
+			    sizeof(*hours))) == NULL)
+				r = -ENOMEM;
+			if (r == -ENOMEM) {
+				if (when != &one)
+					free(when);
+				return err_set(err, errlen, -ENOMEM,
+				    "out of memory");
+			}
+			if (r != -EINVAL)
+				l.reason = NULL;
+			if (r != 1)
+				l.nrows = 0;
+			for (size_t j = 0; j < l.nrows; j++)
+				hours[j] = when[j].hour;
+			l.hours = hours;
+			fn(arg, done, &l);
+			free(hours);
+			if (when != &one)
+				free(when);
+		}
+	}
+	return 0;
 }
 
 int

@@ -71,4 +71,24 @@ int table_note_skipped(struct table *t, const char *topic, int32_t partition,
 int table_process(struct table *t, const struct udtf_record *recs, size_t n,
     struct rejects *rj, size_t *done, char *err, size_t errlen);
 
+/* What a record would become, without writing it: its rows and the hour
+ * each lands in, or why it would go to the rejects table. */
+struct table_landing {
+	const struct udtf_value *rows;  /* nrows rows of the chain's columns */
+	size_t nrows;                   /* 0: the record gives no row */
+	const struct tz_hour *hours;    /* one per row */
+	const char *reason;             /* not NULL: rejected, this is why */
+};
+
+typedef void (table_preview_fn)(void *arg, size_t i,
+    const struct table_landing *l);
+
+/* What table_process() would make of recs[0..n), landing nothing: the
+ * same chain, event times, window and hours.  For each record in order,
+ * calls fn with its index and what it would become, valid during the
+ * call.  Returns 0, or
+ * -ENOMEM with a sentence in err. */
+int table_preview(struct table *t, const struct udtf_record *recs, size_t n,
+    table_preview_fn *fn, void *arg, char *err, size_t errlen);
+
 #endif /* KEDGE_TABLE_H */

@@ -42,6 +42,16 @@ struct source_hooks {
 rd_kafka_conf_t *source_properties(const struct conf *c, char *err,
     size_t errlen);
 
+/* check-config's check of the conf run builds, source_properties() of c:
+ * librdkafka's own final checks, rd_kafka_new()'s, on a consumer that is
+ * never started and connects nowhere (its brokers left out).  warn, when
+ * not NULL, is called with each warning librdkafka gives of the conf (a
+ * producer's property, a deprecated one), on the caller's thread.
+ * Returns 0, or -EINVAL with "FILE:LINE: kafka.rdkafka: what" in err. */
+int source_check_conf(const struct conf *c,
+    void (*warn)(void *arg, const char *sentence), void *arg, char *err,
+    size_t errlen);
+
 /* The syslog level kedge logs a line of librdkafka's (its level and
  * facility) at: librdkafka's own, but debug for "FAIL", a connection
  * that failed or was lost: librdkafka hands each of those to the error

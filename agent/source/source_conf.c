@@ -108,7 +108,8 @@ source_properties(const struct conf *c, char *err, size_t errlen)
 		if (rd_kafka_conf_set(kc, kv->key, kv->value, why, sizeof(why)) !=
 		    RD_KAFKA_CONF_OK) {
 			snprintf(err, errlen, "%s:%d: kafka.rdkafka: librdkafka "
-			    "property %s: %s", c->path, kv->line, kv->key, why);
+			    "property %s: %s", kv->at.file, kv->at.line, kv->key,
+			    why);
 			goto fail;
 		}
 	}
@@ -116,6 +117,64 @@ source_properties(const struct conf *c, char *err, size_t errlen)
 fail:
 	rd_kafka_conf_destroy(kc);
 	return NULL;
+}
+
+/* What source_check_conf() hands its log callback. */
+struct source_check {
+	void (*warn)(void *arg, const char *sentence);
+	void *arg;
+};
+
+/* librdkafka's warnings of a conf ("CONFWARN") go to the checker; the
+ * rest of what a consumer that never starts logs is of no use to it. */
+static void
+source_check_log(const rd_kafka_t *rk, int level, const char *fac,
+    const char *buf)
+{
+	struct source_check *sc = rd_kafka_opaque(rk);
+
+	if (level > 4 || strcmp(fac, "CONFWARN") != 0 || sc->warn == NULL)
+		return;
+	/* "[thrd:app]: ": the thread that logged, of no use to the reader */
+	if (strncmp(buf, "[thrd:", 6) == 0 && strstr(buf, "]: ") != NULL)
+		buf = strstr(buf, "]: ") + 3;
+	sc->warn(sc->arg, buf);
+}
+
+int
+source_check_conf(const struct conf *c,
+    void (*warn)(void *arg, const char *sentence), void *arg, char *err,
+    size_t errlen)
+{
+	struct conf_loc at = conf_where(c, "kafka.rdkafka");
+	struct source_check sc = { warn, arg };
+	rd_kafka_conf_t *kc;
+	rd_kafka_t *rk;
+	char why[512];
+
+	if ((kc = source_properties(c, err, errlen)) == NULL)
+		return -EINVAL;
+	if (at.line == 0)
+		at = conf_where(c, "kafka.brokers");
+	/* no broker: nothing connects, nothing is asked */
+	if (rd_kafka_conf_set(kc, "bootstrap.servers", "", why,
+	    sizeof(why)) != RD_KAFKA_CONF_OK) {
+		rd_kafka_conf_destroy(kc);
+		return err_set(err, errlen, -EINVAL, "%s:%d: kafka.rdkafka: %s",
+		    at.file, at.line, why);
+	}
+	rd_kafka_conf_set_log_cb(kc, source_check_log);
+	rd_kafka_conf_set_opaque(kc, &sc);
+	/* rd_kafka_new() takes ownership of kc when it succeeds */
+	if ((rk = rd_kafka_new(RD_KAFKA_CONSUMER, kc, why, sizeof(why))) ==
+	    NULL) {
+		rd_kafka_conf_destroy(kc);
+		return err_set(err, errlen, -EINVAL, "%s:%d: kafka.rdkafka: "
+		    "librdkafka refuses the configuration kedge makes of this "
+		    "file: %s", at.file, at.line, why);
+	}
+	rd_kafka_destroy(rk);
+	return 0;
 }
 
 int
@@ -153,8 +212,9 @@ source_insecure(const struct conf *c, char *why, size_t whylen)
 		kv = conf_rdkafka_find(c, checks[i].key);
 		snprintf(why, whylen, "%s:%d: kafka.rdkafka sets %s = %s: %s; "
 		    "remove it, and name the brokers' CA in "
-		    "kafka.security.ca_file", c->path, kv != NULL ? kv->line : 0,
-		    checks[i].key, v, checks[i].means);
+		    "kafka.security.ca_file", kv != NULL ? kv->at.file : c->path,
+		    kv != NULL ? kv->at.line : 0, checks[i].key, v,
+		    checks[i].means);
 		found = 1;
 	}
 	rd_kafka_conf_destroy(kc);

@@ -55,7 +55,10 @@ enum {
 static const struct udtf_key nginx_keys[] = {
 	[NGINX_KEY_LOG_FORMAT] = { "log_format", NGINX_COMBINED,
 	    "the nginx log_format the lines were written with; one column per "
-	    "variable" },
+	    "variable.  Its \"[\" and '\"' pair up and its variables are "
+	    "nginx's ($http_NAME and the other families too), or else a name "
+	    "of your own (map, set), which is noted; one a typo away from one "
+	    "of nginx's is refused unless written ${name}" },
 	[NGINX_KEY_ESCAPE] = { "escape", "default",
 	    "how nginx escaped the values, as in log_format escape=: default, "
 	    "json or none" },
@@ -63,13 +66,6 @@ static const struct udtf_key nginx_keys[] = {
 };
 
 static void nginx_fini(void *state);
-
-static int
-is_name_char(char c)
-{
-	return nginx_is_digit(c) || (c >= 'a' && c <= 'z') ||
-	    (c >= 'A' && c <= 'Z') || c == '_';
-}
 
 /* Compiling the log_format. */
 
@@ -137,7 +133,7 @@ read_variable(const char *format, size_t at, const char **var, size_t *varlen,
 
 	if (braced)
 		start++;
-	for (end = start; is_name_char(format[end]); end++)
+	for (end = start; nginx_is_name_char(format[end]); end++)
 		;
 	if (braced && format[end] != '}') {
 		return err_set(err, errlen, -EINVAL,
@@ -277,7 +273,8 @@ nginx_init(const struct udtf_param *params, size_t nparams, char *err,
 	}
 	st->escape = (enum nginx_escape)escape;
 	if (compile_format(st, err, errlen) < 0 ||
-	    name_columns(st, err, errlen) < 0)
+	    name_columns(st, err, errlen) < 0 ||
+	    nginx_lint(format, st->note, sizeof(st->note), err, errlen) < 0)
 		goto fail;
 	return st;
 fail:
@@ -292,6 +289,14 @@ nginx_columns(void *state, const struct udtf_column **cols, size_t *ncols)
 
 	*cols = st->cols;
 	*ncols = st->nfields;
+}
+
+static const char *
+nginx_note(void *state)
+{
+	struct nginx_state *st = state;
+
+	return st->note[0] != '\0' ? st->note : NULL;
 }
 
 static void
@@ -534,4 +539,5 @@ const struct udtf_plugin udtf_nginx_plugin = {
 	.columns = nginx_columns,
 	.process = nginx_process,
 	.fini = nginx_fini,
+	.note = nginx_note,
 };

@@ -26,6 +26,9 @@
 #define QUOTE_MAX 40
 #define QUOTED_SIZE (QUOTE_MAX * 4 + 6)
 
+/* The size of nginx_lint()'s note, with its NUL. */
+#define NGINX_NOTE_MAX 512
+
 /* request_time has at most this many digits: their value fits in uint64_t
  * and a power of ten this large is exact in a double. */
 #define DOUBLE_DIGITS_MAX 18
@@ -82,6 +85,7 @@ struct nginx_state {
 	struct udtf_value *values; /* one per field, refilled per record */
 	size_t nfields;
 	struct buf scratch;       /* unescaped values of the current record */
+	char note[NGINX_NOTE_MAX]; /* nginx_lint()'s, "" when none */
 };
 
 /* Writes s[0..len) into dst, which holds QUOTED_SIZE bytes, as a short,
@@ -105,6 +109,23 @@ nginx_is_digit(char c)
 {
 	return (unsigned)(c - '0') <= 9;
 }
+
+/* A byte of a variable's name, as nginx reads it. */
+static inline int
+nginx_is_name_char(char c)
+{
+	return nginx_is_digit(c) || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* Checks the log_format format as nginx.conf would have it (nginx_lint.c):
+ * "[" and '"' closed, every $variable one of nginx's or of a family such
+ * as $http_NAME, a name a misspelling away from one of nginx's refused
+ * unless written ${name}.  Returns 0, with the names it did not know (the
+ * configuration's own, from map or set) in note as one sentence ("" when
+ * none); or -EINVAL with the sentence in err. */
+int nginx_lint(const char *format, char *note, size_t notelen, char *err,
+    size_t errlen);
 
 static inline int
 nginx_parse_int(const char *s, size_t len, int64_t *out)

@@ -37,6 +37,12 @@ struct journal {
 	uint64_t size;                   /* bytes written to it */
 };
 
+int
+journal_name(char *buf, size_t len, const char *part)
+{
+	return snprintf(buf, len, ".%s.journal", part);
+}
+
 struct journal *
 journal_create(const char *path, char *err, size_t errlen)
 {

@@ -44,6 +44,11 @@ enum journal_kind {
 
 struct journal;
 
+/* Writes the journal's file name for the part file named part,
+ * ".<part>.journal", into buf.  Returns what snprintf() returns: the
+ * name's length, which may be len or more when it did not fit. */
+int journal_name(char *buf, size_t len, const char *part);
+
 /* Creates (truncating) the journal at path.  Returns NULL with a sentence
  * in err. */
 struct journal *journal_create(const char *path, char *err, size_t errlen);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -21,6 +22,68 @@
 #include "lib/crash.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
+
+/* The PID written in the lock file fd, or 0 when it holds none yet. */
+static long
+spool_lock_holder(int fd)
+{
+	char text[32];
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	char *end;
+	long pid;
+
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	pid = strtol(text, &end, 10);
+	return end != text && (*end == '\n' || *end == '\0') && pid > 0 ?
+	    pid : 0;
+}
+
+int
+spool_lock(const char *spool_dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX], pid[32];
+	long holder;
+	int fd, r, n;
+
+	if ((r = fs_mkdirs(spool_dir, 0755)) < 0)
+		return err_set(err, errlen, r, "cannot create %s: %s", spool_dir,
+		    fs_strerror(-r));
+	if ((size_t)snprintf(path, sizeof(path), "%s/" SPOOL_LOCK_FILE,
+	    spool_dir) >= sizeof(path))
+		return err_set(err, errlen, -ENAMETOOLONG, "%s: path too long",
+		    spool_dir);
+	/* CLOEXEC: a command kedge runs must not hold the lock past it */
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0644)) < 0)
+		return err_set(err, errlen, -errno, "cannot open %s: %s", path,
+		    strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		holder = r == -EBUSY ? spool_lock_holder(fd) : 0;
+		close(fd);
+		if (r != -EBUSY)
+			return err_set(err, errlen, r, "cannot lock %s: %s", path,
+			    strerror(-r));
+		if (holder > 0)
+			return err_set(err, errlen, r, "another kedge (PID %ld) "
+			    "runs on the spool %s (it holds %s): stop it first, "
+			    "or give this one an output.spool_dir of its own",
+			    holder, spool_dir, path);
+		return err_set(err, errlen, r, "another kedge runs on the "
+		    "spool %s (it holds %s): stop it first, or give this one an "
+		    "output.spool_dir of its own", spool_dir, path);
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		r = -errno;
+		close(fd);
+		return err_set(err, errlen, r, "cannot write %s: %s", path,
+		    strerror(-r));
+	}
+	return fd;
+}
 
 /* Removes suffix from the end of s when it is there; returns 1 if it was. */
 static int
@@ -358,7 +421,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 {
 	char data[PATH_MAX], journal[PATH_MAX], sidecar[PATH_MAX], tmp[PATH_MAX];
 	char ready[PATH_MAX], ready_sidecar[PATH_MAX], *table = NULL;
-	char final[NAME_MAX + 1];
+	char final[NAME_MAX + 1], jname[PATH_MAX];
 	struct spool_digest digest;
 	const char *name = strrchr(rel, '/'), *slash = strchr(rel, '/');
 	int dirlen = name ? (int)(name - rel) : 0;
@@ -378,8 +441,9 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 	    (sn.rows ? strlen(SPOOL_ROWS_EXT) : 0)), name);
 	if ((size_t)snprintf(data, sizeof(data), "%s/open/%s", spool_dir, rel) >=
 	    sizeof(data) ||
-	    (size_t)snprintf(journal, sizeof(journal), "%s/open/%.*s/.%s.journal",
-	    spool_dir, dirlen, rel, name) >= sizeof(journal) ||
+	    (size_t)journal_name(jname, sizeof(jname), name) >= sizeof(jname) ||
+	    (size_t)snprintf(journal, sizeof(journal), "%s/open/%.*s/%s",
+	    spool_dir, dirlen, rel, jname) >= sizeof(journal) ||
 	    (size_t)snprintf(sidecar, sizeof(sidecar), "%s/open/%.*s/.%s.json",
 	    spool_dir, dirlen, rel, final) >= sizeof(sidecar) ||
 	    (size_t)snprintf(tmp, sizeof(tmp), "%s/open/%.*s/.%s.tmp",

@@ -24,6 +24,19 @@
 #include <stdint.h>
 #include <time.h>
 
+/* The file in the spool that one kedge at a time holds locked
+ * (spool_lock()), with its PID in it. */
+#define SPOOL_LOCK_FILE "kedge.lock"
+
+/* Takes the spool at spool_dir for this process, creating the directory
+ * when it is missing: an exclusive flock() on <spool_dir>/kedge.lock,
+ * held by the descriptor returned for as long as it stays open; the
+ * kernel lets it go when the process ends, however it ends (kill -9
+ * too).  The process's PID is written into the file once it holds the
+ * lock.  Returns the descriptor, or a negative errno with the sentence in
+ * err: -EBUSY when another process holds the lock, named by its PID. */
+int spool_lock(const char *spool_dir, char *err, size_t errlen);
+
 /* What a part file's name says. */
 struct spool_name {
 	char topic[256];

@@ -258,20 +258,49 @@ writer_make_room(struct writer *w, unsigned room, const char *topic,
 	return 0;
 }
 
+int
+writer_part_name(char *buf, size_t len, const char *topic, int32_t partition,
+    int64_t first_offset, const char *host, enum format_kind format,
+    enum codec_kind codec, int open)
+{
+	return snprintf(buf, len, "%s+%" PRId32 "+%" PRId64 "+%s.%s%s%s", topic,
+	    partition, first_offset, host, format_kind_ext(format),
+	    format_codec_ext(format, codec),
+	    open && format == FORMAT_PARQUET ? SPOOL_ROWS_EXT : "");
+}
+
+size_t
+writer_name_longest(const char *topic, const char *host,
+    enum format_kind format, enum codec_kind codec)
+{
+	char name[PATH_MAX], jname[PATH_MAX];
+	int n;
+
+	/* the journal's name holds the open file's, which holds every other
+	 * name's: the sidecar's ".<name>.json" and the temporary
+	 * ".<name>.tmp" are shorter than ".<name>.journal" */
+	n = writer_part_name(name, sizeof(name), topic, INT32_MAX, INT64_MAX,
+	    host, format, codec, 1);
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return SIZE_MAX;
+	n = journal_name(jname, sizeof(jname), name);
+	return n < 0 ? SIZE_MAX : (size_t)n;
+}
+
 static struct part *
 part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
     int32_t partition, int64_t offset, time_t now, char *err, size_t errlen)
 {
-	char rel[PATH_MAX], path[PATH_MAX], jpath[PATH_MAX];
+	char rel[PATH_MAX], path[PATH_MAX], jpath[PATH_MAX], name[PATH_MAX];
+	char jname[PATH_MAX];
 	struct part *p;
 	int r;
 
-	r = snprintf(rel, sizeof(rel), "%s/dt=%s/hr=%s/%s+%" PRId32 "+%" PRId64
-	    "+%s.%s%s%s", w->table, hour->dt, hour->hr, topic, partition,
-	    offset, w->host, format_kind_ext(w->format.kind),
-	    format_codec_ext(w->format.kind, w->codec_kind),
-	    w->format.kind == FORMAT_PARQUET ? SPOOL_ROWS_EXT : "");
-	if (r < 0 || (size_t)r >= sizeof(rel) ||
+	r = writer_part_name(name, sizeof(name), topic, partition, offset,
+	    w->host, w->format.kind, w->codec_kind, 1);
+	if (r < 0 || (size_t)r >= sizeof(name) ||
+	    (size_t)(r = snprintf(rel, sizeof(rel), "%s/dt=%s/hr=%s/%s",
+	    w->table, hour->dt, hour->hr, name)) >= sizeof(rel) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/open/%s", w->spool_dir, rel) >=
 	    sizeof(path)) {
 		snprintf(err, errlen, "table %s: part file name too long", w->table);
@@ -311,8 +340,9 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 		goto fail;
 	}
 	p->unsynced = 1;
-	if ((size_t)snprintf(jpath, sizeof(jpath), "%.2000s/.%.1000s.journal",
-	    path, strrchr(p->open_path, '/') + 1) >= sizeof(jpath)) {
+	if ((size_t)journal_name(jname, sizeof(jname), name) >= sizeof(jname) ||
+	    (size_t)snprintf(jpath, sizeof(jpath), "%s/%s", path, jname) >=
+	    sizeof(jpath)) {
 		snprintf(err, errlen, "table %s: part file name too long", w->table);
 		goto fail;
 	}

@@ -77,6 +77,22 @@ enum roll_reason writer_roll_check(const struct roll_policy *p,
 /* Returns a writer for rows of the given columns (copied by reference: cols
  * must outlive the writer), or NULL with a sentence in err.  Creates the
  * spool directories it needs. */
+/* Writes into buf the name of the part file of topic's partition whose
+ * first record is first_offset, written by host in format and codec:
+ * "<topic>+<partition>+<first_offset>+<host>.<ext>", with ".rows" after
+ * it for the log of an open Parquet file when open is 1 (spool.h).
+ * Returns what snprintf() returns. */
+int writer_part_name(char *buf, size_t len, const char *topic,
+    int32_t partition, int64_t first_offset, const char *host,
+    enum format_kind format, enum codec_kind codec, int open);
+
+/* The length of the longest file name kedge makes from a part file of
+ * topic written by host in format and codec, with the largest partition
+ * and offset there can be: its journal's (".<name>.journal"), which holds
+ * the part file's own.  A file system takes at most NAME_MAX. */
+size_t writer_name_longest(const char *topic, const char *host,
+    enum format_kind format, enum codec_kind codec);
+
 struct writer *writer_new(const struct writer_opts *o,
     const struct udtf_column *cols, size_t ncols, char *err, size_t errlen);
 /* Flushes nothing: call writer_flush() first when the data matters. */

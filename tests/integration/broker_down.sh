@@ -46,6 +46,6 @@ $KEDGE check-config --online -c "$T/k.conf" >"$T/cc.out" 2>"$T/cc.err" || rc=$?
 [ ! -s "$T/cc.out" ] || die "check-config --online printed: $(cat "$T/cc.out")"
 [ "$(wc -l <"$T/cc.err")" -eq 1 ] ||
 	die "check-config --online wrote more than its answer: $(cat "$T/cc.err")"
-grep -q "^kafka: no metadata from 127.0.0.1:1 within [0-9]* s: .*; librdkafka's last error: 127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: Connection refused.*; check kafka.brokers" \
+grep -q "^$T/k.conf: kafka: no metadata from 127.0.0.1:1 within [0-9]* s: .*; librdkafka's last error: 127.0.0.1:1/bootstrap: Connect to ipv4#127.0.0.1:1 failed: Connection refused.*; check kafka.brokers" \
 	"$T/cc.err" || die "check-config --online said: $(cat "$T/cc.err")"
 echo "ok: $(wc -l <"$T/failed") failed connections, each logged once; check-config --online answered in one line"

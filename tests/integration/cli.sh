@@ -41,7 +41,7 @@ expect_error unknown "^$T/unknown.conf:4: tables\\[0\\]\\.colour: "
 expect_error format "^$T/format.conf:5: tables\\[0\\]\\.udtf_config.*\\\$a"
 
 { base; printf 'tables = ( { name = "a"; topics = [ "t" ];\n  udtf = "nginx"; event_time = "status"; } );\n'; } >"$T/evtime.conf"
-expect_error evtime "^$T/evtime.conf:3: tables\\[0\\]\\.event_time: .*not a timestamp"
+expect_error evtime "^$T/evtime.conf:4: tables\\[0\\]\\.event_time: .*not a timestamp; use \"time_local\" or \"kafka_timestamp\""
 
 { base; printf 'tables = ( { name = "a"; topics = [ "t" ]; udtf = "nginx"; } );\ncheckpoint = { interval = 0; };\n'; } >"$T/range.conf"
 expect_error range "^$T/range.conf:4: checkpoint\\.interval: "

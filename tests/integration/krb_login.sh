@@ -73,7 +73,7 @@ out=$(PATH=$KRB_KINIT_PATH $KEDGE check-config --online -c "$T/k.conf" 2>&1) || 
 sed 's/"web"/"nope"/' "$T/k.conf" >"$T/nope.conf"
 rc=0
 out=$(PATH=$KRB_KINIT_PATH $KEDGE check-config --online -c "$T/nope.conf" 2>&1) || rc=$?
-[ "$rc" -eq 1 ] && [ "$out" = "kafka: topic nope: not on the brokers" ] ||
+[ "$rc" -eq 1 ] && [ "$out" = "$T/nope.conf: kafka: topic nope: not on the brokers" ] ||
 	die "check-config --online of a missing topic: $rc: $out"
 
 # Login failures at start: kedge run stops before it consumes.

@@ -102,7 +102,7 @@ out=$(KRB5CCNAME=$KCC $KEDGE check-config -c "$T/w.conf" --online \
 	2>"$T/w.err") || die "check-config --online: $out $(cat "$T/w.err")"
 # on stderr, only the warning that http:// carries the tokens in the clear
 [ "$(grep -c . "$T/w.err")" -eq 1 ] &&
-	grep -q "^warning: output.webhdfs.url $WEBHDFS_URL is http://" "$T/w.err" ||
+	grep -q "^warning: $T/w.conf:[0-9]*: output.webhdfs.url $WEBHDFS_URL is http://" "$T/w.err" ||
 	die "check-config --online warned: $(cat "$T/w.err")"
 case $out in
 "configuration OK: logged in as $ME; "*"HDFS $WEBHDFS_URL: $DIR_W is there") ;;

@@ -40,7 +40,7 @@ refused() {
 	rc=0
 	out=$(PATH=$KRB_KINIT_PATH $KEDGE check-config --online -c "$T/$_rf.conf" 2>&1) ||
 		rc=$?
-	[ "$rc" -eq 1 ] && [ "$out" = "$_want" ] ||
+	[ "$rc" -eq 1 ] && [ "$out" = "$T/$_rf.conf: $_want" ] ||
 		die "check-config --online refused $2 READ: exit $rc: $out"
 	PATH=$KRB_KINIT_PATH $KEDGE run -c "$T/$_rf.conf" 2>"$T/$_rf.log" &
 	KPID=$!

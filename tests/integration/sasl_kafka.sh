@@ -97,7 +97,7 @@ WANT="SASL authentication error: GSSAPI: Unspecified GSS failure.  Minor code ma
 rc=0
 timeout 60 $KEDGE check-config --online -c "$T/refused.conf" >"$T/cc.log" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || die "check-config --online exited $rc, want 1: $(tail -3 "$T/cc.log")"
-tail -1 "$T/cc.log" | grep -q "^kafka: the brokers refused kedge's authentication: .*$WANT" ||
+tail -1 "$T/cc.log" | grep -q "^$T/refused.conf: kafka: the brokers refused kedge's authentication: .*$WANT" ||
 	die "check-config --online said: $(cat "$T/cc.log")"
 rc=0
 timeout 90 $KEDGE run -c "$T/refused.conf" --exit-at-end 2>"$T/refused.log" || rc=$?

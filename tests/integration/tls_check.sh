@@ -68,11 +68,13 @@ check() {
 	} >"$T/k.conf"
 	$KEDGE check-config -c "$T/k.conf" 2>&1 || true
 }
-# refused CA CERT KEY WANT
+# refused CA CERT KEY WANT: check-config says WANT after "FILE:LINE: ",
+# the line of the key the sentence names.
 refused() {
 	out=$(check "$1" "$2" "$3")
-	[ "$out" = "$4" ] || die "check-config with $1 $2 $3 said: $out
-want: $4"
+	[ "${out#"$T"/k.conf:[0-9]: }" = "$4" ] ||
+		die "check-config with $1 $2 $3 said: $out
+want: $T/k.conf:LINE: $4"
 }
 
 [ "$(check ca.pem good.pem good.key)" = "configuration OK" ] ||
@@ -81,12 +83,12 @@ want: $4"
 refused missing.pem - - "kafka.security.ca_file $T/missing.pem: No such file or directory"
 out=$(check garbage.pem - -)
 case $out in
-"kafka.security.ca_file $T/garbage.pem holds no PEM certificate ("*"): give the PEM file, -----BEGIN CERTIFICATE-----") ;;
+"$T/k.conf:2: kafka.security.ca_file $T/garbage.pem holds no PEM certificate ("*"): give the PEM file, -----BEGIN CERTIFICATE-----") ;;
 *) die "garbage CA: $out" ;;
 esac
-refused ca.pem old.pem old.key "certificate $T/old.pem expired at 2020-01-02T00:00:00Z: renew it"
-refused ca.pem future.pem future.key "certificate $T/future.pem is not valid yet: from 2099-01-01T00:00:00Z (is this host's clock right?)"
-refused ca.pem good.pem old.key "key $T/old.key does not match certificate $T/good.pem: give the key the certificate was made for"
+refused ca.pem old.pem old.key "kafka.security.cert_file: certificate $T/old.pem expired at 2020-01-02T00:00:00Z: renew it"
+refused ca.pem future.pem future.key "kafka.security.cert_file: certificate $T/future.pem is not valid yet: from 2099-01-01T00:00:00Z (is this host's clock right?)"
+refused ca.pem good.pem old.key "kafka.security.cert_file: key $T/old.key does not match certificate $T/good.pem: give the key the certificate was made for"
 refused ca.pem - good.key "kafka.security.key_file is set but cert_file is not: name the key's certificate"
 out=$(check ca.pem soon.pem soon.key)
 echo "$out" | grep -q "certificate $T/soon.pem expires in [0-9]* days: renew it" ||
@@ -105,12 +107,12 @@ check_tty() {
 out=$(check_tty ca.pem good.pem crypt.key)
 case $out in
 *"pass phrase"*|*"passphrase:"*) die "check-config asked for the key's password: $out" ;;
-"kafka.security.key_file $T/crypt.key is encrypted and no password is given: set kafka.rdkafka ssl_key_password (librdkafka's ssl.key.password) to its password, or decrypt the key (openssl pkey -in KEY -out PLAIN)") ;;
+"$T/k.conf:4: kafka.security.key_file $T/crypt.key is encrypted and no password is given: set kafka.rdkafka ssl_key_password (librdkafka's ssl.key.password) to its password, or decrypt the key (openssl pkey -in KEY -out PLAIN)") ;;
 *) die "encrypted key without a password: $out" ;;
 esac
 out=$(RDKAFKA='ssl_key_password = "wrong";' check_tty ca.pem good.pem crypt.key)
 case $out in
-"kafka.security.key_file $T/crypt.key: the password in kafka.rdkafka ssl_key_password does not decrypt it ("*")") ;;
+"$T/k.conf:4: kafka.security.key_file $T/crypt.key: the password in kafka.rdkafka ssl_key_password does not decrypt it ("*")") ;;
 *) die "encrypted key with a wrong password: $out" ;;
 esac
 out=$(RDKAFKA='ssl_key_password = "s3cret";' check ca.pem good.pem crypt.key)
@@ -118,7 +120,7 @@ out=$(RDKAFKA='ssl_key_password = "s3cret";' check ca.pem good.pem crypt.key)
 
 # Certificate checks switched off in kafka.rdkafka: warned, still OK.
 out=$(RDKAFKA='enable_ssl_certificate_verification = "false";' check ca.pem - -)
-echo "$out" | grep -q "^[^ ]* warning kafka: $T/k.conf:[0-9]*: kafka.rdkafka sets enable.ssl.certificate.verification = false: kedge does not check the brokers' certificates at all, so anyone on the way can pose as a broker and read or forge records; remove it, and name the brokers' CA in kafka.security.ca_file$" ||
+echo "$out" | grep -q "^warning: $T/k.conf:[0-9]*: kafka.rdkafka sets enable.ssl.certificate.verification = false: kedge does not check the brokers' certificates at all, so anyone on the way can pose as a broker and read or forge records; remove it, and name the brokers' CA in kafka.security.ca_file$" ||
 	die "no warning for enable.ssl.certificate.verification = false: $out"
 echo "$out" | grep -qx "configuration OK" || die "verification off was refused: $out"
 out=$(RDKAFKA='ssl_endpoint_identification_algorithm = "none";' check ca.pem - -)

@@ -233,13 +233,14 @@ output = { $OLD_EVENTS
 metrics = { enabled = false; };
 CONF
 
-NOTE="table syslog: UDTF syslog5424: min_severity is notice: lines of \
-severity 6 to 7 give no row"
+NOTE="UDTF syslog5424: min_severity is notice: lines of severity 6 to 7 \
+give no row"
 out=$($KEDGE check-config -c "$T/kedge.conf" 2>"$T/check.err") ||
 	die "check-config refused the sample: $(cat "$T/check.err")"
 [ "$out" = "configuration OK" ] || die "check-config printed \"$out\""
-log_lines "$T/check.err" | grep -qxF "notice $NOTE" ||
-	die "check-config did not log the plugin's note: $(cat "$T/check.err")"
+grep -qxF "warning: $T/kedge.conf:6: tables[0].udtf_config: $NOTE" \
+	"$T/check.err" ||
+	die "check-config did not give the plugin's note: $(cat "$T/check.err")"
 
 run_to_end "$T/kedge.conf" "$T/kedge.log" "kedge run"
 
@@ -314,7 +315,7 @@ done
 ! grep -q 'gave no row found no file' "$T/kedge.log" ||
 	die "kedge could not note every dropped line: $(grep 'no file' \
 		"$T/kedge.log")"
-log_lines "$T/kedge.log" | grep -qxF "notice $NOTE" || die "kedge run did not log the note"
+log_lines "$T/kedge.log" | grep -qxF "notice table syslog: $NOTE" || die "kedge run did not log the note"
 
 out=$($KEDGE verify "$T/warehouse" 2>&1) || die "kedge verify: $out"
 case $out in
@@ -380,11 +381,11 @@ $(cat "$T/refused.out")"
 C=$T/refused.conf
 P="$C:4: tables[0].udtf"
 G="$C:5: tables[0].udtf_config"
-refused "plugin:$SO" 'min_severity = "loud";' "$G: UDTF syslog5424: \
-min_severity must be a severity, 0 to 7 or its name (emerg, alert, crit, \
-err, warning, notice, info, debug), not \"loud\""
-refused "plugin:$SO" 'nil_as_null = "maybe";' "$G: UDTF syslog5424: \
-nil_as_null must be true or false, not \"maybe\""
+refused "plugin:$SO" 'min_severity = "loud";' "$G.min_severity: UDTF \
+syslog5424: min_severity must be a severity, 0 to 7 or its name (emerg, \
+alert, crit, err, warning, notice, info, debug), not \"loud\""
+refused "plugin:$SO" 'nil_as_null = "maybe";' "$G.nil_as_null: UDTF \
+syslog5424: nil_as_null must be true or false, not \"maybe\""
 refused "plugin:$SO" 'severity = 3;' "$G.severity: UDTF syslog5424 has no \
 such key; its keys: min_severity, nil_as_null"
 refused "plugin:build/libsyslog5424.so" '' "$P: plugin path \
@@ -454,10 +455,11 @@ refused "plugin:$B-INIT_FAILS.so" '' "$G: UDTF bad: this plugin always \
 refuses: for testing"
 refused "plugin:$B-NO_COLUMNS.so" '' "$P: UDTF bad has no columns"
 
-# kedge run refuses the same way, before it touches anything.
+# kedge run refuses the same way, before it touches anything, with
+# EX_CONFIG.
 rc=0
 $KEDGE run -c "$T/refused.conf" --exit-at-end 2>"$T/refused.err" || rc=$?
-[ "$rc" -eq 1 ] && grep -qF "$P: UDTF bad has no columns" "$T/refused.err" ||
+[ "$rc" -eq 78 ] && grep -qF "$P: UDTF bad has no columns" "$T/refused.err" ||
 	die "kedge run with a refused plugin: exit $rc, $(cat "$T/refused.err")"
 [ ! -e "$T/refused-spool" ] || die "kedge run made its spool before refusing"
 

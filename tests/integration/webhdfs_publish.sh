@@ -78,7 +78,7 @@ check_online() {
 	out=$($KEDGE check-config -c "$1" --online 2>"$T/check.err") ||
 		die "check-config --online: $out $(cat "$T/check.err")"
 	[ "$(wc -l <"$T/check.err")" -eq 1 ] &&
-		grep -q "^warning: $CLEAR, and the SPNEGO token .* travel in the clear" \
+		grep -q "^warning: $1:[0-9]*: $CLEAR, and the SPNEGO token .* travel in the clear" \
 			"$T/check.err" ||
 		die "check-config did not warn that $WEBHDFS_URL is not https: $(cat "$T/check.err")"
 }
@@ -161,15 +161,16 @@ case $out in
 esac
 
 # HDFS down: check-config --online refuses in one sentence that names the
-# URL.
+# URL (and warns of http:// still).
 webhdfs_ctl "$T/k" down
 rc=0
 out=$($KEDGE check-config -c "$T/k.conf" --online 2>&1) || rc=$?
 [ "$rc" -eq 1 ] || die "check-config --online with HDFS down exited $rc: $out"
-[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] ||
+[ "$(printf '%s\n' "$out" | grep -vc '^warning: ')" -eq 1 ] ||
 	die "check-config --online with HDFS down said more than one line: $out"
+out=$(printf '%s\n' "$out" | grep -v '^warning: ')
 case $out in
-"GETFILESTATUS $BASE: no answer from $WEBHDFS_URL: "*) ;;
+"$T/k.conf: GETFILESTATUS $BASE: no answer from $WEBHDFS_URL: "*) ;;
 *) die "check-config --online with HDFS down printed \"$out\"" ;;
 esac
 case $out in *configuration\ OK*) die "\"$out\" says OK" ;; esac

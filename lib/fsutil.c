@@ -58,6 +58,150 @@ fs_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* What fs_open_beneath() returns for a file of mode, which is no regular
+ * file. */
+static int
+fs_not_regular(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return -ELOOP;
+	return S_ISDIR(mode) ? -EISDIR : -ENXIO;
+}
+
+/* r, the failure of opening the directory name in dirfd with O_NOFOLLOW,
+ * or -ELOOP when name is a symbolic link (O_DIRECTORY says ENOTDIR). */
+static int
+fs_dir_refused(int dirfd, const char *name, int r)
+{
+	struct stat st;
+
+	if (r == -ENOTDIR && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return S_ISLNK(st.st_mode) ? -ELOOP : r;
+	return r;
+}
+
+/* Walks rel's directories from dirfd, each opened with O_NOFOLLOW, and
+ * sets *last to rel's last component (empty when rel ends with '/').
+ * Returns a descriptor of the directory that holds it (dirfd itself when
+ * rel has one component: close it only when it is not), or a negative
+ * errno. */
+static int
+fs_walk(int dirfd, const char *rel, const char **last)
+{
+	char name[NAME_MAX + 1];
+	const char *p = rel, *slash;
+	int fd = dirfd, next, r = -EINVAL;
+
+	if (rel[0] == '/')
+		goto fail;
+	while ((slash = strchr(p, '/')) != NULL) {
+		size_t n = (size_t)(slash - p);
+
+		if (n > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p = slash + 1;
+		if (n == 0 || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			r = -EINVAL;
+			goto fail;
+		}
+		if ((next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0) {
+			r = fs_dir_refused(fd, name, -errno);
+			goto fail;
+		}
+		if (fd != dirfd)
+			close(fd);
+		fd = next;
+	}
+	*last = p;
+	return fd;
+fail:
+	if (fd != dirfd)
+		close(fd);
+	return r;
+}
+
+int
+fs_open_beneath(int dirfd, const char *rel, int flags)
+{
+	const char *name;
+	struct stat st;
+	int dfd, fd = -1, r;
+
+	if ((dfd = fs_walk(dirfd, rel, &name)) < 0)
+		return dfd;
+	/* looked at before it is opened, since opening a FIFO or a device
+	 * may wait or act; and again after, in case it was replaced */
+	if (name[0] == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		r = -EINVAL;
+	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = fs_not_regular(st.st_mode);
+	/* O_NONBLOCK, which a regular file's reads and writes ignore */
+	else if ((fd = openat(dfd, name, flags | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0)
+		r = -errno;
+	else
+		r = S_ISREG(st.st_mode) ? fd : fs_not_regular(st.st_mode);
+	if (r < 0 && fd >= 0)
+		close(fd);
+	if (dfd != dirfd)
+		close(dfd);
+	return r;
+}
+
+int
+fs_opendir_beneath(int dirfd, const char *rel)
+{
+	const char *name;
+	int dfd, fd;
+
+	if ((dfd = fs_walk(dirfd, rel, &name)) < 0)
+		return dfd;
+	if (strcmp(name, "..") == 0)
+		fd = -EINVAL;
+	else if (name[0] == '\0' || strcmp(name, ".") == 0)
+		fd = dfd != dirfd ? dfd : openat(dirfd, ".", O_RDONLY |
+		    O_DIRECTORY | O_CLOEXEC);
+	else
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	if (fd == -1)
+		fd = fs_dir_refused(dfd, name, -errno);
+	if (dfd != dirfd && dfd != fd)
+		close(dfd);
+	return fd;
+}
+
+int
+fs_open_file(const char *path, int flags)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	size_t len;
+	int dfd, fd;
+
+	if (slash == NULL)
+		return fs_open_beneath(AT_FDCWD, path, flags);
+	len = slash == path ? 1 : (size_t)(slash - path);
+	if (len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	fd = fs_open_beneath(dfd, slash + 1, flags);
+	close(dfd);
+	return fd;
+}
+
 int
 fs_read_all(const char *path, struct buf *b)
 {
@@ -65,8 +209,8 @@ fs_read_all(const char *path, struct buf *b)
 	ssize_t n;
 	int fd, r = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
+	if ((fd = fs_open_file(path, O_RDONLY)) < 0)
+		return fd;
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
 		if ((r = buf_append(b, chunk, (size_t)n)) < 0)
 			break;
@@ -163,6 +307,12 @@ fs_strerror(int errnum)
 	static _Thread_local char text[320];
 	struct rlimit rl;
 
+	if (errnum == ELOOP)
+		return "a symbolic link is on its path, and kedge follows none "
+		    "there";
+	if (errnum == ENXIO)
+		return "not a regular file (a FIFO, socket or device), which "
+		    "kedge does not read";
 	if (errnum == ENFILE)
 		return "the system's table of open files is full: raise "
 		    "fs.file-max, or lower output.roll.max_open_files";

@@ -16,8 +16,6 @@
 #include "lib/err.h"
 #include "lib/grow.h"
 
-/* Far above what a manifest or sidecar holds (verify.c's bound). */
-
 struct report {
 	struct target *t;
 	const struct report_opts *o;

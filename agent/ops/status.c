@@ -1,6 +1,7 @@
 #include "agent/ops/status.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -123,16 +124,18 @@ status_show(const struct conf *c, FILE *out)
 {
 	char path[4096], line[4096];
 	long pid = 0;
-	int running;
+	int fd, running;
 	struct stat st;
-	FILE *f;
+	FILE *f = NULL;
 
 	snprintf(path, sizeof(path), "%s/%s", c->output.spool_dir, STATUS_FILE);
-	if ((f = fopen(path, "r")) == NULL || fstat(fileno(f), &st) < 0) {
+	/* a FIFO or a link in its place is refused, not waited on or shown */
+	if ((fd = fs_open_file(path, O_RDONLY)) < 0 || fstat(fd, &st) < 0 ||
+	    (f = fdopen(fd, "r")) == NULL) {
 		fprintf(stderr, "kedge status: %s: %s; has kedge run with %s?\n",
-		    path, strerror(errno), c->path);
-		if (f != NULL)
-			fclose(f);
+		    path, fs_strerror(fd < 0 ? -fd : errno), c->path);
+		if (fd >= 0)
+			close(fd);
 		return 1;
 	}
 	if (fgets(line, sizeof(line), f) != NULL)

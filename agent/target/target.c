@@ -16,6 +16,7 @@
 
 struct target {
 	char *dir;            /* target "local" */
+	int dirfd;            /* of dir: what is read is beneath it */
 	struct webhdfs *wh;   /* target "webhdfs" */
 };
 
@@ -31,7 +32,8 @@ static int
 target_fail(char *err, size_t errlen, int r, const char *what,
     const char *path)
 {
-	return err_set(err, errlen, r, "%s %s: %s", what, path, strerror(-r));
+	return err_set(err, errlen, r, "%s %s: %s", what, path,
+	    fs_strerror(-r));
 }
 
 /* Makes the directories above path. */
@@ -45,20 +47,21 @@ target_mkparent(const char *path)
 	return fs_mkdirs(dir, 0755);
 }
 
-/* Copies src to dst through a hidden temporary name in dst's directory. */
+/* Copies the open file in to dst through a hidden temporary name in dst's
+ * directory. */
 static int
-target_copy(const char *src, const char *dst)
+target_copy(int in, const char *dst)
 {
 	char tmp[PATH_MAX], buf[65536];
 	const char *base = strrchr(dst, '/') + 1;
-	int in = -1, out = -1, r = 0;
+	int out = -1, r = 0;
 	ssize_t n;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - dst),
 	    dst, base) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	if ((out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
 		r = -errno;
 		goto out;
 	}
@@ -75,8 +78,6 @@ target_copy(const char *src, const char *dst)
 	}
 	r = fs_fsync_parent(dst);
 out:
-	if (in >= 0)
-		close(in);
 	if (out >= 0)
 		close(out);
 	if (r < 0)
@@ -90,29 +91,38 @@ target_put(struct target *t, const char *src, const char *rel, char *err,
 {
 	char dst[PATH_MAX];
 	struct stat ss, ds;
-	int r;
+	int in, r;
 
 	if (t->wh != NULL)
 		return webhdfs_put(t->wh, src, rel, err, errlen);
 	if ((r = target_path(t, rel, dst, sizeof(dst))) < 0)
 		return target_fail(err, errlen, r, "publish", rel);
-	if (stat(src, &ss) < 0)
-		return target_fail(err, errlen, -errno, "publish", src);
+	/* what the spool holds must be a file, not a FIFO or a link */
+	if ((in = fs_open_file(src, O_RDONLY)) < 0)
+		return target_fail(err, errlen, in, "publish", src);
+	if (fstat(in, &ss) < 0) {
+		r = -errno;
+		goto out;
+	}
 	if (stat(dst, &ds) == 0) {
-		if (ds.st_size == ss.st_size)
-			return 0; /* a previous try got there */
-		return err_set(err, errlen, -EEXIST,
-		    "%s exists with %lld bytes, the spool's "
-		    "copy has %lld; keeping both, resolve by hand", dst,
-		    (long long)ds.st_size, (long long)ss.st_size);
+		if (ds.st_size != ss.st_size)
+			r = err_set(err, errlen, -EEXIST,
+			    "%s exists with %lld bytes, the spool's "
+			    "copy has %lld; keeping both, resolve by hand", dst,
+			    (long long)ds.st_size, (long long)ss.st_size);
+		goto out; /* else a previous try got there */
 	}
 	/* a link, not a rename: the caller removes src once it is there */
 	if ((r = target_mkparent(dst)) == 0) {
 		r = link(src, dst) < 0 ? -errno : fs_fsync_parent(dst);
 		if (r == -EXDEV)
-			r = target_copy(src, dst);
+			r = target_copy(in, dst);
 	}
-	return r < 0 ? target_fail(err, errlen, r, "publish", dst) : 0;
+out:
+	close(in);
+	if (r < 0 && r != -EEXIST)
+		return target_fail(err, errlen, r, "publish", dst);
+	return r;
 }
 
 int
@@ -146,9 +156,9 @@ target_read(struct target *t, const char *rel, size_t max, char **data,
 		return webhdfs_read(t->wh, rel, max, data, len, err, errlen);
 	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 		return target_fail(err, errlen, r, "read", rel);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? 0 :
-		    target_fail(err, errlen, -errno, "read", path);
+	if ((fd = fs_open_beneath(t->dirfd, rel, O_RDONLY)) < 0)
+		return fd == -ENOENT ? 0 : target_fail(err, errlen, fd, "read",
+		    path);
 	r = fstat(fd, &st) < 0 ? -errno : (size_t)st.st_size > max ? -EFBIG : 0;
 	if (r == 0 && (*data = malloc((size_t)st.st_size + 1)) == NULL)
 		r = -ENOMEM;
@@ -175,15 +185,20 @@ target_list(struct target *t, const char *rel, target_entry_fn *fn,
 	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
-	int r = 0;
+	int fd, r = 0;
 
 	if (t->wh != NULL)
 		return webhdfs_list(t->wh, rel, fn, arg, err, errlen);
 	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 		return target_fail(err, errlen, r, "list", rel);
-	if ((d = opendir(path)) == NULL)
-		return errno == ENOENT ? 0 :
-		    target_fail(err, errlen, -errno, "list", path);
+	if ((fd = fs_opendir_beneath(t->dirfd, rel)) < 0)
+		return fd == -ENOENT ? 0 : target_fail(err, errlen, fd, "list",
+		    path);
+	if ((d = fdopendir(fd)) == NULL) {
+		r = -errno;
+		close(fd);
+		return target_fail(err, errlen, r, "list", path);
+	}
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		struct stat st;
 
@@ -276,6 +291,7 @@ target_open(const struct conf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	t->dirfd = -1;
 	if (strcmp(c->output.target, "webhdfs") == 0) {
 		struct webhdfs_opts wo = target_webhdfs_opts(c);
 		char why[512];
@@ -294,6 +310,11 @@ target_open(const struct conf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create %s: %s", t->dir, strerror(-r));
 		goto fail;
 	}
+	if ((t->dirfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", t->dir,
+		    fs_strerror(errno));
+		goto fail;
+	}
 	return t;
 fail:
 	target_close(t);
@@ -306,6 +327,8 @@ target_close(struct target *t)
 	if (t == NULL)
 		return;
 	webhdfs_close(t->wh);
+	if (t->dirfd >= 0)
+		close(t->dirfd);
 	free(t->dir);
 	free(t);
 }

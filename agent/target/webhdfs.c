@@ -178,10 +178,13 @@ webhdfs_put(struct webhdfs *w, const char *src, const char *rel, char *err,
 	int64_t len;
 	int r;
 
-	if ((s.fd = open(src, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    fstat(s.fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", src, strerror(errno));
-		r = -errno;
+	/* what the spool holds must be a file, not a FIFO or a link */
+	if ((s.fd = fs_open_file(src, O_RDONLY)) < 0) {
+		r = err_set(err, errlen, s.fd, "%s: %s", src, fs_strerror(-s.fd));
+		goto out;
+	}
+	if (fstat(s.fd, &st) < 0) {
+		r = err_set(err, errlen, -errno, "%s: %s", src, strerror(errno));
 		goto out;
 	}
 	if ((r = webhdfs_stat(w, rel, &len, err, errlen)) < 0)

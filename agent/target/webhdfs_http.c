@@ -24,9 +24,17 @@ webhdfs_global_init(void)
 	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -ENOMEM;
 }
 
-/* A 200's answer goes to w->sink when there is one; any other answer (a
- * redirect's, a refusal's) to w->body.  Past either bound, curl fails the
- * request (CURLE_WRITE_ERROR) and w->over says why. */
+/* The most kedge reads of an answer of status: a 200's is the request's
+ * (w->body_max), any other (a redirect's, a refusal's) is small. */
+static size_t
+wh_answer_max(const struct webhdfs *w, long status)
+{
+	return status == 200 ? w->body_max : WH_ANSWER_SMALL;
+}
+
+/* A 200's answer goes to w->sink when there is one; any other answer to
+ * w->body.  Past its bound, curl fails the request (CURLE_WRITE_ERROR) and
+ * w->over says why. */
 static size_t
 wh_on_body(char *p, size_t size, size_t n, void *arg)
 {
@@ -43,7 +51,7 @@ wh_on_body(char *p, size_t size, size_t n, void *arg)
 		w->sink_len += (int64_t)len;
 		return fs_write_all(w->sink, p, len) == 0 ? len : 0;
 	}
-	if (w->body_len + len > w->body_max) {
+	if (w->body_len + len > wh_answer_max(w, status)) {
 		w->over = 1;
 		return 0;
 	}
@@ -238,13 +246,14 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	}
 	if ((rc = curl_easy_perform(c)) != CURLE_OK && w->over) {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 		if (w->over == 2)
 			return err_set(err, errlen, -EFBIG, "%s: the server sent "
 			    "more than the %" PRId64 " bytes HDFS listed for it; "
 			    "refusing the copy", what, w->sink_max);
-		return err_set(err, errlen, -EFBIG, "%s: the answer is longer "
-		    "than %zu bytes, the most kedge reads of it", what,
-		    w->body_max);
+		return err_set(err, errlen, -EFBIG, "%s: the answer (%ld) is "
+		    "longer than %zu bytes, the most kedge reads of it", what,
+		    status, wh_answer_max(w, status));
 	}
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s: no answer from %s: %s", what, w->url,

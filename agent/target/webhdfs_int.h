@@ -17,9 +17,10 @@
 #include "agent/target/webhdfs.h"
 
 /* What kedge reads of an answer, by kind, before it refuses the rest: a
- * FileStatus, a boolean or a refusal is small; a listing may be a whole
- * directory (HttpFS answers LISTSTATUS_BATCH with all of it); a file read
- * is bounded by its caller, a file fetched by its listed length. */
+ * FileStatus, a boolean, a redirect or a refusal is small; a listing may
+ * be a whole directory (HttpFS answers LISTSTATUS_BATCH with all of it);
+ * a file read is bounded by its caller, a file fetched by its listed
+ * length. */
 #define WH_ANSWER_SMALL (64 * 1024)
 #define WH_ANSWER_LIST (64 * 1024 * 1024)
 
@@ -39,7 +40,8 @@ struct webhdfs {
 	struct curl_slist *octets; /* Content-Type of the bytes */
 	char *body;                /* the answer, NUL-terminated */
 	size_t body_len, body_cap;
-	size_t body_max;           /* of this request's answer */
+	size_t body_max;           /* of this request's 200 answer; any
+	                            * other's is WH_ANSWER_SMALL */
 	int sink;                  /* >= 0: a 200's answer goes to this fd */
 	int64_t sink_max;          /* the bytes it may take */
 	int64_t sink_len;          /* taken */
@@ -68,7 +70,8 @@ int wh_url(const struct webhdfs *w, const char *path, const char *op,
 
 /* One request: the HTTP status, or a negative errno with the sentence in
  * err when no answer came, or -EFBIG when it was longer than its bound
- * (w->body_max, or w->sink_max for a 200 going to w->sink). */
+ * (w->body_max for a 200, w->sink_max for a 200 going to w->sink,
+ * WH_ANSWER_SMALL for any other). */
 long wh_do(struct webhdfs *w, const char *method, const char *url,
     struct wh_src *src, const char *what, char *err, size_t errlen);
 

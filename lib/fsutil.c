@@ -58,6 +58,27 @@ fs_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* Opens the directory that holds path ("." for a bare name) and sets
+ * *name to path's last component.  Returns the descriptor or -errno. */
+static int
+fs_open_parent(const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	size_t len;
+	int fd;
+
+	*name = slash != NULL ? slash + 1 : path;
+	len = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	if (len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, slash != NULL ? path : ".", slash != NULL ? len : 1);
+	dir[slash != NULL ? len : 1] = '\0';
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	return fd;
+}
+
 /* What fs_open_beneath() returns for a file of mode, which is no regular
  * file. */
 static int
@@ -181,23 +202,59 @@ fs_opendir_beneath(int dirfd, const char *rel)
 }
 
 int
+fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode)
+{
+	char name[NAME_MAX + 1];
+	const char *p = rel;
+	int fd = dirfd, next, r;
+
+	if (rel[0] == '/')
+		return -EINVAL;
+	while (*p != '\0') {
+		size_t n = strcspn(p, "/");
+
+		if (n > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n + (p[n] == '/');
+		if (n == 0 || strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			r = -EINVAL;
+			goto fail;
+		}
+		if ((mkdirat(fd, name, mode) < 0 && errno != EEXIST) ||
+		    (next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0) {
+			r = fs_dir_refused(fd, name, -errno);
+			goto fail;
+		}
+		if (fd != dirfd)
+			close(fd);
+		fd = next;
+	}
+	if (fd == dirfd && (fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	return fd;
+fail:
+	if (fd != dirfd)
+		close(fd);
+	return r;
+}
+
+int
 fs_open_file(const char *path, int flags)
 {
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	size_t len;
+	const char *name;
 	int dfd, fd;
 
-	if (slash == NULL)
-		return fs_open_beneath(AT_FDCWD, path, flags);
-	len = slash == path ? 1 : (size_t)(slash - path);
-	if (len >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, path, len);
-	dir[len] = '\0';
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
-	fd = fs_open_beneath(dfd, slash + 1, flags);
+	if ((dfd = fs_open_parent(path, &name)) < 0)
+		return dfd;
+	fd = fs_open_beneath(dfd, name, flags);
 	close(dfd);
 	return fd;
 }
@@ -223,53 +280,75 @@ fs_read_all(const char *path, struct buf *b)
 int
 fs_fsync_parent(const char *path)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	size_t len;
+	const char *name;
 	int fd, r = 0;
 
-	if (slash == NULL)
-		return fs_fsync_parent("./.");
-	len = slash == path ? 1 : (size_t)(slash - path);
-	if (len >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, path, len);
-	dir[len] = '\0';
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
+	if ((fd = fs_open_parent(path, &name)) < 0)
+		return fd;
 	if (fsync(fd) < 0)
 		r = -errno;
 	close(fd);
 	return r;
 }
 
-int
-fs_write_replace(const char *path, const void *data, size_t len)
+/* Replaces name in the directory dirfd with data[0..len) through
+ * "<name>.tmp" (opened with O_NOFOLLOW), fsyncing the file and, when
+ * sync_dir, dirfd. */
+static int
+fs_replace_at(int dirfd, const char *name, const void *data, size_t len,
+    int sync_dir)
 {
-	char tmp[PATH_MAX];
+	char tmp[NAME_MAX + 1];
 	int fd, r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+	if ((fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) < 0)
 		return -errno;
 	r = fs_write_all(fd, data, len);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	close(fd);
-	if (r == 0 && rename(tmp, path) < 0)
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -errno;
 	if (r < 0)
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
+	else if (sync_dir && fsync(dirfd) < 0)
+		r = -errno;
 	return r;
+}
+
+int
+fs_write_atomic_at(int dirfd, const char *name, const void *data, size_t len)
+{
+	return fs_replace_at(dirfd, name, data, len, 1);
+}
+
+/* fs_replace_at() of path's last component in its directory. */
+static int
+fs_replace(const char *path, const void *data, size_t len, int sync_dir)
+{
+	const char *name;
+	int dfd, r;
+
+	if ((dfd = fs_open_parent(path, &name)) < 0)
+		return dfd;
+	r = fs_replace_at(dfd, name, data, len, sync_dir);
+	close(dfd);
+	return r;
+}
+
+int
+fs_write_replace(const char *path, const void *data, size_t len)
+{
+	return fs_replace(path, data, len, 0);
 }
 
 int
 fs_write_atomic(const char *path, const void *data, size_t len)
 {
-	int r = fs_write_replace(path, data, len);
-
-	return r < 0 ? r : fs_fsync_parent(path);
+	return fs_replace(path, data, len, 1);
 }
 
 int

@@ -27,6 +27,9 @@ int fs_write_atomic(const char *path, const void *data, size_t len);
 /* fs_write_atomic() but for the directory's fsync: for a file moved on
  * at once by a rename that makes its name durable where it lands. */
 int fs_write_replace(const char *path, const void *data, size_t len);
+/* fs_write_atomic() of the file name in the directory dirfd. */
+int fs_write_atomic_at(int dirfd, const char *name, const void *data,
+    size_t len);
 
 /* Opens rel, a path beneath the directory dirfd, with flags (O_RDONLY or
  * O_WRONLY; O_CLOEXEC is added) when it is a regular file, following a
@@ -43,6 +46,12 @@ int fs_open_beneath(int dirfd, const char *rel, int flags);
  * returns its descriptor (O_RDONLY | O_DIRECTORY), or -ENOTDIR for
  * anything else. */
 int fs_opendir_beneath(int dirfd, const char *rel);
+/* Makes the directory rel beneath dirfd with its missing parents (mode),
+ * through no symbolic link, and opens it (O_DIRECTORY; "" is dirfd's
+ * own).  Returns the descriptor, or -ELOOP for a link on the way,
+ * -ENOTDIR for a file, -EINVAL for a rel that is absolute or goes up, or
+ * another negative errno. */
+int fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode);
 /* fs_open_beneath() of path's last component, in the directory its other
  * components name (they may be symbolic links): for a file of kedge's own
  * directories. */

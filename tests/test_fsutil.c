@@ -3,8 +3,9 @@
  * there, and refuses a path through or onto a file with the errno mkdir()
  * gave, as before the first try became the whole path.
  *
- * fs_open_beneath(), fs_opendir_beneath(), fs_open_file() and
- * fs_read_all(): a regular file opens, for reading or writing; a FIFO
+ * fs_open_beneath(), fs_opendir_beneath(), fs_mkdirs_beneath(),
+ * fs_open_file() and fs_read_all(): a regular file opens, for reading or
+ * writing, a directory is made with its parents; a FIFO
  * (which nobody writes: opening it for reading would wait for ever; an
  * alarm fails the test if it does), a socket, a directory and a symbolic
  * link, as the file or as a directory on the way, are refused, each with
@@ -154,6 +155,16 @@ test_open_beneath(void **state)
 	assert_int_equal(fs_opendir_beneath(dfd, "t/sock"), -ENOTDIR);
 	assert_int_equal(fs_opendir_beneath(dfd, "t/dt=1/hr=2/.fifo.json"),
 	    -ENOTDIR);
+
+	assert_true((fd = fs_mkdirs_beneath(dfd, "t/dt=1/hr=3/new", 0755)) >= 0);
+	close(fd);
+	assert_true((fd = fs_opendir_beneath(dfd, "t/dt=1/hr=3/new")) >= 0);
+	close(fd);
+	assert_int_equal(fs_mkdirs_beneath(dfd, "t/dt=9/hr=3", 0755), -ELOOP);
+	assert_int_equal(fs_mkdirs_beneath(dfd, "outside/d", 0755), -ENOTDIR);
+	assert_int_equal(fs_mkdirs_beneath(dfd, "t/../u", 0755), -EINVAL);
+	assert_true((fd = fs_mkdirs_beneath(dfd, "", 0755)) >= 0 && fd != dfd);
+	close(fd);
 
 	/* by a whole path: the directories on the way may be links */
 	assert_true((fd = fs_open_file(at("t/dt=9/hr=2/.p.txt.json"),

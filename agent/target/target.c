@@ -36,52 +36,53 @@ target_fail(char *err, size_t errlen, int r, const char *what,
 	    fs_strerror(-r));
 }
 
-/* Makes the directories above path. */
+/* Opens the directory that holds rel beneath local_dir, through no link,
+ * making it and its missing parents when make is set, and sets *name to
+ * rel's last component.  Returns the descriptor or a negative errno. */
 static int
-target_mkparent(const char *path)
+target_parent(const struct target *t, const char *rel, int make,
+    const char **name)
 {
+	const char *slash = strrchr(rel, '/');
+	size_t len = slash != NULL ? (size_t)(slash - rel) : 0;
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	return fs_mkdirs(dir, 0755);
+	*name = slash != NULL ? slash + 1 : rel;
+	if (len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, len);
+	dir[len] = '\0';
+	return make ? fs_mkdirs_beneath(t->dirfd, dir, 0755) :
+	    fs_opendir_beneath(t->dirfd, dir);
 }
 
-/* Copies the open file in to dst through a hidden temporary name in dst's
- * directory. */
+/* Copies the open file in to name in the directory dirfd, through a
+ * hidden temporary name beside it. */
 static int
-target_copy(int in, const char *dst)
+target_copy(int in, int dirfd, const char *name)
 {
-	char tmp[PATH_MAX], buf[65536];
-	const char *base = strrchr(dst, '/') + 1;
+	char tmp[NAME_MAX + 1], buf[65536];
 	int out = -1, r = 0;
 	ssize_t n;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - dst),
-	    dst, base) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	if ((out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0) {
+	if ((out = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) < 0) {
 		r = -errno;
 		goto out;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if ((r = fs_write_all(out, buf, (size_t)n)) < 0)
 			goto out;
-	if (n < 0 || fsync(out) < 0) {
+	if (n < 0 || fsync(out) < 0 || renameat(dirfd, tmp, dirfd, name) < 0 ||
+	    fsync(dirfd) < 0)
 		r = -errno;
-		goto out;
-	}
-	if (rename(tmp, dst) < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = fs_fsync_parent(dst);
 out:
 	if (out >= 0)
 		close(out);
 	if (r < 0)
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 	return r;
 }
 
@@ -90,8 +91,9 @@ target_put(struct target *t, const char *src, const char *rel, char *err,
     size_t errlen)
 {
 	char dst[PATH_MAX];
+	const char *name;
 	struct stat ss, ds;
-	int in, r;
+	int in, dfd = -1, r;
 
 	if (t->wh != NULL)
 		return webhdfs_put(t->wh, src, rel, err, errlen);
@@ -104,22 +106,28 @@ target_put(struct target *t, const char *src, const char *rel, char *err,
 		r = -errno;
 		goto out;
 	}
-	if (stat(dst, &ds) == 0) {
-		if (ds.st_size != ss.st_size)
+	if ((dfd = r = target_parent(t, rel, 1, &name)) < 0)
+		goto out;
+	if (fstatat(dfd, name, &ds, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISREG(ds.st_mode) || ds.st_size != ss.st_size)
 			r = err_set(err, errlen, -EEXIST,
-			    "%s exists with %lld bytes, the spool's "
+			    "%s exists with %lld bytes%s, the spool's "
 			    "copy has %lld; keeping both, resolve by hand", dst,
-			    (long long)ds.st_size, (long long)ss.st_size);
-		goto out; /* else a previous try got there */
+			    (long long)ds.st_size, S_ISREG(ds.st_mode) ? "" :
+			    " and is no regular file", (long long)ss.st_size);
+		else
+			r = 0; /* a previous try got there */
+		goto out;
 	}
 	/* a link, not a rename: the caller removes src once it is there */
-	if ((r = target_mkparent(dst)) == 0) {
-		r = link(src, dst) < 0 ? -errno : fs_fsync_parent(dst);
-		if (r == -EXDEV)
-			r = target_copy(in, dst);
-	}
+	r = linkat(AT_FDCWD, src, dfd, name, 0) < 0 ? -errno :
+	    fsync(dfd) < 0 ? -errno : 0;
+	if (r == -EXDEV)
+		r = target_copy(in, dfd, name);
 out:
 	close(in);
+	if (dfd >= 0)
+		close(dfd);
 	if (r < 0 && r != -EEXIST)
 		return target_fail(err, errlen, r, "publish", dst);
 	return r;
@@ -130,15 +138,18 @@ target_write(struct target *t, const char *rel, const void *data,
     size_t len, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	int r;
+	const char *name;
+	int dfd, r;
 
 	if (t->wh != NULL)
 		return webhdfs_write(t->wh, rel, data, len, err, errlen);
-	if ((r = target_path(t, rel, path, sizeof(path))) < 0 ||
-	    (r = target_mkparent(path)) < 0 ||
-	    (r = fs_write_atomic(path, data, len)) < 0)
-		return target_fail(err, errlen, r, "write", path);
-	return 0;
+	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
+		return target_fail(err, errlen, r, "write", rel);
+	if ((dfd = target_parent(t, rel, 1, &name)) < 0)
+		return target_fail(err, errlen, dfd, "write", path);
+	r = fs_write_atomic_at(dfd, name, data, len);
+	close(dfd);
+	return r < 0 ? target_fail(err, errlen, r, "write", path) : 0;
 }
 
 int
@@ -215,14 +226,20 @@ int
 target_remove(struct target *t, const char *rel, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	int r;
+	const char *name;
+	int dfd, r;
 
 	if (t->wh != NULL)
 		return webhdfs_remove(t->wh, rel, err, errlen);
 	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 		return target_fail(err, errlen, r, "remove", rel);
-	if (unlink(path) < 0 && errno != ENOENT)
-		return target_fail(err, errlen, -errno, "remove", path);
+	if ((dfd = target_parent(t, rel, 0, &name)) < 0)
+		return dfd == -ENOENT ? 0 : target_fail(err, errlen, dfd,
+		    "remove", path);
+	r = unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	close(dfd);
+	if (r < 0)
+		return target_fail(err, errlen, r, "remove", path);
 	return 0;
 }
 

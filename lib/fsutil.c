@@ -101,13 +101,33 @@ fs_dir_refused(int dirfd, const char *name, int r)
 	return r;
 }
 
-/* Walks rel's directories from dirfd, each opened with O_NOFOLLOW, and
+/* Opens the directory name in dirfd with O_NOFOLLOW, made first with mode
+ * when mode is not 0; "" and "." are dirfd's own (a new descriptor).
+ * Returns the descriptor or a negative errno. */
+static int
+fs_dir_at(int dirfd, const char *name, mode_t mode)
+{
+	int fd;
+
+	if (strcmp(name, "..") == 0)
+		return -EINVAL;
+	if (name[0] == '\0' || strcmp(name, ".") == 0)
+		fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else if (mode != 0 && mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
+		return -errno;
+	else
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	return fd < 0 ? fs_dir_refused(dirfd, name, -errno) : fd;
+}
+
+/* Walks rel's directories from dirfd with fs_dir_at() (mode: as there) and
  * sets *last to rel's last component (empty when rel ends with '/').
  * Returns a descriptor of the directory that holds it (dirfd itself when
  * rel has one component: close it only when it is not), or a negative
  * errno. */
 static int
-fs_walk(int dirfd, const char *rel, const char **last)
+fs_walk(int dirfd, const char *rel, mode_t mode, const char **last)
 {
 	char name[NAME_MAX + 1];
 	const char *p = rel, *slash;
@@ -127,13 +147,8 @@ fs_walk(int dirfd, const char *rel, const char **last)
 		p = slash + 1;
 		if (n == 0 || strcmp(name, ".") == 0)
 			continue;
-		if (strcmp(name, "..") == 0) {
-			r = -EINVAL;
-			goto fail;
-		}
-		if ((next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC)) < 0) {
-			r = fs_dir_refused(fd, name, -errno);
+		if ((next = fs_dir_at(fd, name, mode)) < 0) {
+			r = next;
 			goto fail;
 		}
 		if (fd != dirfd)
@@ -148,6 +163,21 @@ fail:
 	return r;
 }
 
+/* fs_opendir_beneath(), making what is missing when mode is not 0. */
+static int
+fs_dir_beneath(int dirfd, const char *rel, mode_t mode)
+{
+	const char *name;
+	int dfd, fd;
+
+	if ((dfd = fs_walk(dirfd, rel, mode, &name)) < 0)
+		return dfd;
+	fd = fs_dir_at(dfd, name, mode);
+	if (dfd != dirfd)
+		close(dfd);
+	return fd;
+}
+
 int
 fs_open_beneath(int dirfd, const char *rel, int flags)
 {
@@ -155,7 +185,7 @@ fs_open_beneath(int dirfd, const char *rel, int flags)
 	struct stat st;
 	int dfd, fd = -1, r;
 
-	if ((dfd = fs_walk(dirfd, rel, &name)) < 0)
+	if ((dfd = fs_walk(dirfd, rel, 0, &name)) < 0)
 		return dfd;
 	/* looked at before it is opened, since opening a FIFO or a device
 	 * may wait or act; and again after, in case it was replaced */
@@ -181,69 +211,13 @@ fs_open_beneath(int dirfd, const char *rel, int flags)
 int
 fs_opendir_beneath(int dirfd, const char *rel)
 {
-	const char *name;
-	int dfd, fd;
-
-	if ((dfd = fs_walk(dirfd, rel, &name)) < 0)
-		return dfd;
-	if (strcmp(name, "..") == 0)
-		fd = -EINVAL;
-	else if (name[0] == '\0' || strcmp(name, ".") == 0)
-		fd = dfd != dirfd ? dfd : openat(dirfd, ".", O_RDONLY |
-		    O_DIRECTORY | O_CLOEXEC);
-	else
-		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	if (fd == -1)
-		fd = fs_dir_refused(dfd, name, -errno);
-	if (dfd != dirfd && dfd != fd)
-		close(dfd);
-	return fd;
+	return fs_dir_beneath(dirfd, rel, 0);
 }
 
 int
 fs_mkdirs_beneath(int dirfd, const char *rel, mode_t mode)
 {
-	char name[NAME_MAX + 1];
-	const char *p = rel;
-	int fd = dirfd, next, r;
-
-	if (rel[0] == '/')
-		return -EINVAL;
-	while (*p != '\0') {
-		size_t n = strcspn(p, "/");
-
-		if (n > NAME_MAX) {
-			r = -ENAMETOOLONG;
-			goto fail;
-		}
-		memcpy(name, p, n);
-		name[n] = '\0';
-		p += n + (p[n] == '/');
-		if (n == 0 || strcmp(name, ".") == 0)
-			continue;
-		if (strcmp(name, "..") == 0) {
-			r = -EINVAL;
-			goto fail;
-		}
-		if ((mkdirat(fd, name, mode) < 0 && errno != EEXIST) ||
-		    (next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC)) < 0) {
-			r = fs_dir_refused(fd, name, -errno);
-			goto fail;
-		}
-		if (fd != dirfd)
-			close(fd);
-		fd = next;
-	}
-	if (fd == dirfd && (fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return -errno;
-	return fd;
-fail:
-	if (fd != dirfd)
-		close(fd);
-	return r;
+	return fs_dir_beneath(dirfd, rel, mode);
 }
 
 int

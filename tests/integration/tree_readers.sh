@@ -27,7 +27,8 @@ $FIX/gen_nginx --records 2000 --partitions 2 --seed 29 --start "$HOUR0" \
 	--out-rejects "$T/expected-rejects"
 mock_start "$T" --topic access:2 --produce "access=$T/records"
 cat >"$T/k.conf" <<CONF
-kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-tree-readers"; };
+kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-tree-readers";
+          rdkafka = { session_timeout_ms = "6000"; }; };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";
              event_time = "time_local"; } );
 output = { spool_dir = "$T/spool"; local_dir = "$T/out"; timezone = "UTC"; };

@@ -13,6 +13,7 @@
 
 #include "lib/crash.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/le.h"
 
 #define MAGIC       "KEDGECKP"
@@ -158,24 +159,25 @@ slot_scan(struct ckpt_store *s, int i, struct buf *file, struct slot *sl,
 
 	memset(sl, 0, sizeof(*sl));
 	buf_reset(file);
-	/* O_NONBLOCK: something other than a file in the slot's place (a
-	 * FIFO) must be refused, not hang the daemon */
-	fd = openat(s->dirfd, slot_name[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT) {
+	/* something other than a file in the slot's place (a FIFO) is
+	 * refused, not waited on; a symbolic link, not followed, is a slot
+	 * that cannot be read */
+	fd = fs_open_beneath(s->dirfd, slot_name[i], O_RDONLY);
+	if (fd == -ENOENT) {
 		sl->state = SLOT_ABSENT;
 		return 0;
 	}
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
 	sl->state = SLOT_REFUSED;
-	if (!S_ISREG(st.st_mode))
+	if (fd == -ENXIO || fd == -EISDIR) {
 		err_set(sl->why, sizeof(sl->why), 0, "is not a regular file");
+		return 0;
+	}
+	if (fd < 0) {
+		r = fd;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0)
+		r = -errno;
 	else if (st.st_size > (off_t)RECORD_MAX)
 		err_set(sl->why, sizeof(sl->why), 0, "is %jd bytes, larger "
 		    "than any record (not a kedge checkpoint record)",

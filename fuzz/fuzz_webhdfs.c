@@ -1,12 +1,14 @@
 /*
  * fuzz_webhdfs: the input is a WebHDFS or HttpFS answer, as a server
  * (hostile or broken) might send it; byte 0 picks the reader (% 4: the
- * FileStatus of GETFILESTATUS, the FileStatuses of LISTSTATUS, the boolean
- * of MKDIRS/RENAME/DELETE, the RemoteException of a refusal), the rest is
- * the body.  Each reader must return its documented values only, write a
- * reason when it refuses, never hand on a listed name that is "", ".",
- * "..", or holds a '/', and keep a RemoteException's text within its
- * buffer and free of control bytes.
+ * FileStatus of GETFILESTATUS, the FileStatuses of LISTSTATUS, or with
+ * bit 2 set the DirectoryListing of LISTSTATUS_BATCH after "m", the
+ * boolean of MKDIRS/RENAME/DELETE, the RemoteException of a refusal), the
+ * rest is the body.  Each reader must return its documented values only,
+ * write a reason when it refuses, never hand on a listed name that is "",
+ * ".", "..", or holds a '/' (nor, after "m", one that does not sort after
+ * it), and keep a RemoteException's text within its buffer and free of
+ * control bytes.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,12 +20,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* arg: the startAfter of the request, or NULL */
 static int
 fuzz_on_entry(const char *name, int is_dir, int64_t len, void *arg)
 {
-	(void)arg;
+	const char *after = arg;
+
 	if (name[0] == '\0' || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0 || strchr(name, '/') != NULL)
+	    strcmp(name, "..") == 0 || strchr(name, '/') != NULL ||
+	    (after != NULL && strcmp(name, after) <= 0))
 		fuzzkit_die("webhdfs_answer_list", "a listed name that is no "
 		    "entry of a directory");
 	if ((is_dir != 0 && is_dir != 1) || len < 0 || (is_dir && len != 0))
@@ -59,7 +64,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *body = (const char *)data + 1;
 	size_t len = size - 1;
 	int64_t length;
-	int is_dir, r;
+	int is_dir, more, r;
 
 	if (size == 0)
 		return 0;
@@ -76,8 +81,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check_err("webhdfs_answer_status", r, err);
 		break;
 	case 1:
-		r = webhdfs_answer_list(body, len, "L", fuzz_on_entry, NULL, err,
-		    sizeof(err));
+		if (data[0] & 4)
+			r = webhdfs_answer_list(body, len, "L", "m", &more,
+			    fuzz_on_entry, (void *)"m", err, sizeof(err));
+		else
+			r = webhdfs_answer_list(body, len, "L", NULL, NULL,
+			    fuzz_on_entry, NULL, err, sizeof(err));
 		if (r != 0 && r != -EPROTO && r != -E2BIG)
 			fuzzkit_die("webhdfs_answer_list", "returned %d", r);
 		fuzz_check_err("webhdfs_answer_list", r, err);

@@ -9,6 +9,53 @@
 
 #include "lib/escape.h"
 
+/* What jansson may still allocate in this thread's jsondoc_load(). */
+static _Thread_local struct {
+	int on;
+	int over;          /* it asked for more */
+	size_t left;
+} jsondoc_budget;
+
+static void *
+jsondoc_malloc(size_t n)
+{
+	if (jsondoc_budget.on) {
+		if (n > jsondoc_budget.left) {
+			jsondoc_budget.over = 1;
+			return NULL; /* jansson gives up, freeing what it built */
+		}
+		jsondoc_budget.left -= n;
+	}
+	return malloc(n);
+}
+
+/* jansson's allocator is one for the process and must be set before any
+ * thread uses jansson: before main(), then. */
+__attribute__((constructor)) static void
+jsondoc_init(void)
+{
+	json_set_alloc_funcs(jsondoc_malloc, free);
+}
+
+json_t *
+jsondoc_load(const char *text, size_t len, size_t flags, size_t max,
+    json_error_t *e)
+{
+	json_t *v;
+
+	jsondoc_budget.on = 1;
+	jsondoc_budget.over = 0;
+	jsondoc_budget.left = max;
+	v = json_loadb(text, len, flags, e);
+	jsondoc_budget.on = 0;
+	if (v == NULL && jsondoc_budget.over) {
+		snprintf(e->text, sizeof(e->text), "takes more than %zu bytes of "
+		    "memory to read", max);
+		e->line = e->column = -1;
+	}
+	return v;
+}
+
 json_t *
 jsondoc_parse(struct jsondoc *d, const char *text, size_t len)
 {
@@ -17,14 +64,18 @@ jsondoc_parse(struct jsondoc *d, const char *text, size_t len)
 
 	/* JSON_REJECT_DUPLICATES: a second value of a key must not win
 	 * silently; \u0000 stays refused (names never hold one). */
-	if ((v = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e)) == NULL) {
+	if ((v = jsondoc_load(text, len, JSON_REJECT_DUPLICATES,
+	    JSONDOC_MEM_MAX, &e)) == NULL) {
 		/* the text may quote bytes of the file: no control byte
 		 * reaches a log line */
 		for (char *p = e.text; *p != '\0'; p++)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				*p = '?';
-		snprintf(d->err, d->errlen, "line %d, column %d: %s", e.line,
-		    e.column, e.text);
+		if (e.line < 0)
+			snprintf(d->err, d->errlen, "%s", e.text);
+		else
+			snprintf(d->err, d->errlen, "line %d, column %d: %s",
+			    e.line, e.column, e.text);
 		return NULL;
 	}
 	if (!json_is_object(v)) {

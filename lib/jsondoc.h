@@ -29,9 +29,26 @@ struct jsondoc {
 
 #define JSONDOC_INIT(err, errlen) { (err), (errlen), "", NULL }
 
-/* Parses text[0..len), which must hold one object and nothing else.
- * Returns it (the caller json_decref()s it), or NULL with "line L, column
- * C: what" in d's err (control bytes of the text shown as '?'). */
+/* The memory jsondoc_parse() lets a document take: at most about 6 MiB
+ * of sidecar ranges, far above what kedge writes. */
+#define JSONDOC_MEM_MAX (64 * 1024 * 1024)
+
+/* json_loadb() of text[0..len) with flags, but letting jansson allocate
+ * at most max bytes (as it asks for them) for what it builds, so that a
+ * text that would take more (a hostile server's answer of millions of
+ * empty objects takes 80 times its size) is refused before it is built
+ * whole: NULL then, with "takes more than <max> bytes of memory to read"
+ * in e's text and its line and column -1.  Otherwise as json_loadb(),
+ * e's position included (the bytes read, which JSON_DISABLE_EOF_CHECK
+ * makes the end of the value). */
+json_t *jsondoc_load(const char *text, size_t len, size_t flags, size_t max,
+    json_error_t *e);
+
+/* Parses text[0..len), which must hold one object and nothing else, with
+ * jsondoc_load() bounded by JSONDOC_MEM_MAX.  Returns it (the caller
+ * json_decref()s it), or NULL with "line L, column C: what" (or only what,
+ * for a text refused for its memory) in d's err (control bytes of the
+ * text shown as '?'). */
 json_t *jsondoc_parse(struct jsondoc *d, const char *text, size_t len);
 
 /* Writes "<in>\"<key>\": <what>" into d's err; returns -EINVAL. */

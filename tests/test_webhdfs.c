@@ -24,6 +24,7 @@
 
 #include "agent/target/webhdfs.h"
 #include "agent/target/webhdfs_answer.h"
+#include "tests/testlib.h"
 
 #define LONG_BYTES 6000
 
@@ -254,7 +255,7 @@ test_list(void **state)
 
 	(void)state;
 	assert_int_equal(webhdfs_answer_list(ok, strlen(ok), "LISTSTATUS /w",
-	    on_entry, &s, err, sizeof(err)), 0);
+	    NULL, NULL, on_entry, &s, err, sizeof(err)), 0);
 	assert_int_equal(s.n, 3);
 	assert_string_equal(s.names[0], "part-1.gz");
 	assert_int_equal(s.len[0], 10);
@@ -265,8 +266,8 @@ test_list(void **state)
 	/* LISTSTATUS of a file lists the file itself, with no name */
 	ok = LS(E("", "FILE", 3));
 	s.n = 0;
-	assert_int_equal(webhdfs_answer_list(ok, strlen(ok), "L", on_entry, &s,
-	    err, sizeof(err)), 0);
+	assert_int_equal(webhdfs_answer_list(ok, strlen(ok), "L", NULL, NULL,
+	    on_entry, &s, err, sizeof(err)), 0);
 	assert_int_equal(s.n, 0);
 }
 
@@ -297,15 +298,142 @@ test_list_hostile(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (webhdfs_answer_list(bad[i], strlen(bad[i]), "LISTSTATUS /w",
-		    on_entry, &s, err, sizeof(err)) >= 0)
+		    NULL, NULL, on_entry, &s, err, sizeof(err)) >= 0)
 			fail_msg("accepted: %s", bad[i]);
 		assert_int_equal(strncmp(err, "LISTSTATUS /w: ", 15), 0);
 		/* not even the good entry before the bad one */
 		assert_int_equal(s.n, 0);
 	}
-	webhdfs_answer_list(bad[0], strlen(bad[0]), "L", on_entry, &s, err,
-	    sizeof(err));
+	webhdfs_answer_list(bad[0], strlen(bad[0]), "L", NULL, NULL, on_entry,
+	    &s, err, sizeof(err));
 	assert_non_null(strstr(err, "\"../x\""));
+}
+
+#define LSB(entries, left) "{\"DirectoryListing\":{\"partialListing\":" \
+	LS(entries) ",\"remainingEntries\":" #left "}}"
+
+/* LISTSTATUS_BATCH's pages: whether more remain, and every name after the
+ * request's startAfter, so that the pages cannot go round for ever. */
+static void
+test_list_batch(void **state)
+{
+	static const char *const bad[] = {
+		/* more remain, but none listed: the next page is this one */
+		LSB("", 3),
+		/* not after "b" */
+		LSB(E("c", "FILE", 1) "," E("b", "FILE", 1), 0),
+		LSB(E("a", "FILE", 1), 0),
+		LSB(E("c", "FILE", 1), -1),
+		LS(E("c", "FILE", 1)),
+		"{\"DirectoryListing\":{\"partialListing\":" LS(E("c", "FILE",
+		    1)) "}}",
+		"{\"DirectoryListing\":{\"remainingEntries\":0,"
+		    "\"partialListing\":{\"FileStatuses\":{\"FileStatus\":["
+		    E("c", "FILE", 1) "],\"x\":[]}},\"remainingEntries\":1}}",
+	};
+	/* the NameNode's member order, and another */
+	const char *ok = LSB(E("c", "FILE", 1) "," E("d", "DIRECTORY", 0), 2);
+	const char *last = "{\"DirectoryListing\":{\"remainingEntries\":0,"
+	    "\"partialListing\":" LS(E("e", "FILE", 4)) "}}";
+	struct seen s = { .n = 0 };
+	char err[512];
+	int more = -1;
+
+	(void)state;
+	assert_int_equal(webhdfs_answer_list(ok, strlen(ok), "L", "b", &more,
+	    on_entry, &s, err, sizeof(err)), 0);
+	assert_int_equal(more, 1);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.names[1], "d");
+	assert_int_equal(webhdfs_answer_list(last, strlen(last), "L", "d",
+	    &more, on_entry, &s, err, sizeof(err)), 0);
+	assert_int_equal(more, 0);
+	assert_int_equal(s.n, 3);
+	s.n = 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (webhdfs_answer_list(bad[i], strlen(bad[i]), "L", "b", &more,
+		    on_entry, &s, err, sizeof(err)) >= 0)
+			fail_msg("accepted: %s", bad[i]);
+		assert_int_equal(s.n, 0);
+	}
+}
+
+/* Counts the entries and notes the most heap in use while one is seen. */
+struct heap_seen {
+	size_t n, peak;
+};
+
+static int
+on_entry_heap(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct heap_seen *h = arg;
+	size_t used = heap_in_use();
+
+	(void)name, (void)is_dir, (void)len;
+	if (used > h->peak)
+		h->peak = used;
+	h->n++;
+	return 0;
+}
+
+/* A listing of n entries, each e (a JSON object), malloc'd. */
+static char *
+listing_of(const char *e, size_t n, size_t *len)
+{
+	size_t el = strlen(e), head = strlen(LS(""));
+	char *body = malloc(head + n * (el + 1) + 1), *p;
+
+	assert_non_null(body);
+	p = body + sprintf(body, "{\"FileStatuses\":{\"FileStatus\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			*p++ = ',';
+		memcpy(p, e, el);
+		p += el;
+	}
+	p += sprintf(p, "]}}");
+	*len = (size_t)(p - body);
+	return body;
+}
+
+/* A listing is read an entry at a time: 20,000 entries (jansson's tree of
+ * them alone took 50 MiB) cost less than a megabyte beyond the answer's
+ * bytes while they are handed on; and an answer a hostile server makes of
+ * millions of empty objects, or of one entry that holds them, is refused
+ * at its first entry, within the entry's bound, however long it is. */
+static void
+test_list_one_at_a_time(void **state)
+{
+	struct heap_seen h = { 0, 0 };
+	char err[512], *body;
+	size_t len, before;
+
+	(void)state;
+	body = listing_of(E("a-name-as-long-as-the-part-files-are.txt.gz",
+	    "FILE", 123456), 20000, &len);
+	/* the same name 20,000 times: no check of LISTSTATUS refuses that */
+	before = heap_in_use();
+	assert_int_equal(webhdfs_answer_list(body, len, "L", NULL, NULL,
+	    on_entry_heap, &h, err, sizeof(err)), 0);
+	assert_int_equal(h.n, 20000);
+	assert_true(h.peak < before + 1024 * 1024);
+	free(body);
+
+	body = listing_of("{}", 5000000, &len);
+	assert_int_equal(webhdfs_answer_list(body, len, "L", NULL, NULL,
+	    on_entry_heap, &h, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "lacks a string type"));
+	free(body);
+
+	/* one entry that is most of the answer */
+	body = listing_of("{}", 1000000, &len);
+	memcpy(body + strlen(LS("")) - 3, "{\"x\":[", 6);
+	memcpy(body + len - 3, "]}]}}", 5);
+	len += 2;
+	assert_int_equal(webhdfs_answer_list(body, len, "L", NULL, NULL,
+	    on_entry_heap, &h, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "takes more than 262144 bytes of memory"));
+	free(body);
 }
 
 static void
@@ -378,6 +506,8 @@ main(void)
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_hostile),
+		cmocka_unit_test(test_list_batch),
+		cmocka_unit_test(test_list_one_at_a_time),
 		cmocka_unit_test(test_boolean),
 		cmocka_unit_test(test_exception),
 	};

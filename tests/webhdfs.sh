@@ -91,7 +91,7 @@ webhdfs_stop() {
 
 # webhdfs_ctl DIR COMMAND...: COMMAND (down, up, fail N CODE [OP],
 # drop-upload N [partial], slow MS, lose-rename-response N, hostile-list
-# KIND, clear) to the
+# KIND, oversize-open BYTES, clear) to the
 # fake that webhdfs_start started in DIR, through fixture_ctl (tests/lib.sh).
 webhdfs_ctl() {
 	_whc_dir=$1

@@ -25,13 +25,9 @@
 #include "agent/write/sidecar.h"
 #include "agent/write/spool.h"
 #include "lib/err.h"
+#include "lib/fsutil.h"
 #include "lib/grow.h"
 #include "lib/jsondoc.h"
-
-/* Far above what the ranges of a 128 MiB file take; keeps a stray hidden
- * file from being read into memory whole.  Also the bound of a manifest,
- * which holds the ranges of an hour's files. */
-#define SIDECAR_MAX (64 * 1024 * 1024)
 
 /* What a directory holds, from DIR down: tables, days, hours. */
 enum level { L_ROOT, L_TABLE, L_DAY, L_HOUR };
@@ -67,7 +63,7 @@ verify_failure(struct verify *v, int r, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return err_set(v->msg, v->msglen, r, "verify: %s: %s", what,
-	    strerror(-r));
+	    fs_strerror(-r));
 }
 
 /* Writes "verify: out of memory" and returns -ENOMEM. */
@@ -221,9 +217,8 @@ verify_walk(struct verify *v, const char *rel, enum level level)
 	DIR *d;
 	int fd, r = 0;
 
-	if ((fd = openat(v->rootfd, rel, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return verify_failure(v, -errno, "%s: cannot open", shown);
+	if ((fd = fs_opendir_beneath(v->rootfd, rel)) < 0)
+		return verify_failure(v, fd, "%s: cannot open", shown);
 	if ((d = fdopendir(fd)) == NULL) {
 		r = -errno;
 		close(fd);
@@ -306,11 +301,16 @@ verify_text_load(struct verify *v, const char *path, const char *what,
 	int fd, r = 0;
 
 	*text = NULL;
-	if ((fd = openat(v->rootfd, path, O_RDONLY | O_CLOEXEC)) < 0)
-		return verify_failure(v, -errno, "%s: cannot open", path);
+	/* a FIFO must not hang verify, nor a link show another file */
+	if ((fd = fs_open_beneath(v->rootfd, path, O_RDONLY)) == -ELOOP ||
+	    fd == -ENXIO || fd == -EISDIR)
+		return verify_violation(v, "%s: not a %s: %s", path, what,
+		    fs_strerror(-fd));
+	if (fd < 0)
+		return verify_failure(v, fd, "%s: cannot open", path);
 	if (fstat(fd, &st) < 0)
 		r = verify_failure(v, -errno, "%s: cannot stat", path);
-	else if (!S_ISREG(st.st_mode) || st.st_size > SIDECAR_MAX)
+	else if (st.st_size > SIDECAR_MAX)
 		r = verify_violation(v,
 		    "%s: not a %s (a regular file up to %d MiB)",
 		    path, what, SIDECAR_MAX >> 20);

@@ -19,6 +19,7 @@
 #include "agent/write/format.h"
 #include "agent/write/sidecar.h"
 #include "agent/write/spool.h"
+#include "lib/fsutil.h"
 #include "lib/grow.h"
 
 static int
@@ -146,8 +147,12 @@ verify_content(struct verify *v, struct vfile *f)
 
 	if ((r = verify_sha256_begin(v, f)) != 0)
 		return r;
-	if ((fd = openat(v->rootfd, f->path, O_RDONLY | O_CLOEXEC)) < 0)
-		return verify_failure(v, -errno, "%s: cannot open", f->path);
+	if ((fd = fs_open_beneath(v->rootfd, f->path, O_RDONLY)) == -ELOOP ||
+	    fd == -ENXIO)
+		return verify_violation(v, "%s: not a part file: %s", f->path,
+		    fs_strerror(-fd));
+	if (fd < 0)
+		return verify_failure(v, fd, "%s: cannot open", f->path);
 	/* a Parquet file's rows are its footer's, checked against the rest
 	 * of its sidecar there */
 	if (sc->format == FORMAT_PARQUET)

@@ -14,8 +14,6 @@
 #include "lib/buf.h"
 #include "lib/grow.h"
 
-#define SIDECAR_MAX (16 * 1024 * 1024)
-
 struct complete_listing {
 	char **names;             /* part files */
 	size_t n, cap;

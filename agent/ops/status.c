@@ -1,8 +1,9 @@
 #include "agent/ops/status.h"
 
 #include <errno.h>
-#include <jansson.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 #include <unistd.h>
 
 #include "agent/parse/chain.h"
+#include "lib/buf.h"
 #include "lib/fsutil.h"
+#include "lib/jsondoc.h"
 
 static void
 status_time(char *buf, size_t len, time_t t)
@@ -292,18 +295,25 @@ static int
 status_read(const struct conf *c, json_t **doc, long *age)
 {
 	char path[4096];
+	struct buf text = { 0 };
 	json_error_t jerr;
 	struct stat st;
+	int r;
 
 	snprintf(path, sizeof(path), "%s/%s", c->output.spool_dir,
 	    STATUS_JSON_FILE);
-	if (stat(path, &st) < 0) {
+	/* a FIFO or a link in its place is refused, not waited on or read */
+	r = stat(path, &st) < 0 ? -errno : fs_read_all(path, &text);
+	if (r < 0) {
 		fprintf(stderr, "kedge status: %s: %s; has kedge run with %s?\n",
-		    path, strerror(errno), c->path);
+		    path, fs_strerror(-r), c->path);
+		buf_clear(&text);
 		return -1;
 	}
-	if ((*doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)) ==
-	    NULL) {
+	*doc = jsondoc_load(text.data, text.len, JSON_REJECT_DUPLICATES,
+	    JSONDOC_MEM_MAX, &jerr);
+	buf_clear(&text);
+	if (*doc == NULL) {
 		fprintf(stderr, "kedge status: %s: line %d: %s\n", path,
 		    jerr.line, jerr.text);
 		return -1;
@@ -336,11 +346,17 @@ static void
 status_print_text(const struct conf *c, FILE *out)
 {
 	char path[4096], line[4096];
-	FILE *f;
+	int fd;
+	FILE *f = NULL;
 
 	snprintf(path, sizeof(path), "%s/%s", c->output.spool_dir, STATUS_FILE);
-	if ((f = fopen(path, "r")) == NULL) {
-		fprintf(out, "(%s: %s)\n", path, strerror(errno));
+	/* a FIFO or a link in its place is refused, not waited on or shown */
+	if ((fd = fs_open_file(path, O_RDONLY)) < 0 ||
+	    (f = fdopen(fd, "r")) == NULL) {
+		fprintf(out, "(%s: %s)\n", path, fs_strerror(fd < 0 ? -fd :
+		    errno));
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
 	while (fgets(line, sizeof(line), f) != NULL)

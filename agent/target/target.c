@@ -16,6 +16,7 @@
 
 struct target {
 	char *dir;            /* target "local" */
+	int dirfd;            /* of dir: what is read is beneath it */
 	struct webhdfs *wh;   /* target "webhdfs" */
 };
 
@@ -31,56 +32,57 @@ static int
 target_fail(char *err, size_t errlen, int r, const char *what,
     const char *path)
 {
-	return err_set(err, errlen, r, "%s %s: %s", what, path, strerror(-r));
+	return err_set(err, errlen, r, "%s %s: %s", what, path,
+	    fs_strerror(-r));
 }
 
-/* Makes the directories above path. */
+/* Opens the directory that holds rel beneath local_dir, through no link,
+ * making it and its missing parents when make is set, and sets *name to
+ * rel's last component.  Returns the descriptor or a negative errno. */
 static int
-target_mkparent(const char *path)
+target_parent(const struct target *t, const char *rel, int make,
+    const char **name)
 {
+	const char *slash = strrchr(rel, '/');
+	size_t len = slash != NULL ? (size_t)(slash - rel) : 0;
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	return fs_mkdirs(dir, 0755);
+	*name = slash != NULL ? slash + 1 : rel;
+	if (len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, len);
+	dir[len] = '\0';
+	return make ? fs_mkdirs_beneath(t->dirfd, dir, 0755) :
+	    fs_opendir_beneath(t->dirfd, dir);
 }
 
-/* Copies src to dst through a hidden temporary name in dst's directory. */
+/* Copies the open file in to name in the directory dirfd, through a
+ * hidden temporary name beside it. */
 static int
-target_copy(const char *src, const char *dst)
+target_copy(int in, int dirfd, const char *name)
 {
-	char tmp[PATH_MAX], buf[65536];
-	const char *base = strrchr(dst, '/') + 1;
-	int in = -1, out = -1, r = 0;
+	char tmp[NAME_MAX + 1], buf[65536];
+	int out = -1, r = 0;
 	ssize_t n;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - dst),
-	    dst, base) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	if ((out = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) < 0) {
 		r = -errno;
 		goto out;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if ((r = fs_write_all(out, buf, (size_t)n)) < 0)
 			goto out;
-	if (n < 0 || fsync(out) < 0) {
+	if (n < 0 || fsync(out) < 0 || renameat(dirfd, tmp, dirfd, name) < 0 ||
+	    fsync(dirfd) < 0)
 		r = -errno;
-		goto out;
-	}
-	if (rename(tmp, dst) < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = fs_fsync_parent(dst);
 out:
-	if (in >= 0)
-		close(in);
 	if (out >= 0)
 		close(out);
 	if (r < 0)
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 	return r;
 }
 
@@ -89,30 +91,46 @@ target_put(struct target *t, const char *src, const char *rel, char *err,
     size_t errlen)
 {
 	char dst[PATH_MAX];
+	const char *name;
 	struct stat ss, ds;
-	int r;
+	int in, dfd = -1, r;
 
 	if (t->wh != NULL)
 		return webhdfs_put(t->wh, src, rel, err, errlen);
 	if ((r = target_path(t, rel, dst, sizeof(dst))) < 0)
 		return target_fail(err, errlen, r, "publish", rel);
-	if (stat(src, &ss) < 0)
-		return target_fail(err, errlen, -errno, "publish", src);
-	if (stat(dst, &ds) == 0) {
-		if (ds.st_size == ss.st_size)
-			return 0; /* a previous try got there */
-		return err_set(err, errlen, -EEXIST,
-		    "%s exists with %lld bytes, the spool's "
-		    "copy has %lld; keeping both, resolve by hand", dst,
-		    (long long)ds.st_size, (long long)ss.st_size);
+	/* what the spool holds must be a file, not a FIFO or a link */
+	if ((in = fs_open_file(src, O_RDONLY)) < 0)
+		return target_fail(err, errlen, in, "publish", src);
+	if (fstat(in, &ss) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if ((dfd = r = target_parent(t, rel, 1, &name)) < 0)
+		goto out;
+	if (fstatat(dfd, name, &ds, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISREG(ds.st_mode) || ds.st_size != ss.st_size)
+			r = err_set(err, errlen, -EEXIST,
+			    "%s exists with %lld bytes%s, the spool's "
+			    "copy has %lld; keeping both, resolve by hand", dst,
+			    (long long)ds.st_size, S_ISREG(ds.st_mode) ? "" :
+			    " and is no regular file", (long long)ss.st_size);
+		else
+			r = 0; /* a previous try got there */
+		goto out;
 	}
 	/* a link, not a rename: the caller removes src once it is there */
-	if ((r = target_mkparent(dst)) == 0) {
-		r = link(src, dst) < 0 ? -errno : fs_fsync_parent(dst);
-		if (r == -EXDEV)
-			r = target_copy(src, dst);
-	}
-	return r < 0 ? target_fail(err, errlen, r, "publish", dst) : 0;
+	r = linkat(AT_FDCWD, src, dfd, name, 0) < 0 ? -errno :
+	    fsync(dfd) < 0 ? -errno : 0;
+	if (r == -EXDEV)
+		r = target_copy(in, dfd, name);
+out:
+	close(in);
+	if (dfd >= 0)
+		close(dfd);
+	if (r < 0 && r != -EEXIST)
+		return target_fail(err, errlen, r, "publish", dst);
+	return r;
 }
 
 int
@@ -120,15 +138,18 @@ target_write(struct target *t, const char *rel, const void *data,
     size_t len, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	int r;
+	const char *name;
+	int dfd, r;
 
 	if (t->wh != NULL)
 		return webhdfs_write(t->wh, rel, data, len, err, errlen);
-	if ((r = target_path(t, rel, path, sizeof(path))) < 0 ||
-	    (r = target_mkparent(path)) < 0 ||
-	    (r = fs_write_atomic(path, data, len)) < 0)
-		return target_fail(err, errlen, r, "write", path);
-	return 0;
+	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
+		return target_fail(err, errlen, r, "write", rel);
+	if ((dfd = target_parent(t, rel, 1, &name)) < 0)
+		return target_fail(err, errlen, dfd, "write", path);
+	r = fs_write_atomic_at(dfd, name, data, len);
+	close(dfd);
+	return r < 0 ? target_fail(err, errlen, r, "write", path) : 0;
 }
 
 int
@@ -146,9 +167,9 @@ target_read(struct target *t, const char *rel, size_t max, char **data,
 		return webhdfs_read(t->wh, rel, max, data, len, err, errlen);
 	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 		return target_fail(err, errlen, r, "read", rel);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? 0 :
-		    target_fail(err, errlen, -errno, "read", path);
+	if ((fd = fs_open_beneath(t->dirfd, rel, O_RDONLY)) < 0)
+		return fd == -ENOENT ? 0 : target_fail(err, errlen, fd, "read",
+		    path);
 	r = fstat(fd, &st) < 0 ? -errno : (size_t)st.st_size > max ? -EFBIG : 0;
 	if (r == 0 && (*data = malloc((size_t)st.st_size + 1)) == NULL)
 		r = -ENOMEM;
@@ -175,15 +196,20 @@ target_list(struct target *t, const char *rel, target_entry_fn *fn,
 	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
-	int r = 0;
+	int fd, r = 0;
 
 	if (t->wh != NULL)
 		return webhdfs_list(t->wh, rel, fn, arg, err, errlen);
 	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 		return target_fail(err, errlen, r, "list", rel);
-	if ((d = opendir(path)) == NULL)
-		return errno == ENOENT ? 0 :
-		    target_fail(err, errlen, -errno, "list", path);
+	if ((fd = fs_opendir_beneath(t->dirfd, rel)) < 0)
+		return fd == -ENOENT ? 0 : target_fail(err, errlen, fd, "list",
+		    path);
+	if ((d = fdopendir(fd)) == NULL) {
+		r = -errno;
+		close(fd);
+		return target_fail(err, errlen, r, "list", path);
+	}
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		struct stat st;
 
@@ -200,14 +226,20 @@ int
 target_remove(struct target *t, const char *rel, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	int r;
+	const char *name;
+	int dfd, r;
 
 	if (t->wh != NULL)
 		return webhdfs_remove(t->wh, rel, err, errlen);
 	if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 		return target_fail(err, errlen, r, "remove", rel);
-	if (unlink(path) < 0 && errno != ENOENT)
-		return target_fail(err, errlen, -errno, "remove", path);
+	if ((dfd = target_parent(t, rel, 0, &name)) < 0)
+		return dfd == -ENOENT ? 0 : target_fail(err, errlen, dfd,
+		    "remove", path);
+	r = unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	close(dfd);
+	if (r < 0)
+		return target_fail(err, errlen, r, "remove", path);
 	return 0;
 }
 
@@ -276,6 +308,7 @@ target_open(const struct conf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	t->dirfd = -1;
 	if (strcmp(c->output.target, "webhdfs") == 0) {
 		struct webhdfs_opts wo = target_webhdfs_opts(c);
 		char why[512];
@@ -292,6 +325,11 @@ target_open(const struct conf *c, char *err, size_t errlen)
 	}
 	if ((r = fs_mkdirs(t->dir, 0755)) < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", t->dir, strerror(-r));
+		goto fail;
+	}
+	if ((t->dirfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", t->dir,
+		    fs_strerror(errno));
 		goto fail;
 	}
 	return t;
@@ -315,21 +353,20 @@ target_open_at(const char *where, const struct webhdfs_opts *o, char *err,
 	struct target *t;
 	const char *host, *slash;
 	char *root = NULL, why[512];
-	struct stat st;
 
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		goto nomem;
+	t->dirfd = -1;
 	if (!target_is_url(where)) {
-		if (stat(where, &st) < 0) {
-			snprintf(err, errlen, "%s: %s", where, strerror(errno));
-			goto fail;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "%s: not a directory", where);
-			goto fail;
-		}
 		if ((t->dir = strdup(where)) == NULL)
 			goto nomem;
+		/* what is read is beneath it, through no link */
+		if ((t->dirfd = open(where, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) < 0) {
+			snprintf(err, errlen, "%s: %s", where, errno == ENOTDIR ?
+			    "not a directory" : fs_strerror(errno));
+			goto fail;
+		}
 		return t;
 	}
 	host = strstr(where, "://") + 3;
@@ -359,28 +396,26 @@ target_open_file(struct target *t, const char *rel, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	char path[PATH_MAX];
-	struct stat st;
+	int64_t len;
 	int fd, r;
 
 	if (t->wh == NULL) {
 		if ((r = target_path(t, rel, path, sizeof(path))) < 0)
 			return target_fail(err, errlen, r, "read", rel);
-		/* O_NONBLOCK: a FIFO answers at once, and is refused */
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-		    O_NONBLOCK)) < 0)
-			return target_fail(err, errlen, -errno, "read", path);
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			close(fd);
-			return err_set(err, errlen, -EINVAL, "read %s: not a "
-			    "regular file", path);
-		}
+		/* a FIFO, a link or anything but a file is refused */
+		if ((fd = fs_open_beneath(t->dirfd, rel, O_RDONLY)) < 0)
+			return target_fail(err, errlen, fd, "read", path);
 		return fd;
 	}
+	/* the copy stops at the length HDFS lists */
+	if ((r = webhdfs_stat(t->wh, rel, &len, err, errlen)) <= 0)
+		return r < 0 ? r : err_set(err, errlen, -ENOENT, "read %s: no "
+		    "such file", rel);
 	if ((fd = open(tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
 	    0600)) < 0)
 		return target_fail(err, errlen, -errno, "make a temporary file "
 		    "in", tmp ? tmp : "/tmp");
-	if ((r = webhdfs_fetch(t->wh, rel, fd, err, errlen)) < 0 ||
+	if ((r = webhdfs_fetch(t->wh, rel, fd, len, err, errlen)) < 0 ||
 	    (lseek(fd, 0, SEEK_SET) < 0 && (r = target_fail(err, errlen,
 	    -errno, "rewind the copy of", rel)) < 0)) {
 		close(fd);
@@ -404,6 +439,8 @@ target_close(struct target *t)
 	if (t == NULL)
 		return;
 	webhdfs_close(t->wh);
+	if (t->dirfd >= 0)
+		close(t->dirfd);
 	free(t->dir);
 	free(t);
 }

@@ -9,6 +9,10 @@
  * The hosts of one consumer group share the target, so it also carries
  * what they tell each other (takeover markers, completion progress).
  *
+ * In a local directory nothing is read, written or removed through a
+ * symbolic link below output.local_dir, and only regular files are read
+ * (fs_open_beneath()): a link or a FIFO there is an error naming it.
+ *
  * A handle is used by one thread at a time; open one per thread.  The
  * module does not log: every failure is one sentence in err.
  */
@@ -66,10 +70,11 @@ int target_warning(const struct conf *c, char *buf, size_t size);
 /* "/srv/kedge" or "https://namenode:9871/warehouse": for messages. */
 const char *target_where(const struct target *t);
 
-/* Puts the local file src at rel, unless a file of the same length is
- * there already (an earlier try got there).  Returns 0, -EEXIST with the
- * sentence when a file of another length is there, or another negative
- * errno.  src is left in place. */
+/* Puts the local file src (a regular file, not a link) at rel, unless a
+ * file of the same length is there already (an earlier try got there).
+ * Returns 0, -EEXIST with the sentence when a file of another length, or
+ * anything but a file, is there, or another negative errno.  src is left
+ * in place. */
 int target_put(struct target *t, const char *src, const char *rel,
     char *err, size_t errlen);
 

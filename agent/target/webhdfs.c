@@ -178,10 +178,13 @@ webhdfs_put(struct webhdfs *w, const char *src, const char *rel, char *err,
 	int64_t len;
 	int r;
 
-	if ((s.fd = open(src, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    fstat(s.fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", src, strerror(errno));
-		r = -errno;
+	/* what the spool holds must be a file, not a FIFO or a link */
+	if ((s.fd = fs_open_file(src, O_RDONLY)) < 0) {
+		r = err_set(err, errlen, s.fd, "%s: %s", src, fs_strerror(-s.fd));
+		goto out;
+	}
+	if (fstat(s.fd, &st) < 0) {
+		r = err_set(err, errlen, -errno, "%s: %s", src, strerror(errno));
 		goto out;
 	}
 	if ((r = webhdfs_stat(w, rel, &len, err, errlen)) < 0)
@@ -226,24 +229,20 @@ webhdfs_read(struct webhdfs *w, const char *rel, size_t max, char **data,
 
 	*data = NULL;
 	*len = 0;
-	if ((st = wh_get(w, rel, "OPEN", what, sizeof(what), err, errlen)) ==
-	    307 && (st = wh_follow(w, what, &url, err, errlen)) == 0) {
-		/* WebHDFS sends the reader to a datanode; HttpFS answers itself */
-		w->body_max = max;
+	/* WebHDFS sends the reader to a datanode; HttpFS answers itself */
+	w->body_max = max;
+	if ((st = wh_get(w, rel, "OPEN", NULL, what, sizeof(what), err,
+	    errlen)) == 307 && (st = wh_follow(w, what, &url, err, errlen)) == 0) {
 		st = wh_do(w, "GET", url, NULL, what, err, errlen);
-		w->body_max = WH_ANSWER_MAX;
 		curl_free(url);
 	}
+	w->body_max = WH_ANSWER_SMALL;
 	if (st < 0)
 		return (int)st;
 	if (st == 404)
 		return 0;
 	if (st != 200)
 		return wh_refused(w, st, what, err, errlen);
-	if (w->body_len > max) {
-		return err_set(err, errlen, -EFBIG, "%s: longer than %zu bytes",
-		    what, max);
-	}
 	if ((*data = malloc(w->body_len + 1)) == NULL)
 		return -ENOMEM;
 	memcpy(*data, w->body, w->body_len + 1);
@@ -252,8 +251,8 @@ webhdfs_read(struct webhdfs *w, const char *rel, size_t max, char **data,
 }
 
 int
-webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
-    size_t errlen)
+webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, int64_t len,
+    char *err, size_t errlen)
 {
 	char *url = NULL, what[4200];
 	long st;
@@ -261,14 +260,10 @@ webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
 	/* HttpFS answers with the bytes, WebHDFS sends the reader to a
 	 * datanode: either way only a 200's body is the file */
 	w->sink = fd;
-	st = wh_get(w, rel, "OPEN", what, sizeof(what), err, errlen);
+	w->sink_max = len;
+	st = wh_get(w, rel, "OPEN", NULL, what, sizeof(what), err, errlen);
 	if (st == 307 && (st = wh_follow(w, what, &url, err, errlen)) == 0) {
-		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
-			st = -errno;
-			snprintf(err, errlen, "%s: the local copy: %s", what,
-			    strerror(errno));
-		} else
-			st = wh_do(w, "GET", url, NULL, what, err, errlen);
+		st = wh_do(w, "GET", url, NULL, what, err, errlen);
 		curl_free(url);
 	}
 	w->sink = -1;
@@ -277,20 +272,101 @@ webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
 	return st == 200 ? 0 : wh_refused(w, st, what, err, errlen);
 }
 
+/* The pages of one directory's listing, as webhdfs_list() hands their
+ * entries to fn. */
+struct wh_pages {
+	int (*fn)(const char *name, int is_dir, int64_t len, void *arg);
+	void *arg;
+	char *last;                /* the last entry's name: the next
+	                            * page's startAfter */
+	size_t n;                  /* entries so far */
+	const char *what;
+	char *err;
+	size_t errlen;
+};
+
+static int
+wh_page_entry(const char *name, int is_dir, int64_t len, void *arg)
+{
+	struct wh_pages *pg = arg;
+	char *last;
+
+	if (++pg->n > WEBHDFS_LIST_MAX) {
+		return err_set(pg->err, pg->errlen, -E2BIG,
+		    "%s: the directory's answers list more than %d entries",
+		    pg->what, WEBHDFS_LIST_MAX);
+	}
+	if ((last = strdup(name)) == NULL)
+		return err_set(pg->err, pg->errlen, -ENOMEM, "out of memory");
+	free(pg->last);
+	pg->last = last;
+	return pg->fn(name, is_dir, len, pg->arg);
+}
+
+/* Whether the 400 in w->body says the server does not know the op: a
+ * NameNode or HttpFS older than LISTSTATUS_BATCH (Hadoop 2.8) answers
+ * IllegalArgumentException, a gateway UnsupportedOperationException. */
+static int
+wh_op_unknown(struct webhdfs *w)
+{
+	char exception[128], message[8];
+
+	webhdfs_answer_exception(w->body, w->body_len, exception,
+	    sizeof(exception), message, sizeof(message));
+	return strcmp(exception, "IllegalArgumentException") == 0 ||
+	    strcmp(exception, "UnsupportedOperationException") == 0;
+}
+
+/* Lists rel a page at a time with LISTSTATUS_BATCH (the NameNode answers
+ * dfs.ls.limit entries a page; HttpFS all of them), or with LISTSTATUS
+ * where the server has no LISTSTATUS_BATCH. */
 int
 webhdfs_list(struct webhdfs *w, const char *rel,
     int (*fn)(const char *name, int is_dir, int64_t len, void *arg),
     void *arg, char *err, size_t errlen)
 {
-	char what[4200];
-	int r;
+	char what[4200], *param = NULL, *page = NULL;
+	struct wh_pages pg = { fn, arg, NULL, 0, what, err, errlen };
+	size_t len;
+	int more = 1, r = 0;
+	long st;
 
-	if ((r = wh_get_json(w, rel, "LISTSTATUS", what, sizeof(what), err,
-	    errlen)) <= 0)
-		return r;
-	/* the answer is parsed before fn runs: its requests reuse w->body */
-	return webhdfs_answer_list(w->body, w->body_len, what, fn, arg, err,
-	    errlen);
+	while (r == 0 && more) {
+		if (pg.last != NULL && asprintf(&param, "startAfter=%s",
+		    pg.last) < 0) {
+			param = NULL;
+			r = err_set(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
+		w->body_max = WH_ANSWER_LIST;
+		st = wh_get(w, rel, w->no_batch ? "LISTSTATUS" :
+		    "LISTSTATUS_BATCH", param, what, sizeof(what), err, errlen);
+		w->body_max = WH_ANSWER_SMALL;
+		free(param);
+		param = NULL;
+		if (st == 404) /* no such directory, or gone since a page */
+			break;
+		if (st == 400 && !w->no_batch && pg.last == NULL &&
+		    wh_op_unknown(w)) {
+			w->no_batch = 1;
+			continue;
+		}
+		if (st != 200) {
+			r = st < 0 ? (int)st : wh_refused(w, st, what, err, errlen);
+			break;
+		}
+		/* kept apart: fn's requests reuse w->body */
+		if ((page = wh_body_take(w, &len)) == NULL) {
+			r = err_set(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
+		more = 0;
+		r = webhdfs_answer_list(page, len, what, pg.last, w->no_batch ?
+		    NULL : &more, wh_page_entry, &pg, err, errlen);
+		free(page);
+	}
+	free(pg.last);
+	return r;
 }
 
 int
@@ -339,7 +415,6 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	char shown[128], *rel = NULL;
 	int fd = -1, r;
 
-	(void)len;
 	if (!wh_mirror_name_ok(name)) {
 		escape_bytes(name, strlen(name), shown, sizeof(shown));
 		return err_set(m->err, m->errlen, -EPROTO,
@@ -367,7 +442,9 @@ wh_mirror_entry(const char *name, int is_dir, int64_t len, void *arg)
 	if ((fd = openat(m->dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
 		goto fail;
-	r = webhdfs_fetch(m->w, rel, fd, m->err, m->errlen);
+	/* a partial copy goes: verify must not read it, nor find it left */
+	if ((r = webhdfs_fetch(m->w, rel, fd, len, m->err, m->errlen)) < 0)
+		unlinkat(m->dirfd, name, 0);
 	goto out;
 fail:
 	r = -errno;

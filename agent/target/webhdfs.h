@@ -64,10 +64,11 @@ int webhdfs_write(struct webhdfs *w, const char *rel, const void *data,
 int webhdfs_read(struct webhdfs *w, const char *rel, size_t max,
     char **data, size_t *len, char *err, size_t errlen);
 
-/* Writes the file base_dir/rel to fd.  Returns 0 or a negative errno with
- * the sentence in err. */
-int webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, char *err,
-    size_t errlen);
+/* Writes the file base_dir/rel, listed with len bytes, to fd: a server
+ * that sends more is refused at len bytes (-EFBIG).  Returns 0 or a
+ * negative errno with the sentence in err. */
+int webhdfs_fetch(struct webhdfs *w, const char *rel, int fd, int64_t len,
+    char *err, size_t errlen);
 
 /* Copies the tree under base_dir into the existing local directory dir.
  * Returns 0 or a negative errno with the sentence in err. */
@@ -75,8 +76,10 @@ int webhdfs_mirror(struct webhdfs *w, const char *dir, char *err,
     size_t errlen);
 
 /* Calls fn for every entry of directory base_dir/rel (none when it is not
- * there); stops at the first non-zero fn returns, and returns it.  Returns
- * 0, that, or a negative errno with the sentence in err. */
+ * there), a page of the listing at a time (LISTSTATUS_BATCH, or
+ * LISTSTATUS where the server has none); stops at the first non-zero fn
+ * returns, and returns it.  fn may make requests of w.  Returns 0, that,
+ * or a negative errno with the sentence in err. */
 int webhdfs_list(struct webhdfs *w, const char *rel,
     int (*fn)(const char *name, int is_dir, int64_t len, void *arg),
     void *arg, char *err, size_t errlen);

@@ -4,6 +4,7 @@
 #include "agent/target/webhdfs_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +24,37 @@ webhdfs_global_init(void)
 	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -ENOMEM;
 }
 
+/* The most kedge reads of an answer of status: a 200's is the request's
+ * (w->body_max), any other (a redirect's, a refusal's) is small. */
+static size_t
+wh_answer_max(const struct webhdfs *w, long status)
+{
+	return status == 200 ? w->body_max : WH_ANSWER_SMALL;
+}
+
+/* A 200's answer goes to w->sink when there is one; any other answer to
+ * w->body.  Past its bound, curl fails the request (CURLE_WRITE_ERROR) and
+ * w->over says why. */
 static size_t
 wh_on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct webhdfs *w = arg;
 	size_t len = size * n;
+	long status = 0;
 
-	if (w->sink >= 0)
+	curl_easy_getinfo(w->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (w->sink >= 0 && status == 200) {
+		if ((int64_t)len > w->sink_max - w->sink_len) {
+			w->over = 2;
+			return 0;
+		}
+		w->sink_len += (int64_t)len;
 		return fs_write_all(w->sink, p, len) == 0 ? len : 0;
-	if (w->body_len + len > w->body_max)
-		return 0; /* curl fails the request: CURLE_WRITE_ERROR */
+	}
+	if (w->body_len + len > wh_answer_max(w, status)) {
+		w->over = 1;
+		return 0;
+	}
 	/* and the NUL after it */
 	if (grow_array((void **)&w->body, &w->body_cap, w->body_len + len + 1,
 	    1) < 0)
@@ -174,6 +196,8 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	curl_easy_reset(c);
 	w->body_len = 0;
 	w->body[0] = '\0';
+	w->sink_len = 0;
+	w->over = 0;
 	free(w->location);
 	w->location = NULL;
 	w->curl_err[0] = '\0';
@@ -221,7 +245,17 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	} else if (strcmp(method, "GET") != 0) {
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	}
-	if ((rc = curl_easy_perform(c)) != CURLE_OK) {
+	if ((rc = curl_easy_perform(c)) != CURLE_OK && w->over) {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (w->over == 2)
+			return err_set(err, errlen, -EFBIG, "%s: the server sent "
+			    "more than the %" PRId64 " bytes HDFS listed for it; "
+			    "refusing the copy", what, w->sink_max);
+		return err_set(err, errlen, -EFBIG, "%s: the answer (%ld) is "
+		    "longer than %zu bytes, the most kedge reads of it", what,
+		    status, wh_answer_max(w, status));
+	}
+	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s: no answer from %s: %s", what, w->url,
 		    w->curl_err[0] != '\0' ? w->curl_err : curl_easy_strerror(rc));
 		return rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
@@ -352,11 +386,12 @@ wh_refused(struct webhdfs *w, long status, const char *what, char *err,
 	}
 }
 
-/* GETs op of rel's HDFS path; what names the request for messages.
- * Returns the HTTP status, or a negative errno with the sentence in err. */
+/* GETs op of rel's HDFS path, with param when not NULL; what names the
+ * request for messages.  Returns the HTTP status, or a negative errno
+ * with the sentence in err. */
 long
-wh_get(struct webhdfs *w, const char *rel, const char *op, char *what,
-    size_t whatlen, char *err, size_t errlen)
+wh_get(struct webhdfs *w, const char *rel, const char *op,
+    const char *param, char *what, size_t whatlen, char *err, size_t errlen)
 {
 	char *path = wh_path(w, rel), *url = NULL;
 	long st;
@@ -366,7 +401,7 @@ wh_get(struct webhdfs *w, const char *rel, const char *op, char *what,
 		return -ENOMEM;
 	}
 	snprintf(what, whatlen, "%s %s", op, path);
-	if ((st = wh_url(w, path, op, NULL, &url, err, errlen)) == 0)
+	if ((st = wh_url(w, path, op, param, &url, err, errlen)) == 0)
 		st = wh_do(w, "GET", url, NULL, what, err, errlen);
 	curl_free(url);
 	free(path);
@@ -382,11 +417,26 @@ wh_get_json(struct webhdfs *w, const char *rel, const char *op, char *what,
 {
 	long st;
 
-	if ((st = wh_get(w, rel, op, what, whatlen, err, errlen)) < 0)
+	if ((st = wh_get(w, rel, op, NULL, what, whatlen, err, errlen)) < 0)
 		return (int)st;
 	if (st == 404)
 		return 0;
 	return st == 200 ? 1 : wh_refused(w, st, what, err, errlen);
+}
+
+char *
+wh_body_take(struct webhdfs *w, size_t *len)
+{
+	char *body = w->body, *fresh = malloc(4096);
+
+	if (fresh == NULL)
+		return NULL;
+	*len = w->body_len;
+	fresh[0] = '\0';
+	w->body = fresh;
+	w->body_len = 0;
+	w->body_cap = 4096;
+	return body;
 }
 
 /* Cuts the '/'s s ends with. */
@@ -483,7 +533,7 @@ webhdfs_open(const struct webhdfs_opts *o, char *err, size_t errlen)
 	w->connect_timeout = o->connect_timeout;
 	w->timeout = o->timeout;
 	w->body_cap = 4096;
-	w->body_max = WH_ANSWER_MAX;
+	w->body_max = WH_ANSWER_SMALL;
 	w->sink = -1;
 	return w;
 }

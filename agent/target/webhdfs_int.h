@@ -16,7 +16,13 @@
 
 #include "agent/target/webhdfs.h"
 
-#define WH_ANSWER_MAX (64 * 1024 * 1024) /* a listing or a file read */
+/* What kedge reads of an answer, by kind, before it refuses the rest: a
+ * FileStatus, a boolean, a redirect or a refusal is small; a listing may
+ * be a whole directory (HttpFS answers LISTSTATUS_BATCH with all of it);
+ * a file read is bounded by its caller, a file fetched by its listed
+ * length. */
+#define WH_ANSWER_SMALL (64 * 1024)
+#define WH_ANSWER_LIST (64 * 1024 * 1024)
 
 struct webhdfs {
 	CURL *curl;
@@ -34,8 +40,14 @@ struct webhdfs {
 	struct curl_slist *octets; /* Content-Type of the bytes */
 	char *body;                /* the answer, NUL-terminated */
 	size_t body_len, body_cap;
-	size_t body_max;           /* of this request's answer */
-	int sink;                  /* >= 0: the answer goes to this fd */
+	size_t body_max;           /* of this request's 200 answer; any
+	                            * other's is WH_ANSWER_SMALL */
+	int sink;                  /* >= 0: a 200's answer goes to this fd */
+	int64_t sink_max;          /* the bytes it may take */
+	int64_t sink_len;          /* taken */
+	int over;                  /* the bound the answer passed: 0 none, 1
+	                            * body_max, 2 sink_max */
+	int no_batch;              /* the server has no LISTSTATUS_BATCH */
 	char *location;            /* of the last answer, or NULL */
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -57,7 +69,9 @@ int wh_url(const struct webhdfs *w, const char *path, const char *op,
     const char *param, char **url, char *err, size_t errlen);
 
 /* One request: the HTTP status, or a negative errno with the sentence in
- * err when no answer came. */
+ * err when no answer came, or -EFBIG when it was longer than its bound
+ * (w->body_max for a 200, w->sink_max for a 200 going to w->sink,
+ * WH_ANSWER_SMALL for any other). */
 long wh_do(struct webhdfs *w, const char *method, const char *url,
     struct wh_src *src, const char *what, char *err, size_t errlen);
 
@@ -74,10 +88,15 @@ int wh_follow(struct webhdfs *w, const char *what, char **url, char *err,
 int wh_refused(struct webhdfs *w, long status, const char *what, char *err,
     size_t errlen);
 
-/* GETs op of rel's HDFS path: the HTTP status, or a negative errno with the
- * sentence in err. */
-long wh_get(struct webhdfs *w, const char *rel, const char *op, char *what,
-    size_t whatlen, char *err, size_t errlen);
+/* GETs op of rel's HDFS path, with param ("name=value") when not NULL:
+ * the HTTP status, or a negative errno with the sentence in err. */
+long wh_get(struct webhdfs *w, const char *rel, const char *op,
+    const char *param, char *what, size_t whatlen, char *err, size_t errlen);
+
+/* Hands the answer in w->body over (the caller frees it; *len its
+ * length), w taking a new buffer for the next: for an answer read while
+ * other requests are made.  NULL when out of memory. */
+char *wh_body_take(struct webhdfs *w, size_t *len);
 
 /* GETs op of rel's HDFS path for its JSON answer, in w->body: 1, 0 when no
  * such path, or a negative errno with the sentence in err. */

@@ -358,10 +358,9 @@ rowlog_convert(const char *path, uint64_t len, const char *const *kv,
 	int r;
 
 	*rows = 0;
-	if ((in.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		r = -errno;
-		return err_set(err, errlen, r, "cannot read %s: %s", path,
-		    fs_strerror(errno));
+	if ((in.fd = fs_open_file(path, O_RDONLY)) < 0) {
+		return err_set(err, errlen, in.fd, "cannot read %s: %s", path,
+		    fs_strerror(-in.fd));
 	}
 	cols = calloc(ROWLOG_MAX_COLS, sizeof(*cols));
 	names = malloc(ROWLOG_MAX_COLS * 64);

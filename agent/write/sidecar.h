@@ -54,6 +54,10 @@ struct jsondoc;
 
 #define SIDECAR_VERSION 1
 #define SIDECAR_SHA256_HEX 64 /* digits of "sha256" */
+/* The longest sidecar, or manifest (which holds the ranges of an hour's
+ * files), kedge reads: far above what the ranges of a 128 MiB file take,
+ * it keeps a stray file from being read into memory whole. */
+#define SIDECAR_MAX (16 * 1024 * 1024)
 
 struct sidecar_range {
 	int64_t first, last; /* inclusive */

@@ -180,9 +180,14 @@ spool_cut(const char *spool_dir, const char *path, uint64_t len, char *err,
 	struct stat st;
 	int fd, r = 0;
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
-		r = -errno;
+	/* a link in the file's place is not followed: it would cut another */
+	if ((fd = fs_open_file(path, O_WRONLY)) < 0) {
+		r = fd;
 		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto close;
 	}
 	if ((uint64_t)st.st_size < len) {
 		snprintf(err, errlen, "%s holds %lld bytes, fewer than the %" PRIu64
@@ -270,10 +275,9 @@ spool_sha256(const char *path, struct spool_digest *out, char *err,
 	ssize_t n = 0;
 	int fd, r = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		r = -errno;
-		return err_set(err, errlen, r, "cannot read %s: %s", path,
-		    fs_strerror(errno));
+	if ((fd = fs_open_file(path, O_RDONLY)) < 0) {
+		return err_set(err, errlen, fd, "cannot read %s: %s", path,
+		    fs_strerror(-fd));
 	}
 	if ((h = spool_hash_new()) == NULL)
 		r = -ENOMEM;

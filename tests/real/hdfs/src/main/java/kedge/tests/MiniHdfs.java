@@ -106,6 +106,9 @@ public final class MiniHdfs {
 		c.setInt("dfs.namenode.safemode.extension", 0);
 		c.setInt("dfs.heartbeat.interval", 1);
 		c.setInt("dfs.namenode.heartbeat.recheck-interval", 5000);
+		/* Entries a page of a listing (1000 by default): few, so that
+		 * a client's LISTSTATUS_BATCH takes pages of an hour's files */
+		c.setInt("dfs.ls.limit", 8);
 		/* HttpFS logs in as httpfs/localhost and acts for the users. */
 		c.set("hadoop.proxyuser.httpfs.hosts", "*");
 		c.set("hadoop.proxyuser.httpfs.groups", "*");

@@ -9,10 +9,10 @@
 
 #include <snappy-c.h>
 
-#include "agent/write/codec.h"
 #include "agent/write/parquet_int.h"
 #include "agent/write/rle.h"
 #include "agent/write/thrift.h"
+#include "lib/codec.h"
 #include "lib/le.h"
 
 /* parquet.thrift's numbers that this writer uses. */

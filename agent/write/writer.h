@@ -32,10 +32,10 @@
 #include <time.h>
 
 #include "agent/udtf/udtf.h"
-#include "agent/write/codec.h"
 #include "agent/write/format.h"
 #include "agent/write/parquet.h"
 #include "agent/write/tz.h"
+#include "lib/codec.h"
 
 struct writer;
 

@@ -19,8 +19,8 @@
 
 #include "tests/testlib.h"
 
-#include "agent/cli/pqfooter.h"
-#include "agent/write/parquet.h"
+#include "agent/parquet/parquet.h"
+#include "agent/parquet/pqfooter.h"
 #include "lib/le.h"
 
 static const struct udtf_column cols[] = {

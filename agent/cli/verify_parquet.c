@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/cli/pqfooter.h"
 #include "agent/cli/verify_int.h"
-#include "agent/write/parquet.h"
+#include "agent/parquet/parquet.h"
+#include "agent/parquet/pqfooter.h"
 #include "lib/grow.h"
 #include "lib/le.h"
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/parquet/rowlog.h"
 #include "agent/write/journal.h"
 #include "agent/write/packer.h"
-#include "agent/write/rowlog.h"
 #include "agent/write/spool.h"
 #include "agent/write/spoolcount.h"
 #include "lib/err.h"

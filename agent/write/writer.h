@@ -31,9 +31,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "agent/parquet/parquet.h"
 #include "agent/udtf/udtf.h"
 #include "agent/write/format.h"
-#include "agent/write/parquet.h"
 #include "agent/write/tz.h"
 #include "lib/codec.h"
 

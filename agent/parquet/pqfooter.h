@@ -1,8 +1,8 @@
 /*
  * pqfooter: the footer of a Parquet file (FileMetaData, in Thrift's
  * compact protocol), read for `kedge verify`.  Hand-written from
- * parquet-format's parquet.thrift, as the writer (agent/write/parquet.c)
- * is: no C Parquet library is packaged in Debian 12.
+ * parquet-format's parquet.thrift, as the writer (parquet.c) is: no C
+ * Parquet library is packaged in Debian 12.
  *
  * It reads what verify checks: the schema's leaves, the row count, each
  * row group's rows and column chunks (codec, values, offsets, null count),

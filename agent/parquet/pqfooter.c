@@ -1,4 +1,4 @@
-#include "agent/cli/pqfooter.h"
+#include "agent/parquet/pqfooter.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/write/rle.h"
-#include "agent/write/thrift.h"
+#include "agent/parquet/rle.h"
+#include "agent/parquet/thrift.h"
 #include "lib/err.h"
 #include "lib/grow.h"
 #include "lib/le.h"

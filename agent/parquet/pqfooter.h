@@ -66,6 +66,14 @@ struct pqf_meta {
 int pqf_parse(const void *tail, size_t taillen, uint64_t filelen,
     struct pqf_meta *out, char *err, size_t errlen);
 
+/* Reads the footer of the Parquet file fd, of filelen bytes, with pread():
+ * the magic at its start, then its end as pqf_parse() reads it.  Returns
+ * what pqf_parse() returns (never -E2BIG), or -EIO or another negative
+ * errno when fd cannot be read, each with a sentence in err.  Either way
+ * out holds what was read: free it with pqf_meta_clear(). */
+int pqf_read(int fd, uint64_t filelen, struct pqf_meta *out, char *err,
+    size_t errlen);
+
 /* Frees the contents of m (not m), and zeroes it. */
 void pqf_meta_clear(struct pqf_meta *m);
 

@@ -49,6 +49,7 @@ agent_summary(struct agent *a)
 
 	for (size_t i = 0; i < a->ntables; i++) {
 		const struct table_stats *s = table_get_stats(a->tables[i]);
+		struct writer_stats ws;
 		char line[512];
 
 		log_notice("table %s: %" PRIu64 " records, %" PRIu64 " rows, %"
@@ -60,6 +61,12 @@ agent_summary(struct agent *a)
 		    table_name(a->tables[i]),
 		    chain_name(table_chain(a->tables[i])), line);
 		runinfo_log_slowest(a->tables[i]);
+		writer_get_stats(table_writer(a->tables[i]), &ws);
+		if (ws.files_converted > 0)
+			log_notice("table %s: %" PRIu64 " Parquet file(s) "
+			    "converted; the run loop spent %.3f s on them",
+			    table_name(a->tables[i]), ws.files_converted,
+			    (double)ws.convert_held_ns / 1e9);
 	}
 	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
 	    "fetcher woken %" PRIu64 " times", a->records, secs,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/parquet/rowlog.h"
@@ -665,6 +666,32 @@ writer_seal(struct writer *w, uint64_t id, char *err, size_t errlen)
 	return 0;
 }
 
+static uint64_t
+writer_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* spool_finalize() of p's file at checkpoint upto; a Parquet file's log is
+ * converted, and the time counted. */
+static int
+part_finalize(struct writer *w, struct part *p, uint64_t upto,
+    const struct spool_digest *known, char *err, size_t errlen)
+{
+	uint64_t t0 = writer_now_ns();
+	int r;
+
+	r = spool_finalize(w->spool_dir, p->rel, upto, known, err, errlen);
+	if (w->format.kind == FORMAT_PARQUET) {
+		w->stats.files_converted += r == 1;
+		w->stats.convert_held_ns += writer_now_ns() - t0;
+	}
+	return r;
+}
+
 int
 writer_release(struct writer *w, char *err, size_t errlen)
 {
@@ -683,8 +710,8 @@ writer_release(struct writer *w, char *err, size_t errlen)
 		journal_close(p->journal);
 		p->journal = NULL;
 		known = p->hash != NULL && spool_hash_done(p->hash, &d) == 0;
-		if ((r = spool_finalize(w->spool_dir, p->rel, UINT64_MAX,
-		    known ? &d : NULL, err, errlen)) < 0)
+		if ((r = part_finalize(w, p, UINT64_MAX, known ? &d : NULL, err,
+		    errlen)) < 0)
 			return r;
 		*link = p->next;
 		part_free(p);
@@ -713,7 +740,7 @@ writer_cut_list(struct writer *w, struct part **link, int open_list,
 		part_close(w, p, open_list);
 		journal_close(p->journal);
 		p->journal = NULL;
-		r = spool_finalize(w->spool_dir, p->rel, upto, NULL, err, errlen);
+		r = part_finalize(w, p, upto, NULL, err, errlen);
 		part_free(p);
 		if (r < 0)
 			return r;

@@ -67,6 +67,8 @@ struct writer_stats {
 	unsigned files_open;      /* holding a descriptor */
 	unsigned files_parked;
 	uint64_t files_reopened;  /* parked files opened again for a row */
+	uint64_t files_converted; /* Parquet files converted from their logs */
+	uint64_t convert_held_ns; /* the caller's time spent converting them */
 };
 
 /* Decides whether a file opened at `opened`, last written at `last_write`

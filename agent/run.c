@@ -637,7 +637,10 @@ run_main(const struct conf *c, const struct run_opts *o)
 	if (notify_init() < 0)
 		log_warnx("NOTIFY_SOCKET=%s cannot be used; systemd will not "
 		    "hear from kedge", getenv("NOTIFY_SOCKET"));
-	if (webhdfs_global_init() < 0) {
+	/* before any thread; only for HDFS: libcurl's TLS and protocol
+	 * libraries cost a local target 2 MiB of resident pages */
+	if (strcmp(c->output.target, "webhdfs") == 0 &&
+	    webhdfs_global_init() < 0) {
 		log_errx("cannot initialise libcurl");
 		return 1;
 	}

@@ -43,9 +43,9 @@ ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 # lib/ and the leaf folders, the agent's stages (one folder each), the
 # orchestrators in agent/ itself.
-SRC_DIRS := lib checkpoint security agent/udtf agent/source agent/config \
-            agent/parse agent/write agent/target agent/publish agent/complete \
-            agent/ops agent/cli agent
+SRC_DIRS := lib checkpoint security agent/udtf agent/parquet agent/source \
+            agent/config agent/parse agent/write agent/target agent/publish \
+            agent/complete agent/ops agent/cli agent
 HDRS     := $(wildcard $(SRC_DIRS:%=%/*.h))
 LIB_SRC  := $(filter-out agent/main.c,$(wildcard $(SRC_DIRS:%=%/*.c)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)

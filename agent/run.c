@@ -200,6 +200,35 @@ run_roll(struct agent *a, const char *topic, int32_t partition)
 	}
 }
 
+static int
+run_settle_one(struct writer *w, void *arg, char *err, size_t errlen)
+{
+	(void)arg;
+	return writer_settle(w, err, errlen);
+}
+
+/* Shutdown: waits until the Parquet files the last checkpoints released
+ * are converted into ready/, then hands the publisher the view again, so
+ * that their hours can complete.  After a failure, what is not converted
+ * yet is left to the next start's recovery. */
+static void
+run_settle(struct agent *a)
+{
+	char err[1024];
+	int n;
+
+	if (a->failed)
+		return;
+	if ((n = run_each_writer(a, run_settle_one, NULL, err,
+	    sizeof(err))) < 0) {
+		log_errx("checkpoint: %s; stopping, the file is converted again "
+		    "at the next start", err);
+		a->failed = 1;
+	} else if (n > 0 && !twopc_undecided(a->twopc) && a->pub != NULL) {
+		run_hand_view(a);
+	}
+}
+
 static void
 run_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
@@ -610,7 +639,10 @@ run_main(const struct conf *c, const struct run_opts *o)
 	if (notify_init() < 0)
 		log_warnx("NOTIFY_SOCKET=%s cannot be used; systemd will not "
 		    "hear from kedge", getenv("NOTIFY_SOCKET"));
-	if (webhdfs_global_init() < 0) {
+	/* before any thread; only for HDFS: libcurl's TLS and protocol
+	 * libraries cost a local target 2 MiB of resident pages */
+	if (strcmp(c->output.target, "webhdfs") == 0 &&
+	    webhdfs_global_init() < 0) {
 		log_errx("cannot initialise libcurl");
 		close(lock);
 		return 1;
@@ -688,6 +720,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	log_info("stopping: rolling every file and committing");
 	run_roll(&a, NULL, 0);
 	run_last_checkpoint(&a);
+	run_settle(&a);
 	a.wakeups = source_wakeups(a.src);
 	source_close(a.src);   /* a revoke here commits the same offsets again */
 	a.src = NULL;

@@ -82,6 +82,7 @@ agent_summary(struct agent *a)
 		    LOG_STR("table", table_name(a->tables[i])),
 		    LOG_INT("records", s->records), LOG_INT("rows", s->rows),
 		    LOG_INT("rejects", s->rejects) };
+		struct writer_stats ws;
 		char line[512];
 
 		log_fields(LOG_LEVEL_NOTICE, f, sizeof(f) / sizeof(f[0]),
@@ -93,6 +94,12 @@ agent_summary(struct agent *a)
 		    table_name(a->tables[i]),
 		    chain_name(table_chain(a->tables[i])), line);
 		runinfo_log_slowest(a->tables[i]);
+		writer_get_stats(table_writer(a->tables[i]), &ws);
+		if (ws.files_converted > 0)
+			log_notice("table %s: %" PRIu64 " Parquet file(s) "
+			    "converted; the run loop spent %.3f s on them",
+			    table_name(a->tables[i]), ws.files_converted,
+			    (double)ws.convert_held_ns / 1e9);
 	}
 	log_notice("consumed %" PRIu64 " records in %.3f s: %.0f records/s; "
 	    "fetcher woken %" PRIu64 " times", a->records, secs,

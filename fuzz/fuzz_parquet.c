@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "agent/write/parquet.h"
+#include "agent/parquet/parquet.h"
 #include "fuzz/fuzzkit.h"
 #include "lib/buf.h"
 #include "lib/le.h"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "agent/cli/pqfooter.h"
+#include "agent/parquet/pqfooter.h"
 #include "fuzz/fuzzkit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -24,11 +24,11 @@
 #include <string.h>
 
 #include "agent/twopc.h"
-#include "agent/write/codec.h"
 #include "agent/write/format.h"
 #include "agent/write/spool.h"
 #include "checkpoint/ckpt.h"
 #include "fuzz/fuzzkit.h"
+#include "lib/codec.h"
 #include "lib/escape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -19,7 +19,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "agent/write/codec.h"
+#include "lib/codec.h"
 
 #define MiB (1024 * 1024)
 

@@ -20,9 +20,9 @@
 
 #include "tests/testlib.h"
 
-#include "agent/write/parquet.h"
-#include "agent/write/rle.h"
-#include "agent/write/thrift.h"
+#include "agent/parquet/parquet.h"
+#include "agent/parquet/rle.h"
+#include "agent/parquet/thrift.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

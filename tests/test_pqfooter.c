@@ -2,7 +2,8 @@
  * pqfooter: the footers kedge's Parquet writer makes read back exactly
  * (schema, rows, row groups, codecs, offsets, null counts, key-value
  * metadata, created_by) for every codec and several row groups; a tail
- * too short for the footer asks for more; damaged and hostile footers are
+ * too short for the footer asks for more, and a file's descriptor is read
+ * as its bytes are; damaged and hostile footers are
  * refused with a sentence, and no truncation or flipped byte of a real
  * footer crashes or passes for another file.
  */
@@ -14,13 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "tests/testlib.h"
 
-#include "agent/cli/pqfooter.h"
-#include "agent/write/parquet.h"
+#include "agent/parquet/parquet.h"
+#include "agent/parquet/pqfooter.h"
 #include "lib/le.h"
 
 static const struct udtf_column cols[] = {
@@ -162,6 +164,61 @@ test_tail(void **state)
 	buf_clear(&b);
 }
 
+/* A file of bytes p[0..n) on disk: a descriptor of an unlinked file. */
+static int
+file_of(const void *p, size_t n)
+{
+	FILE *f = tmpfile();
+	int fd;
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fflush(f), 0);
+	assert_true((fd = dup(fileno(f))) >= 0);
+	fclose(f);
+	return fd;
+}
+
+/* From a descriptor: the footer as from the bytes; a file without the
+ * magic at its start, with a footer longer than itself or shorter than
+ * it is said to be, refused or not read, with a sentence. */
+static void
+test_read(void **state)
+{
+	struct pqf_meta m;
+	struct buf b;
+	char err[256];
+	int fd;
+
+	(void)state;
+	make_file(&b, PQ_GZIP, 65536, 5000);
+	fd = file_of(b.data, b.len);
+	assert_int_equal(pqf_read(fd, b.len, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.num_rows, 5000);
+	assert_true(m.nrow_groups > 1);
+	assert_string_equal(pqf_meta_value(&m, "kedge.partition"), "3");
+	pqf_meta_clear(&m);
+	assert_int_equal(pqf_read(fd, b.len + 1, &m, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "cannot read it"));
+	pqf_meta_clear(&m);
+	close(fd);
+	memcpy(b.data, "PAR2", 4);
+	fd = file_of(b.data, b.len);
+	assert_int_equal(pqf_read(fd, b.len, &m, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "not a Parquet file (no PAR1 at its start "
+	    "and its end)");
+	pqf_meta_clear(&m);
+	close(fd);
+	buf_clear(&b);
+	fd = file_of("PAR1\xff\xff\x00\x00PAR1", 12);
+	assert_int_equal(pqf_read(fd, 12, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "its footer would be 65535 bytes"));
+	pqf_meta_clear(&m);
+	assert_int_equal(pqf_read(fd, 8, &m, err, sizeof(err)), -EINVAL);
+	pqf_meta_clear(&m);
+	close(fd);
+}
+
 static void
 expect_refused(const void *p, size_t n, uint64_t filelen, const char *what)
 {
@@ -287,6 +344,7 @@ main(void)
 		cmocka_unit_test(test_reads_what_was_written),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_tail),
+		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_damage_never_crashes),
 	};

@@ -71,6 +71,9 @@ test_plaintext_defaults(void **state)
 	assert_prop(kc, "enable.partition.eof", "true");
 	assert_prop(kc, "auto.offset.reset", "smallest"); /* librdkafka's name */
 	assert_prop(kc, "fetch.wait.max.ms", "100");
+	/* about one record batch a fetch answer: its peak memory */
+	assert_prop(kc, "fetch.max.bytes", "262144");
+	assert_prop(kc, "message.max.bytes", "262144");
 	/* no group: a name only to satisfy librdkafka's assign() */
 	assert_prop(kc, "group.id", "kedge-static-assignment");
 	/* librdkafka's own kinit refresh is left alone without SASL */

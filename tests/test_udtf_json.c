@@ -505,6 +505,46 @@ test_double_numbers(void **state)
 	assert_true(signbit(hx_value(0, "d")->u.d));
 }
 
+/* A number read in one word, with eight bytes of the record from its
+ * start on, ends where the byte-wise scan ends it, or is refused for the
+ * same reason at the same byte: each number, valid or not, in a record
+ * that ends right after it (fewer than eight bytes: the byte-wise scan)
+ * and in one that goes on. */
+static void
+test_numbers_in_a_word(void **state)
+{
+	static const char *const numbers[] = { "0", "7", "42", "123456",
+	    "0.5", "85.28", "1.2345", "123.45", "0.0", "01", "00", "00.5",
+	    "1.", "1.e5", "1.5e3", "-1", "-0.5", "1e5", "1E+2", "0e1", "0x1",
+	    "1.2.3", ".5", "1..2", "0.", "9.9e", "5-", "12a", "1.2a", "1.5E",
+	    NULL };
+	char shortrec[64], longrec[64], err[sizeof hx.err], text[64];
+	int r;
+
+	(void)state;
+	hx_open_ok(J, "fields", "d:json", NULL);
+	for (int i = 0; numbers[i] != NULL; i++) {
+		snprintf(shortrec, sizeof(shortrec), "{\"d\":%s}", numbers[i]);
+		snprintf(longrec, sizeof(longrec), "{\"d\":%s,\"pad\":\"xxxxxxxx\"}",
+		    numbers[i]);
+		r = hx_run(shortrec);
+		snprintf(err, sizeof(err), "%s", hx.err);
+		text[0] = '\0';
+		if (r == 0)
+			snprintf(text, sizeof(text), "%.*s",
+			    (int)hx_value(0, "d")->u.s.len,
+			    hx_value(0, "d")->u.s.ptr);
+		if (hx_run(longrec) != r)
+			fail_msg("%s: %s, but %s", numbers[i], r == 0 ?
+			    "taken" : err, r == 0 ? hx.err : "taken");
+		if (r == 0)
+			hx_assert_str(0, "d", text);
+		else if (strcmp(hx.err, err) != 0)
+			fail_msg("%s: \"%s\", but \"%s\"", numbers[i], err,
+			    hx.err);
+	}
+}
+
 static void
 test_explode(void **state)
 {
@@ -1185,6 +1225,7 @@ main(void)
 		cmocka_unit_test_teardown(test_unwanted_keys, hx_teardown),
 		cmocka_unit_test_teardown(test_skipped_values, hx_teardown),
 		cmocka_unit_test_teardown(test_literals, hx_teardown),
+		cmocka_unit_test_teardown(test_numbers_in_a_word, hx_teardown),
 		cmocka_unit_test_teardown(test_double_numbers, hx_teardown),
 		cmocka_unit_test_teardown(test_explode, hx_teardown),
 		cmocka_unit_test_teardown(test_explode_many, hx_teardown),

@@ -33,9 +33,9 @@
 
 #include "agent/cli/verify.h"
 #include "agent/complete/manifest.h"
-#include "agent/write/codec.h"
 #include "agent/write/sidecar.h"
 #include "lib/buf.h"
+#include "lib/codec.h"
 #include "lib/fsutil.h"
 #include "tests/testlib.h"
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "agent/write/codec.h"
+#include "lib/codec.h"
 
 #define TEXTIN_LINE_MAX (64u << 20)
 

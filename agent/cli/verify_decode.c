@@ -1,6 +1,6 @@
 /*
  * verify_decode: `kedge verify` reading part files back, the read side of
- * agent/write/codec.c: plain, gzip and zstd text, decoded in chunks to
+ * lib/codec.c: plain, gzip and zstd text, decoded in chunks to
  * count its rows and bytes (and take its SHA-256) for the checks of
  * verify.c.
  */

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/write/codec.h"
 #include "agent/write/format.h"
 #include "agent/write/sidecar.h"
 #include "agent/write/spool.h"
+#include "lib/codec.h"
 #include "lib/fsutil.h"
 #include "lib/grow.h"
 

@@ -8,34 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "agent/cli/pqfooter.h"
 #include "agent/cli/verify_int.h"
-#include "agent/write/parquet.h"
+#include "agent/parquet/parquet.h"
+#include "agent/parquet/pqfooter.h"
 #include "lib/grow.h"
-#include "lib/le.h"
-
-/* Reads the last len bytes of the file fd of size size into *buf. */
-static int
-verify_pq_tail(int fd, uint64_t size, size_t len, unsigned char **buf)
-{
-	unsigned char *p;
-	ssize_t n;
-
-	if ((p = malloc(len ? len : 1)) == NULL)
-		return -ENOMEM;
-	if (lseek(fd, (off_t)(size - len), SEEK_SET) < 0)
-		n = -errno;
-	else
-		n = verify_read_some(fd, p, len);
-	if (n < 0 || (size_t)n != len) {
-		free(p);
-		return n < 0 ? (int)n : -EIO;
-	}
-	*buf = p;
-	return 0;
-}
 
 /* The columns of m as one string, to compare a table's files. */
 static char *
@@ -135,33 +112,18 @@ verify_parquet(struct verify *v, const struct vfile *f, int fd,
     uint64_t *rows, uint64_t *bytes)
 {
 	struct pqf_meta m;
-	unsigned char *tail = NULL, head[4], end[8];
 	char err[512];
-	uint64_t flen;
 	int r;
 
 	if ((r = decode_none(v, fd, f->path, NULL, bytes)) != 0)
 		return r;
-	if (*bytes < 12 || pread(fd, head, 4, 0) != 4 ||
-	    memcmp(head, "PAR1", 4) != 0 ||
-	    pread(fd, end, 8, (off_t)(*bytes - 8)) != 8 ||
-	    memcmp(end + 4, "PAR1", 4) != 0)
-		return verify_violation(v, "%s: not a Parquet file (no PAR1 "
-		    "at its start and its end)", f->path);
-	/* the footer, its length and the magic */
-	if ((flen = le_get32(end)) > *bytes - 12)
-		return verify_violation(v, "%s: its footer would be %" PRIu64
-		    " bytes, in a file of %" PRIu64, f->path, flen, *bytes);
-	if ((r = verify_pq_tail(fd, *bytes, (size_t)flen + 8, &tail)) < 0)
-		return r == -ENOMEM ? verify_nomem(v) :
-		    verify_failure(v, r, "%s: cannot read", f->path);
-	memset(&m, 0, sizeof(m));
-	r = pqf_parse(tail, (size_t)flen + 8, *bytes, &m, err, sizeof(err));
-	free(tail);
+	r = pqf_read(fd, *bytes, &m, err, sizeof(err));
 	if (r == -ENOMEM) {
 		r = verify_nomem(v);
-	} else if (r < 0) {
+	} else if (r == -EINVAL) {
 		r = verify_violation(v, "%s: %s", f->path, err);
+	} else if (r < 0) {
+		r = verify_failure(v, r, "%s: cannot read", f->path);
 	} else {
 		*rows = (uint64_t)m.num_rows;
 		r = verify_pq_footer(v, f, &m);

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "agent/write/codec.h"
 #include "agent/write/format.h"
+#include "lib/codec.h"
 
 #define CONF_DEFAULT_PATH "/etc/kedge/kedge.conf"
 /* A table name's bytes at most: Hive's bound, and well within a file

@@ -11,9 +11,14 @@
 
 /*
  * The defaults keep memory small for edge hosts: about 10,000 queued
- * records and at most 2 MiB (compressed) per fetch.  Users can override
- * each through kafka.rdkafka.  queued.min.messages is also the mark
- * source.c's prefetching watches.
+ * records, and fetch answers of 256 KiB (compressed), about one record
+ * batch of a busy partition: librdkafka holds every batch of an answer
+ * decompressed, whatever its size on the wire, until its last record is
+ * parsed, and answers of 2 MiB of compressed 4 MB batches brought several
+ * at once.  librdkafka takes no fetch.max.bytes below message.max.bytes,
+ * a producer's bound that a consumer only sends requests under.  Users
+ * can override each through kafka.rdkafka.  queued.min.messages is also
+ * the mark source.c's prefetching watches.
  */
 static const struct {
 	const char *key;
@@ -21,7 +26,8 @@ static const struct {
 } source_defaults[] = {
 	{ "queued.min.messages", "10000" },
 	{ "queued.max.messages.kbytes", "65536" },
-	{ "fetch.max.bytes", "2097152" },
+	{ "fetch.max.bytes", "262144" },
+	{ "message.max.bytes", "262144" },
 	{ "fetch.wait.max.ms", "100" },
 };
 

@@ -273,11 +273,37 @@ scan_digits(struct jsonpath_pass *sc, const char *p)
 	return p;
 }
 
+/* The most numbers are [0-9]+(\.[0-9]+)? ending within eight bytes:
+ * returns the length of the number at the word w of the eight bytes at
+ * p, read at once, or 0 when it is not that simple (a sign, a leading
+ * zero, no digit after the point, an exponent, or no end in the word),
+ * which scan_number() then reads, and tells of, as ever. */
+JSONPATH_HOT size_t
+number_in_word(const char *p, uint64_t w)
+{
+	uint64_t other = digits_misfits(w ^ DIGITS_ONES * '0', DIGITS_ONES);
+	unsigned n = (unsigned)__builtin_ctzll(other | (UINT64_C(1) << 63)) >> 3;
+
+	if (n == 0 || (p[0] == '0' && n > 1) || n == 7)
+		return 0;
+	if (p[n] == '.') {
+		other &= ~UINT64_C(0) << (8 * n + 8);
+		if (other == 0 || (other & (UINT64_C(0x80) << (8 * n + 8))))
+			return 0;
+		n = (unsigned)__builtin_ctzll(other) >> 3;
+	}
+	return p[n] == 'e' || p[n] == 'E' ? 0 : n;
+}
+
 /* Reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 JSONPATH_HOT const char *
 scan_number(struct jsonpath_pass *sc, const char *p)
 {
 	const char *end = sc->end;
+	size_t n;
+
+	if (end - p >= 8 && (n = number_in_word(p, le_get64(p))) != 0)
+		return p + n;
 
 	p += *p == '-';
 	if (p < end && *p == '0') {

@@ -21,399 +21,24 @@
  * fallback), not a generic tokenizer: it runs once per record on the
  * daemon's hot path, and each of its shortcuts stays only for the
  * instructions per record it saves, measured under callgrind by
- * scripts/bench-udtf.sh's instr lines.
+ * scripts/bench-udtf.sh's instr lines.  kv_conf.c reads the configuration
+ * and builds the hash of the wanted keys, kv_reject.c words the reasons
+ * (kv_int.h).
  */
-#include "agent/udtf/udtf.h"
-
-#include "agent/udtf/coltype.h"
-#include "agent/udtf/params.h"
-#include "lib/buf.h"
-#include "lib/err.h"
+#include "agent/udtf/kv_int.h"
 
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-/* A reason shows at most this many bytes of a key. */
-#define KV_SHOW_MAX 40
-#define KV_SHOWN_SIZE (KV_SHOW_MAX + 4)
-
-/* next_col's end of a chain. */
-#define KV_NO_COL SIZE_MAX
-
-/* The places of a record whose keys are remembered for the next one. */
-#define KV_PLACES 32
-_Static_assert(KV_PLACES > 1, "kv_pairs() tells a record without pairs "
-    "by its first place");
+#include "lib/err.h"
 
 /* Forced inline: the pair loop is instantiated once per separator mode,
  * and the mode's tests fold away only when these are inlined into it. */
 #define KV_HOT static inline __attribute__((always_inline))
-
-enum {
-	KV_FIELDS,
-	KV_PAIR_SEPARATOR,
-	KV_KV_SEPARATOR,
-	KV_QUOTE,
-	KV_ON_MISSING,
-	KV_NKEYS
-};
-
-static const struct udtf_key kv_keys[] = {
-	[KV_FIELDS] = { "fields", NULL,
-	    "the keys to extract, comma-separated, as [NAME=]KEY[:TYPE]; one "
-	    "column each, named after the key unless NAME is given" },
-	[KV_PAIR_SEPARATOR] = { "pair_separator", " ",
-	    "the byte between pairs; \" \" means any run of spaces and tabs, "
-	    "and blanks around pairs are ignored with any separator" },
-	[KV_KV_SEPARATOR] = { "kv_separator", "=",
-	    "the byte between a key and its value" },
-	[KV_QUOTE] = { "quote", "\"",
-	    "the byte that may enclose a value; inside, a backslash escapes "
-	    "the quote, a backslash, n, t and r; empty: values are never "
-	    "quoted" },
-	[KV_ON_MISSING] = { "on_missing", "null",
-	    "a record without one of the keys: null gives that column NULL, "
-	    "reject sends the record to the rejects table" },
-	[KV_NKEYS] = { NULL, NULL, NULL },
-};
-
-/* A distinct key the fields name. */
-struct kv_want {
-	const char *key; /* a field's source */
-	size_t len;
-	size_t col;      /* heads the next_col chain of the columns it fills */
-	uint64_t head;   /* the key's first (up to) eight bytes, 0 after */
-};
-
-/* The key at one place of the last record: records mostly hold their keys
- * in one order, and a key found where the last record had it costs no
- * hash, wanted or not.  With SSE2, one compare of the sixteen bytes at a
- * pair with pat finds such a key and its kv separator without a scan. */
-struct kv_place {
-	_Alignas(16) char pat[16]; /* the key, the kv separator, then NULs */
-	uint64_t head; /* as kv_head() reads it */
-	size_t len;    /* 0: none yet */
-	uint32_t mask; /* the bits of pat's len + 1 bytes; KV_PAT_NONE */
-	int32_t want;  /* its index in wants, or -1 */
-};
-
-/* The mask of a place without a pattern (none yet, or a key too long for
- * sixteen bytes): no compare of sixteen bytes sets its bit. */
-#define KV_PAT_NONE (UINT32_C(1) << 16)
-
-struct kv_state {
-	struct coltype_list fields;
-	struct kv_want *wants;
-	size_t nwants;
-	int32_t *slots;            /* a hash of wants: an index in it, or -1 */
-	size_t mask;               /* slots has mask + 1 entries */
-	size_t *next_col;          /* the next column of the same key */
-	uint32_t *seen;            /* per want: the record that last took it */
-	uint32_t record;           /* the current record's number, not 0 */
-	size_t taken;              /* the wants it has taken */
-	struct kv_place places[KV_PLACES];
-	uint64_t head_mask[9];     /* the bytes of a word that n bytes fill */
-	struct udtf_value *values; /* per column, refilled per record */
-	struct coltype_cache *caches; /* per column */
-	struct buf scratch;        /* unescaped values of the current record */
-	unsigned char blank[256];     /* the blanks around pairs */
-	unsigned char key_end[256];   /* the bytes that end a key */
-	unsigned char value_end[256]; /* the bytes that end an unquoted value */
-	/* aligned, so that the SSE2 scans compare with them in memory */
-	_Alignas(16) char value_stops[32]; /* value_end's (one or two) bytes,
-					    * sixteen copies of each */
-	_Alignas(16) char kv_stop[16];     /* the kv separator, sixteen times */
-	_Alignas(16) char quoted_stops[32]; /* the quote and the backslash,
-					     * likewise */
-	int blank_pairs;           /* pairs are separated by runs of blanks */
-	char pair_sep;             /* when they are not */
-	char kv_sep;
-	int quote;                 /* the quote byte, or -1 */
-	int reject_missing;
-};
-
-/* One pair of the record: value is NULL for a bare key. */
-struct kv_pair {
-	const char *key;
-	size_t keylen;
-	const char *value;
-	size_t len;
-	int escaped; /* the quoted value holds a backslash */
-};
-
-/* Where process() is in the record. */
-struct kv_cursor {
-	const char *base;
-	const char *p;
-	const char *end;
-};
-
-static void kv_fini(void *state);
-
-/* Writes s, cut short and made printable, into dst for a reason. */
-static void
-kv_show(char *dst, const char *s, size_t len)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len && n < KV_SHOW_MAX; i++) {
-		unsigned char c = (unsigned char)s[i];
-		dst[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	if (n < len) {
-		memcpy(dst + n, "...", 3);
-		n += 3;
-	}
-	dst[n] = '\0';
-}
-
-/* Config. */
-
-/* Reads key k's value, one byte (or none when may_be_empty) into *out, -1
- * for none.  Returns 0 or -EINVAL with a sentence in err. */
-static int
-kv_one_byte(const char **vals, int k, int may_be_empty, int *out, char *err,
-    size_t errlen)
-{
-	const char *v = vals[k];
-
-	if (v[0] != '\0' && v[1] == '\0') {
-		*out = (unsigned char)v[0];
-		return 0;
-	}
-	if (v[0] == '\0' && may_be_empty) {
-		*out = -1;
-		return 0;
-	}
-	return err_set(err, errlen, -EINVAL, "%s: \"%s\" must be one byte%s",
-	    kv_keys[k].name, v, may_be_empty ? ", or empty" : "");
-}
-
-/* Reads the separators and the quote, refusing ones that could not be
- * told apart, and fills the byte tables.  The blanks are the spaces and
- * tabs, less the pair separator.  Returns 0 or -EINVAL with a sentence in
- * err. */
-static int
-kv_read_syntax(struct kv_state *st, const char **vals, char *err,
-    size_t errlen)
-{
-	int pair, kv;
-
-	if (kv_one_byte(vals, KV_PAIR_SEPARATOR, 0, &pair, err, errlen) < 0 ||
-	    kv_one_byte(vals, KV_KV_SEPARATOR, 0, &kv, err, errlen) < 0 ||
-	    kv_one_byte(vals, KV_QUOTE, 1, &st->quote, err, errlen) < 0)
-		return -EINVAL;
-	st->blank_pairs = pair == ' ';
-	st->pair_sep = (char)pair;
-	st->kv_sep = (char)kv;
-	st->blank[' '] = st->blank['\t'] = 1;
-	st->blank[pair] = st->blank_pairs;
-	st->key_end[kv] = 1;
-	st->key_end[pair] = st->value_end[pair] = 1;
-	if (st->blank_pairs)
-		st->key_end['\t'] = st->value_end['\t'] = 1;
-	/* the SSE2 scans compare with these; a quote of -1 is never met,
-	 * as a NUL byte is never a quote */
-	memset(st->value_stops, pair, 16);
-	memset(st->value_stops + 16, st->blank_pairs ? '\t' : pair, 16);
-	memset(st->kv_stop, kv, 16);
-	memset(st->quoted_stops, st->quote >= 0 ? st->quote : '\\', 16);
-	memset(st->quoted_stops + 16, '\\', 16);
-	if (pair == kv || st->blank[kv]) {
-		return err_set(err, errlen, -EINVAL,
-		    "kv_separator: \"%s\" cannot be told "
-		    "apart from pair_separator \"%s\" or the blanks around "
-		    "pairs", vals[KV_KV_SEPARATOR], vals[KV_PAIR_SEPARATOR]);
-	}
-	if (st->quote == pair || st->quote == kv || st->quote == '\\' ||
-	    (st->quote >= 0 && st->blank[st->quote])) {
-		return err_set(err, errlen, -EINVAL,
-		    "quote: \"%s\" cannot be a separator, a "
-		    "blank or the backslash", vals[KV_QUOTE]);
-	}
-	return 0;
-}
-
-/* Hashes a key by its length and its first and last (up to) eight bytes
- * (a key of one to three bytes: its first, middle and last), in constant
- * time and inline: a key not where the last record had it is hashed, and a
- * collision only costs a comparison. */
-static inline size_t
-kv_hash(const char *s, size_t len)
-{
-	uint64_t a = 0, b = 0;
-	uint32_t x, y;
-
-	if (len >= 8) {
-		memcpy(&a, s, 8);
-		memcpy(&b, s + len - 8, 8);
-	} else if (len >= 4) {
-		memcpy(&x, s, 4);
-		memcpy(&y, s + len - 4, 4);
-		a = x;
-		b = y;
-	} else if (len > 0) {
-		a = (uint64_t)(unsigned char)s[0] << 16 |
-		    (uint64_t)(unsigned char)s[len / 2] << 8 |
-		    (unsigned char)s[len - 1];
-	}
-	a = (a ^ b * UINT64_C(0x9e3779b97f4a7c15) ^ len) *
-	    UINT64_C(0xff51afd7ed558ccd);
-	return (size_t)(a >> 32 ^ a);
-}
-
-/* The first (up to) eight bytes of the key s[0..len) as one word, the
- * bytes past the key 0; s + len is at most end. */
-KV_HOT uint64_t
-kv_head(const struct kv_state *st, const char *s, size_t len,
-    const char *end)
-{
-	uint64_t x = 0;
-
-	if (end - s >= 8)
-		memcpy(&x, s, 8);
-	else
-		memcpy(&x, s, len);
-	return x & st->head_mask[len < 8 ? len : 8];
-}
-
-/* Whether want w is the key s[0..len) whose head is head. */
-KV_HOT int
-kv_is_want(const struct kv_want *w, const char *s, size_t len, uint64_t head)
-{
-	return w->len == len && w->head == head &&
-	    (len <= 8 || memcmp(w->key + 8, s + 8, len - 8) == 0);
-}
-
-/* Returns the index in st->wants of the key s[0..len) whose head is head,
- * or -1. */
-static int32_t
-kv_lookup(const struct kv_state *st, const char *s, size_t len,
-    uint64_t head)
-{
-	size_t h = kv_hash(s, len) & st->mask;
-	int32_t w;
-
-	while ((w = st->slots[h]) >= 0) {
-		if (kv_is_want(&st->wants[w], s, len, head))
-			return w;
-		h = (h + 1) & st->mask;
-	}
-	return -1;
-}
-
-/* Builds wants, their hash and the column chains from the fields: columns
- * of one key (a=k, b=k:int64) are all filled from its value. */
-static int
-kv_build_wants(struct kv_state *st)
-{
-	size_t n = st->fields.n, size = 4;
-
-	while (size < 2 * n)
-		size *= 2;
-	st->mask = size - 1;
-	if ((st->wants = calloc(n, sizeof *st->wants)) == NULL ||
-	    (st->slots = malloc(size * sizeof *st->slots)) == NULL ||
-	    (st->next_col = malloc(n * sizeof *st->next_col)) == NULL ||
-	    (st->seen = calloc(n, sizeof *st->seen)) == NULL ||
-	    (st->values = calloc(n, sizeof *st->values)) == NULL ||
-	    (st->caches = calloc(n, sizeof *st->caches)) == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < size; i++)
-		st->slots[i] = -1;
-	for (size_t i = 0; i <= 8; i++)
-		memset(&st->head_mask[i], 0xff, i);
-	for (size_t i = 0; i < KV_PLACES; i++)
-		st->places[i].mask = KV_PAT_NONE;
-	for (size_t c = 0; c < n; c++) {
-		const char *key = st->fields.v[c].source;
-		size_t len = strlen(key), h;
-		uint64_t head = 0;
-		int32_t w;
-
-		memcpy(&head, key, len < 8 ? len : 8);
-		if ((w = kv_lookup(st, key, len, head)) >= 0) {
-			st->next_col[c] = st->wants[w].col;
-			st->wants[w].col = c;
-			continue;
-		}
-		st->next_col[c] = KV_NO_COL;
-		w = (int32_t)st->nwants++;
-		st->wants[w] = (struct kv_want){ key, len, c, head };
-		for (h = kv_hash(key, len) & st->mask; st->slots[h] >= 0;
-		    h = (h + 1) & st->mask)
-			;
-		st->slots[h] = w;
-	}
-	return 0;
-}
-
-static void *
-kv_init(const struct udtf_param *params, size_t nparams, char *err,
-    size_t errlen)
-{
-	static const char *const on_missing[] = { "null", "reject", NULL };
-	const char *vals[KV_NKEYS];
-	struct kv_state *st = NULL;
-	int r;
-
-	if (udtf_params_read("kv", kv_keys, params, nparams, vals, err,
-	    errlen) < 0)
-		return NULL;
-	if ((st = calloc(1, sizeof *st)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (kv_read_syntax(st, vals, err, errlen) < 0 ||
-	    udtf_params_choice("on_missing", vals[KV_ON_MISSING], on_missing,
-	    &st->reject_missing, err, errlen) < 0)
-		goto fail;
-	r = coltype_parse("fields", vals[KV_FIELDS], 0, NULL, &st->fields, err,
-	    errlen);
-	if (r == 0)
-		r = kv_build_wants(st);
-	if (r == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	if (r < 0)
-		goto fail;
-	return st;
-fail:
-	kv_fini(st);
-	return NULL;
-}
-
-static void
-kv_columns(void *state, const struct udtf_column **cols, size_t *ncols)
-{
-	struct kv_state *st = state;
-
-	*cols = st->fields.cols;
-	*ncols = st->fields.n;
-}
-
-static void
-kv_fini(void *state)
-{
-	struct kv_state *st = state;
-
-	if (st == NULL)
-		return;
-	coltype_list_clear(&st->fields);
-	free(st->wants);
-	free(st->slots);
-	free(st->next_col);
-	free(st->seen);
-	free(st->values);
-	free(st->caches);
-	buf_clear(&st->scratch);
-	free(st);
-}
 
 /* Scanning a record. */
 
@@ -546,20 +171,6 @@ kv_find(const struct kv_state *st, const struct kv_cursor *c, const char *p,
 }
 
 /* Parsing a record. */
-
-/* Out of line, so that no cursor leaves the inlined loop for memory. */
-static __attribute__((noinline)) int
-kv_reject_at(const char *base, const char *at, const char *why,
-    const char *key, size_t keylen, char *err, size_t errlen)
-{
-	char shown[KV_SHOWN_SIZE];
-
-	kv_show(shown, key, keylen);
-	return err_set(err, errlen, -EINVAL, "byte %zu: %s%s",
-	    (size_t)(at - base), why,
-	    shown);
-}
-
 KV_HOT void
 kv_skip_blanks(const struct kv_state *st, struct kv_cursor *c)
 {
@@ -602,24 +213,6 @@ kv_read_quoted(const struct kv_state *st, struct kv_cursor *c,
 	}
 	return kv_reject_at(c->base, open, "unterminated quoted value of key ",
 	    pair->key, pair->keylen, err, errlen);
-}
-
-/* The reasons of a pair separator missing after a quoted value and of an
- * empty key, which name the separators. */
-static __attribute__((noinline)) int
-kv_reject_named(const struct kv_state *st, const char *base, const char *at,
-    const struct kv_pair *pair, char *err, size_t errlen)
-{
-	char why[64];
-
-	if (pair == NULL) {
-		snprintf(why, sizeof why, "empty key before '%c'", st->kv_sep);
-		return kv_reject_at(base, at, why, "", 0, err, errlen);
-	}
-	snprintf(why, sizeof why, "expected '%c' after the quoted value of "
-	    "key ", st->pair_sep);
-	return kv_reject_at(base, at, why, pair->key, pair->keylen, err,
-	    errlen);
 }
 
 /* After a quoted value comes the end, or a pair separator (which is
@@ -687,6 +280,21 @@ kv_read_unquoted(const struct kv_state *st, struct kv_cursor *c,
 	}
 	pair->value = v;
 	pair->len = (size_t)(stop - v);
+}
+
+/* The first (up to) eight bytes of the key s[0..len) as one word, the
+ * bytes past the key 0; s + len is at most end. */
+KV_HOT uint64_t
+kv_head(const struct kv_state *st, const char *s, size_t len,
+    const char *end)
+{
+	uint64_t x = 0;
+
+	if (end - s >= 8)
+		memcpy(&x, s, 8);
+	else
+		memcpy(&x, s, len);
+	return x & st->head_mask[len < 8 ? len : 8];
 }
 
 /* Makes pl the place of the key s[0..len), unless it is already: the key
@@ -915,20 +523,6 @@ kv_pairs(struct kv_state *st, struct kv_cursor *c, size_t reclen,
 	/* pl left the first place at the first pair and never comes back:
 	 * no counter of pairs needed */
 	return r < 0 ? r : pl != st->places;
-}
-
-static int
-kv_reject_missing(const struct kv_state *st, char *err, size_t errlen)
-{
-	char shown[KV_SHOWN_SIZE];
-
-	for (size_t w = 0; w < st->nwants; w++) {
-		if (st->seen[w] == st->record)
-			continue;
-		kv_show(shown, st->wants[w].key, st->wants[w].len);
-		return err_set(err, errlen, -EINVAL, "missing key %s", shown);
-	}
-	return 0;
 }
 
 static int

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/write/rowlog.h"
+#include "agent/parquet/rowlog.h"
 #include "lib/utf8.h"
 
 #if defined(__SSE2__)

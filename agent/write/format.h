@@ -21,9 +21,9 @@
 #define KEDGE_FORMAT_H
 
 #include "agent/udtf/udtf.h"
-#include "agent/write/codec.h"
 #include "agent/write/tz.h"
 #include "lib/buf.h"
+#include "lib/codec.h"
 
 enum format_kind { FORMAT_HIVE_TEXT, FORMAT_JSONL, FORMAT_PARQUET };
 

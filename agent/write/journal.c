@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/write/codec.h"
 #include "agent/write/format.h"
 #include "agent/write/sidecar.h"
 #include "lib/buf.h"
+#include "lib/codec.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/grow.h"

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/write/codec.h"
 #include "agent/write/spool.h"
 #include "lib/buf.h"
+#include "lib/codec.h"
 
 struct packer;
 

@@ -42,9 +42,9 @@
 
 #include <jansson.h>
 
-#include "agent/write/codec.h"
 #include "agent/write/format.h"
 #include "lib/buf.h"
+#include "lib/codec.h"
 
 struct jsondoc;
 

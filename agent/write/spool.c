@@ -16,8 +16,8 @@
 
 #include <openssl/evp.h>
 
+#include "agent/parquet/rowlog.h"
 #include "agent/write/journal.h"
-#include "agent/write/rowlog.h"
 #include "agent/write/spoolcount.h"
 #include "lib/crash.h"
 #include "lib/err.h"

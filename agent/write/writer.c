@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "agent/parquet/rowlog.h"
+#include "agent/write/convert.h"
 #include "agent/write/fingerprint.h"
 #include "agent/write/journal.h"
 #include "agent/write/packer.h"
-#include "agent/write/rowlog.h"
 #include "agent/write/spool.h"
 #include "agent/write/spoolcount.h"
 #include "lib/err.h"
@@ -63,12 +65,15 @@ struct writer {
 	struct format format;
 	enum codec_kind codec_kind;
 	struct packer *packer;
+	struct convert *convert; /* format parquet: finalizes released files */
 	struct roll_policy roll;
 	struct pq_opts parquet;  /* format parquet: a log's options */
 	const struct udtf_column *cols;
 	size_t ncols;
 	struct part *open;      /* files being written */
 	struct part *rolled;    /* closed, waiting for writer_release() */
+	struct part *converting; /* released, with convert, oldest first */
+	struct part **converting_end;
 	struct part *last;      /* the file the previous row went to */
 	uint64_t uses;          /* rows written and files opened, in order */
 	struct buf fp_text;     /* the canonical text of the row being written */
@@ -150,6 +155,10 @@ writer_new(const struct writer_opts *o, const struct udtf_column *cols,
 	    o->codec_level, WRITER_CHUNK, writer_done, w, why,
 	    sizeof(why))) == NULL)
 		goto fail;
+	w->converting_end = &w->converting;
+	if (o->format.kind == FORMAT_PARQUET &&
+	    (w->convert = convert_new(o->spool_dir, why, sizeof(why))) == NULL)
+		goto fail;
 	w->roll = o->roll;
 	w->cols = cols;
 	w->ncols = ncols;
@@ -170,13 +179,18 @@ writer_free(struct writer *w)
 	if (w == NULL)
 		return;
 	/* the packer's thread writes to the files' descriptors: it stops
-	 * first */
+	 * first; the converter's files not yet in ready/ are recovery's */
 	packer_free(w->packer);
+	convert_free(w->convert);
 	for (p = w->open; p != NULL; p = next) {
 		next = p->next;
 		part_free(p);
 	}
 	for (p = w->rolled; p != NULL; p = next) {
+		next = p->next;
+		part_free(p);
+	}
+	for (p = w->converting; p != NULL; p = next) {
 		next = p->next;
 		part_free(p);
 	}
@@ -615,6 +629,52 @@ part_roll(struct writer *w, struct part **link, char *err, size_t errlen)
 	return 0;
 }
 
+/* convert_reap()'s word that the file of the part owner is finalized:
+ * the part goes. */
+static void
+writer_converted(void *arg, void *owner, int ready)
+{
+	struct writer *w = arg;
+	struct part **link = &w->converting;
+
+	while (*link != owner)
+		link = &(*link)->next;
+	if ((*link = (*link)->next) == NULL)
+		w->converting_end = link;
+	w->stats.files_converted += (uint64_t)ready;
+	part_free(owner);
+}
+
+/* Frees the parts whose files the converter has finalized; with wait,
+ * once it has finalized them all.  Returns the number moved to ready/, or
+ * the converter's failure. */
+static int
+writer_reap(struct writer *w, int wait, char *err, size_t errlen)
+{
+	if (w->convert == NULL)
+		return 0;
+	return convert_reap(w->convert, wait, writer_converted, w, err,
+	    errlen);
+}
+
+/* Hands the released Parquet file p, off the rolled list at link, to the
+ * converter. */
+static int
+part_convert(struct writer *w, struct part **link, char *err, size_t errlen)
+{
+	struct part *p = *link;
+
+	if (convert_put(w->convert, p->rel, p) < 0) {
+		return err_set(err, errlen, -ENOMEM, "table %s: out of memory",
+		    w->table);
+	}
+	*link = p->next;
+	p->next = NULL;
+	*w->converting_end = p;
+	w->converting_end = &p->next;
+	return 0;
+}
+
 /* The file's size, counting rows not yet written as they are: an estimate
  * above the truth for compressed files by at most one chunk. */
 static uint64_t
@@ -657,8 +717,9 @@ writer_tick(struct writer *w, time_t now, char *err, size_t errlen)
 {
 	int r;
 
-	/* the files' sizes as written */
-	if ((r = packer_wait(w->packer, err, errlen)) < 0)
+	/* the files' sizes as written; a failed conversion told at once */
+	if ((r = packer_wait(w->packer, err, errlen)) < 0 ||
+	    (r = writer_reap(w, 0, err, errlen)) < 0)
 		return r;
 	return writer_roll_where(w, part_is_done, &now, err, errlen);
 }
@@ -703,6 +764,32 @@ writer_seal(struct writer *w, uint64_t id, char *err, size_t errlen)
 	return 0;
 }
 
+static uint64_t
+writer_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* spool_finalize() of p's file at checkpoint upto, on the caller's thread;
+ * a Parquet file's log is converted, and the time counted. */
+static int
+part_finalize(struct writer *w, struct part *p, uint64_t upto,
+    const struct spool_digest *known, char *err, size_t errlen)
+{
+	uint64_t t0 = writer_now_ns();
+	int r;
+
+	r = spool_finalize(w->spool_dir, p->rel, upto, known, err, errlen);
+	if (w->format.kind == FORMAT_PARQUET) {
+		w->stats.files_converted += r == 1;
+		w->stats.convert_held_ns += writer_now_ns() - t0;
+	}
+	return r;
+}
+
 int
 writer_release(struct writer *w, char *err, size_t errlen)
 {
@@ -720,15 +807,28 @@ writer_release(struct writer *w, char *err, size_t errlen)
 		}
 		journal_close(p->journal);
 		p->journal = NULL;
+		if (w->convert != NULL) {
+			if ((r = part_convert(w, link, err, errlen)) < 0)
+				return r;
+			continue;
+		}
 		known = p->hash != NULL && spool_hash_done(p->hash, &d) == 0;
-		if ((r = spool_finalize(w->spool_dir, p->rel, UINT64_MAX,
-		    known ? &d : NULL, err, errlen)) < 0)
+		if ((r = part_finalize(w, p, UINT64_MAX, known ? &d : NULL, err,
+		    errlen)) < 0)
 			return r;
 		*link = p->next;
 		part_free(p);
 		n++;
 	}
-	return n;
+	if ((r = writer_reap(w, 0, err, errlen)) < 0)
+		return r;
+	return n + r;
+}
+
+int
+writer_settle(struct writer *w, char *err, size_t errlen)
+{
+	return writer_reap(w, 1, err, errlen);
 }
 
 /* Closes every file of the partition and cuts it back to checkpoint upto. */
@@ -751,7 +851,7 @@ writer_cut_list(struct writer *w, struct part **link, int open_list,
 		part_close(w, p, open_list);
 		journal_close(p->journal);
 		p->journal = NULL;
-		r = spool_finalize(w->spool_dir, p->rel, upto, NULL, err, errlen);
+		r = part_finalize(w, p, upto, NULL, err, errlen);
 		part_free(p);
 		if (r < 0)
 			return r;
@@ -807,8 +907,9 @@ writer_pending_min(const struct writer *w, const char *topic,
 {
 	int64_t a = writer_list_min(w->open, topic, partition);
 	int64_t b = writer_list_min(w->rolled, topic, partition);
+	int64_t c = writer_list_min(w->converting, topic, partition);
 
-	return a < b ? a : b;
+	return a < b && a < c ? a : b < c ? b : c;
 }
 
 void

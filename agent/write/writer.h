@@ -12,8 +12,10 @@
  * ends the current compression member or frame, fsyncs, and marks the
  * journal with the checkpoint, so the file can be cut back to any
  * checkpoint.  A Parquet file is written as a log of its rows,
- * <name>.parquet.rows (rowlog.h), converted when it is finalized.  A file rolls when it reaches roll.max_bytes, roll.max_age
- * seconds or roll.inactive seconds without a row.  When a file of another
+ * <name>.parquet.rows (rowlog.h), converted when it is released, on a
+ * thread of the writer's own (convert.h).  A file rolls when it reaches
+ * roll.max_bytes, roll.max_age seconds or roll.inactive seconds without a
+ * row.  When a file of another
  * hour or partition must open while roll.max_open files are open, the
  * least recently written is parked: its rows are written out and its
  * descriptors closed, and a later row of its hour opens it again to
@@ -31,11 +33,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "agent/parquet/parquet.h"
 #include "agent/udtf/udtf.h"
-#include "agent/write/codec.h"
 #include "agent/write/format.h"
-#include "agent/write/parquet.h"
 #include "agent/write/tz.h"
+#include "lib/codec.h"
 
 struct writer;
 
@@ -67,6 +69,8 @@ struct writer_stats {
 	unsigned files_open;      /* holding a descriptor */
 	unsigned files_parked;
 	uint64_t files_reopened;  /* parked files opened again for a row */
+	uint64_t files_converted; /* Parquet files converted from their logs */
+	uint64_t convert_held_ns; /* the caller's time spent converting them */
 };
 
 /* Decides whether a file opened at `opened`, last written at `last_write`
@@ -95,7 +99,9 @@ size_t writer_name_longest(const char *topic, const char *host,
 
 struct writer *writer_new(const struct writer_opts *o,
     const struct udtf_column *cols, size_t ncols, char *err, size_t errlen);
-/* Flushes nothing: call writer_flush() first when the data matters. */
+/* Writes nothing: call writer_seal() first when the data matters.  A
+ * Parquet file released and not yet converted is left in the spool's
+ * open/ for recovery (writer_settle() waits for them). */
 void writer_free(struct writer *w); /* accepts NULL */
 
 /* Which record a row comes from. */
@@ -135,7 +141,8 @@ int writer_note_skipped(struct writer *w, const struct tz_hour *hour,
     int unread, char *err, size_t errlen);
 
 /* Rolls the files the roll policy says are done at `now`.  Returns the
- * number rolled, or a negative errno with a sentence in err. */
+ * number rolled, or a negative errno with a sentence in err (a Parquet
+ * file's conversion that failed since the last call too). */
 int writer_tick(struct writer *w, time_t now, char *err, size_t errlen);
 
 /* Rolls every open file of `partition` of `topic`, or every file when topic
@@ -150,9 +157,18 @@ int writer_roll(struct writer *w, const char *topic, int32_t partition,
 int writer_seal(struct writer *w, uint64_t id, char *err, size_t errlen);
 
 /* Hands every rolled file that a checkpoint sealed to <spool>/ready/, with
- * its sidecar.  Call once that checkpoint is decided.  Returns the number
- * moved or a negative errno with a sentence in err. */
+ * its sidecar.  Call once that checkpoint is decided.  A Parquet file's
+ * log goes to the writer's converter (convert.h), which moves the Parquet
+ * file to ready/ on its own thread; until then its rows count in
+ * writer_pending_min().  Returns the number moved, counting the Parquet
+ * files converted since the last call, or a negative errno with a
+ * sentence in err (a conversion's failure too). */
 int writer_release(struct writer *w, char *err, size_t errlen);
+
+/* Waits until every Parquet file writer_release() handed over is in
+ * <spool>/ready/: at shutdown.  Returns the number moved since the last
+ * call or a negative errno with a sentence in err. */
+int writer_settle(struct writer *w, char *err, size_t errlen);
 
 /* For a partition that is gone without its last checkpoint decided: closes
  * its files, cuts them back to checkpoint upto and hands what is left to

@@ -17,16 +17,17 @@ rank() {
 	case $1 in
 	lib) echo 0 ;;                           # leaf helpers used across stages
 	checkpoint|security|agent/udtf) echo 1 ;; # leaf modules: lib/ only
-	agent/write) echo 2 ;;    # rows to part files: format, codec, spool
-	agent/config) echo 3 ;;   # struct conf (names write's kinds), the keys
-	agent/source) echo 4 ;;   # the Kafka consumer
-	agent/parse) echo 5 ;;    # a table: its chain, its writer, the rejects
-	agent/target) echo 6 ;;   # where parts land: local directory, WebHDFS
-	agent/complete) echo 7 ;; # an hour's manifest, progress, on_complete
-	agent/publish) echo 8 ;;  # spool to target, then the hour's completion
-	agent/ops) echo 9 ;;      # metrics, status, notify
-	agent/cli) echo 10 ;;     # verify, report, bench
-	agent) echo 11 ;;         # the orchestrators, the only code that logs
+	agent/parquet) echo 2 ;;  # typed rows to Parquet's bytes and back
+	agent/write) echo 3 ;;    # rows to part files: format, spool
+	agent/config) echo 4 ;;   # struct conf (names write's kinds), the keys
+	agent/source) echo 5 ;;   # the Kafka consumer
+	agent/parse) echo 6 ;;    # a table: its chain, its writer, the rejects
+	agent/target) echo 7 ;;   # where parts land: local directory, WebHDFS
+	agent/complete) echo 8 ;; # an hour's manifest, progress, on_complete
+	agent/publish) echo 9 ;;  # spool to target, then the hour's completion
+	agent/ops) echo 10 ;;     # metrics, status, notify
+	agent/cli) echo 11 ;;     # verify, report, bench
+	agent) echo 12 ;;         # the orchestrators, the only code that logs
 	tests|tests/*|fuzz) echo 99 ;;
 	*) echo -1 ;;
 	esac

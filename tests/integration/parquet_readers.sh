@@ -1,5 +1,5 @@
 #!/bin/sh
-# Parquet files of agent/write/parquet.c read by readers kedge does not contain,
+# Parquet files of agent/parquet/parquet.c read by readers kedge does not contain,
 # pyarrow and DuckDB (tests/real/requirements.txt) and parquet-mr, Hive's
 # and Spark's (tests/real/parquet-mr): for every codec, with
 # dictionary and PLAIN pages, many pages and several row groups, NULLs and

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Only the run loop's thread takes SIGTERM, SIGINT, SIGHUP and SIGPIPE:
 # every other thread of a running kedge (the publisher, the metrics
-# server's, librdkafka's) has them blocked, as /proc/PID/task/*/status
+# server's, the tables' packers, the Parquet table's converter,
+# librdkafka's) has them blocked, as /proc/PID/task/*/status
 # says (SigBlk), before and after a reload; the SIGHUP is handled (the
 # reload is logged) and SIGTERM stops kedge cleanly.
 set -eu
@@ -23,7 +24,9 @@ PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
 cat >"$T/k.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-signals"; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
-             event_time = "time_local"; } );
+             event_time = "time_local"; },
+           { name = "access_pq"; topics = [ "web" ]; udtf = "nginx";
+             event_time = "time_local"; format = "parquet"; } );
 output = { spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
            roll = { max_age = 1; inactive = 1; }; };
 checkpoint = { interval = 1; };

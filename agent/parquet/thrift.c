@@ -1,9 +1,9 @@
-#include "agent/write/thrift.h"
+#include "agent/parquet/thrift.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "agent/write/rle.h"
+#include "agent/parquet/rle.h"
 
 void
 thrift_init(struct thrift_writer *t, struct buf *out)

@@ -1,4 +1,4 @@
-#include "agent/write/rle.h"
+#include "agent/parquet/rle.h"
 
 #include <errno.h>
 

@@ -41,7 +41,7 @@ int rle_bitpack(const struct rle_seq *s, size_t from, size_t to, size_t n,
 /* Appends v as ULEB128, 7 bits a byte from the low ones up, the high bit
  * set on every byte but the last: the runs' headers, the unsigned varints
  * of Thrift's compact protocol (thrift.c, and the footer reader,
- * cli/pqfooter.c) and the numbers of rowlog.c.  Returns 0 or -ENOMEM. */
+ * pqfooter.c) and the numbers of rowlog.c.  Returns 0 or -ENOMEM. */
 int rle_uleb128(struct buf *out, uint64_t v);
 
 /* Writes v as ULEB128 at p, which has room for RLE_ULEB128_MAX bytes;

@@ -1,8 +1,8 @@
 /*
  * pqfooter: the footer of a Parquet file (FileMetaData, in Thrift's
  * compact protocol), read for `kedge verify`.  Hand-written from
- * parquet-format's parquet.thrift, as the writer (agent/write/parquet.c)
- * is: no C Parquet library is packaged in Debian 12.
+ * parquet-format's parquet.thrift, as the writer (parquet.c) is: no C
+ * Parquet library is packaged in Debian 12.
  *
  * It reads what verify checks: the schema's leaves, the row count, each
  * row group's rows and column chunks (codec, values, offsets, null count),
@@ -65,6 +65,14 @@ struct pqf_meta {
  * Either way out holds what was read: free it with pqf_meta_clear(). */
 int pqf_parse(const void *tail, size_t taillen, uint64_t filelen,
     struct pqf_meta *out, char *err, size_t errlen);
+
+/* Reads the footer of the Parquet file fd, of filelen bytes, with pread():
+ * the magic at its start, then its end as pqf_parse() reads it.  Returns
+ * what pqf_parse() returns (never -E2BIG), or -EIO or another negative
+ * errno when fd cannot be read, each with a sentence in err.  Either way
+ * out holds what was read: free it with pqf_meta_clear(). */
+int pqf_read(int fd, uint64_t filelen, struct pqf_meta *out, char *err,
+    size_t errlen);
 
 /* Frees the contents of m (not m), and zeroes it. */
 void pqf_meta_clear(struct pqf_meta *m);

@@ -1,14 +1,14 @@
 /* parquet_col: a column's rows as the Parquet writer buffers them, PLAIN
  * values and definition levels, and the statistics and the dictionary of
  * the chunk they make: see parquet_int.h. */
-#include "agent/write/parquet_int.h"
+#include "agent/parquet/parquet_int.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/write/thrift.h"
+#include "agent/parquet/thrift.h"
 #include "lib/grow.h"
 #include "lib/le.h"
 

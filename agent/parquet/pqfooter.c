@@ -1,13 +1,14 @@
-#include "agent/cli/pqfooter.h"
+#include "agent/parquet/pqfooter.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "agent/write/rle.h"
-#include "agent/write/thrift.h"
+#include "agent/parquet/rle.h"
+#include "agent/parquet/thrift.h"
 #include "lib/err.h"
 #include "lib/grow.h"
 #include "lib/le.h"
@@ -640,6 +641,49 @@ pqf_parse(const void *tail, size_t taillen, uint64_t filelen,
 		return err_set(err, errlen, -EINVAL, "its footer has no %s",
 		    seen_schema ? "row count" : "schema");
 	return pqf_check(out, filelen - 8 - flen, err, errlen);
+}
+
+/* Reads len bytes of fd at off: 0, -EIO for a file shorter than that, or
+ * -errno. */
+static int
+pqf_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (size_t)n < len ? -EIO : 0;
+}
+
+int
+pqf_read(int fd, uint64_t filelen, struct pqf_meta *out, char *err,
+    size_t errlen)
+{
+	unsigned char head[4], end[8], *tail;
+	uint64_t flen;
+	size_t taillen;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (filelen < 12)
+		return err_set(err, errlen, -EINVAL, "not a Parquet file (no "
+		    "PAR1 at its start and its end)");
+	if ((r = pqf_pread(fd, head, 4, 0)) < 0 ||
+	    (r = pqf_pread(fd, end, 8, filelen - 8)) < 0)
+		return err_set(err, errlen, r, "cannot read it: %s",
+		    strerror(-r));
+	if (memcmp(head, "PAR1", 4) != 0 || memcmp(end + 4, "PAR1", 4) != 0)
+		return err_set(err, errlen, -EINVAL, "not a Parquet file (no "
+		    "PAR1 at its start and its end)");
+	/* a footer longer than the file is pqf_parse()'s to tell */
+	flen = le_get32(end);
+	taillen = (size_t)(flen > filelen - 12 ? 0 : flen) + 8;
+	if ((tail = malloc(taillen)) == NULL)
+		return err_set(err, errlen, -ENOMEM, "out of memory");
+	if ((r = pqf_pread(fd, tail, taillen, filelen - taillen)) < 0)
+		err_set(err, errlen, r, "cannot read it: %s", strerror(-r));
+	else
+		r = pqf_parse(tail, taillen, filelen, out, err, errlen);
+	free(tail);
+	return r;
 }
 
 void

@@ -1,5 +1,5 @@
 /*
- * codec: compression of a part file's bytes as a series of independent
+ * codec: compression of a file's bytes as a series of independent
  * members (gzip) or frames (zstd).  codec_finish() closes the current one,
  * so the bytes written up to that point are a complete, valid file on their
  * own, and the next codec_write() starts a new member or frame.  Files made

@@ -1,4 +1,4 @@
-#include "agent/write/rowlog.h"
+#include "agent/parquet/rowlog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/write/rle.h"
+#include "agent/parquet/rle.h"
 #include "lib/err.h"
 #include "lib/fsutil.h"
 #include "lib/le.h"

@@ -38,8 +38,8 @@
 #include <stdint.h>
 
 #include "agent/udtf/udtf.h"
-#include "agent/write/codec.h"
 #include "lib/buf.h"
+#include "lib/codec.h"
 
 /* Parquet's CompressionCodec numbers. */
 enum pq_codec {

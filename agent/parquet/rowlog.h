@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/parquet/parquet.h"
 #include "agent/udtf/udtf.h"
-#include "agent/write/parquet.h"
 #include "lib/buf.h"
 
 /* Appends the header of a log of rows of cols[0..ncols) to be written with

@@ -1,6 +1,6 @@
 /* parquet: a Parquet file's pages, column chunks, row groups and footer,
  * written from the rows parquet_col.c buffers per column: see parquet.h. */
-#include "agent/write/parquet.h"
+#include "agent/parquet/parquet.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,10 +9,10 @@
 
 #include <snappy-c.h>
 
-#include "agent/write/codec.h"
-#include "agent/write/parquet_int.h"
-#include "agent/write/rle.h"
-#include "agent/write/thrift.h"
+#include "agent/parquet/parquet_int.h"
+#include "agent/parquet/rle.h"
+#include "agent/parquet/thrift.h"
+#include "lib/codec.h"
 #include "lib/le.h"
 
 /* parquet.thrift's numbers that this writer uses. */

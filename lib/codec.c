@@ -1,4 +1,4 @@
-#include "agent/write/codec.h"
+#include "lib/codec.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,8 @@
 /*
  * fs_mkdirs(): makes every missing directory of a path, takes one that is
  * there, and refuses a path through or onto a file with the errno mkdir()
- * gave, as before the first try became the whole path.
+ * gave, as before the first try became the whole path, and a file where the
+ * directory would be with -ENOTDIR (mkdir() says only EEXIST).
  */
 #include <limits.h>
 #include <sys/stat.h>
@@ -50,6 +51,7 @@ test_mkdirs(void **state)
 	assert_int_equal(fs_mkdirs(path, 0755), -ENOTDIR);
 	snprintf(path, sizeof(path), "%s/file/d/e", root);
 	assert_int_equal(fs_mkdirs(path, 0755), -ENOTDIR);
+	assert_int_equal(fs_mkdirs(file, 0755), -ENOTDIR);
 	assert_int_equal(fs_mkdirs("", 0755), -ENAMETOOLONG);
 }
 

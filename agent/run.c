@@ -50,10 +50,18 @@ run_on_signal(int sig)
 		run_stop = 1;
 }
 
+/* Sets what the loop relies on, whatever kedge inherited (a signal
+ * ignored or blocked stays so across exec): its handlers for SIGTERM,
+ * SIGINT and SIGHUP; SIGPIPE ignored, so that a write to a closed socket
+ * fails with EPIPE; SIGCHLD at its default, for an ignored one has the
+ * kernel reap output.on_complete's command before waitpid() can learn
+ * how it ended; and no signal blocked in this thread, before any other
+ * starts (lib/thread.h blocks the loop's in those). */
 static void
 run_signals(void)
 {
 	struct sigaction sa;
+	sigset_t none;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = run_on_signal;
@@ -63,6 +71,10 @@ run_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 /* Calls fn on every writer; stops at the first error.  Returns the sum of
@@ -603,6 +615,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	char err[1024];
 	int status = 1, r;
 
+	run_signals();
 	crash_init();
 	tick_init();
 	if (notify_init() < 0)
@@ -622,7 +635,6 @@ run_main(const struct conf *c, const struct run_opts *o)
 		agent_clear(&a);
 		return 78; /* EX_CONFIG: a restart would not help */
 	}
-	run_signals();
 	if (c->metrics.enabled && (a.metrics = metrics_start(c->metrics.listen,
 	    err, sizeof(err))) == NULL) {
 		log_errx("%s: metrics.listen: %s; set metrics.listen to a free "

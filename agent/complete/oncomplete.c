@@ -504,9 +504,16 @@ oncomplete_run(struct oncomplete *oc, const struct oncomplete_rev *r,
 
 		if (poll(&p, fd >= 0 ? 1 : 0, ONCOMPLETE_POLL_MS) != 0)
 			oncomplete_read_stderr(&fd, partial, &plen, line);
-		if ((w = waitpid(pid, &status, WNOHANG)) == pid ||
-		    (w < 0 && errno != EINTR))
+		if ((w = waitpid(pid, &status, WNOHANG)) == pid)
 			break;
+		if (w < 0 && errno != EINTR) {
+			/* ECHILD: the child is not ours to wait for, so its
+			 * end is unknown: never a success */
+			snprintf(err, errlen, "cannot wait for it: %s",
+			    strerror(errno));
+			kill(-pid, SIGKILL);
+			goto out;
+		}
 		if (!killed && oncomplete_now() >= deadline)
 			killed = 1;
 		else if (!killed && oncomplete_stopping(oc))

@@ -9,6 +9,7 @@
 #ifndef KEDGE_WEBHDFS_INT_H
 #define KEDGE_WEBHDFS_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,7 @@ struct webhdfs {
 	size_t body_max;           /* of this request's answer */
 	int sink;                  /* >= 0: the answer goes to this fd */
 	char *location;            /* of the last answer, or NULL */
+	const atomic_int *cancel;  /* set: requests fail; NULL: none */
 	char curl_err[CURL_ERROR_SIZE];
 };
 

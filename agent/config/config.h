@@ -164,6 +164,10 @@ void conf_free(struct conf *c); /* accepts NULL */
 const struct conf_kv *conf_rdkafka_find(const struct conf *c,
     const char *key);
 
+/* The index in c->tables of the table named name, or c->n_tables when
+ * there is none. */
+size_t conf_table_find(const struct conf *c, const char *name);
+
 /* Writes the key reference (docs/config.md) as Markdown. */
 void conf_write_reference(FILE *out);
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,9 @@ struct publisher {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int stop;
+	atomic_int stop;      /* set: the thread ends its pass, the target
+	                       * abandons its request (target_set_cancel()) */
+	int go;               /* the thread may start its passes */
 	uint64_t kicks;       /* requests so far */
 	uint64_t served;      /* requests seen by a finished pass */
 	size_t left;          /* files the last pass could not publish */
@@ -58,7 +61,10 @@ publish_one(struct publisher *p, const char *src, const char *rel,
 
 	if (stat(src, st) < 0)
 		return -errno;
-	if ((r = target_put(p->target, src, rel, err, sizeof(err))) < 0) {
+	if ((r = target_put(p->target, src, rel, err, sizeof(err))) ==
+	    -ECANCELED)
+		return r; /* the publisher is stopping: no failure */
+	if (r < 0) {
 		/* every failure but a final name taken is retried: say so
 		 * where the target's sentence does not */
 		if (r != -EEXIST && strstr(err, "kedge retries") == NULL) {
@@ -150,7 +156,7 @@ publish_walk(struct publisher *p, const char *rel)
 	snprintf(dir, sizeof(dir), "%s%s%s", p->ready_dir, rel[0] ? "/" : "", rel);
 	if ((d = opendir(dir)) == NULL)
 		return errno == ENOENT ? 0 : 1;
-	while ((de = readdir(d)) != NULL) {
+	while (!atomic_load(&p->stop) && (de = readdir(d)) != NULL) {
 		struct stat st;
 
 		if (de->d_name[0] == '.')
@@ -166,7 +172,8 @@ publish_walk(struct publisher *p, const char *rel)
 			failed += publish_walk(p, sub);
 			continue;
 		}
-		if (publish_file(p, path, sub) < 0) { /* it said why */
+		if (publish_file(p, path, sub) < 0 && !atomic_load(&p->stop)) {
+			/* it said why */
 			pthread_mutex_lock(&p->lock);
 			p->stats.errors++;
 			pthread_mutex_unlock(&p->lock);
@@ -190,7 +197,7 @@ publish_complete(struct publisher *p)
 	int n;
 
 	if ((n = complete_run(p->cp, p->target, time(NULL), err,
-	    sizeof(err))) < 0)
+	    sizeof(err))) < 0 && !atomic_load(&p->stop))
 		log_warnx("complete: %s; trying again after the next checkpoint",
 		    err);
 	else if (n > 0)
@@ -204,7 +211,9 @@ publish_main(void *arg)
 	int backoff = 1, waited = 1;
 
 	pthread_mutex_lock(&p->lock);
-	while (!p->stop) {
+	while (!p->go && !atomic_load(&p->stop))
+		pthread_cond_wait(&p->cond, &p->lock);
+	while (!atomic_load(&p->stop)) {
 		uint64_t kicks = p->kicks;
 		struct timespec until;
 		int complete = 0;
@@ -213,11 +222,10 @@ publish_main(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		left = publish_walk(p, "");
 		pthread_mutex_lock(&p->lock);
-		p->left = left;
+		if (atomic_load(&p->stop))
+			break; /* a pass cut short counts for nothing */
 		if (left == 0)
 			p->stats.last_error[0] = '\0';
-		p->served = kicks;
-		pthread_cond_broadcast(&p->cond);
 		/* everything the view's checkpoint released is in the target */
 		if (left == 0 && p->has_view && kicks >= p->view_kick) {
 			complete_set_view(p->cp, &p->view);
@@ -228,6 +236,10 @@ publish_main(void *arg)
 		if (complete)
 			publish_complete(p);
 		pthread_mutex_lock(&p->lock);
+		/* served once the hours it completes are written too */
+		p->left = left;
+		p->served = kicks;
+		pthread_cond_broadcast(&p->cond);
 		/* a pass a new request started early does not count: only one
 		 * that waited the whole backoff and failed again doubles it */
 		if (!left)
@@ -243,7 +255,7 @@ publish_main(void *arg)
 		until.tv_sec += until.tv_nsec / 1000000000L;
 		until.tv_nsec %= 1000000000L;
 		waited = 0;
-		while (!p->stop && p->kicks == kicks && !waited)
+		while (!atomic_load(&p->stop) && p->kicks == kicks && !waited)
 			waited = pthread_cond_timedwait(&p->cond, &p->lock,
 			    &until) == ETIMEDOUT;
 	}
@@ -264,7 +276,8 @@ publisher_free(struct publisher *p)
 }
 
 struct publisher *
-publisher_start(const struct conf *c, char *err, size_t errlen)
+publisher_prepare(const struct conf *c, const struct publisher *running,
+    char *err, size_t errlen)
 {
 	struct publisher *p;
 	char warning[1024];
@@ -288,10 +301,18 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 		if ((p->oc = oncomplete_start(c, err, errlen)) == NULL)
 			goto fail;
 		complete_set_oncomplete(p->cp, p->oc);
+		/* else the running one's records come at publisher_replace() */
+		if ((running == NULL || running->oc == NULL) &&
+		    oncomplete_load(p->oc) < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 	}
 	if (target_warning(c, warning, sizeof(warning)))
 		log_warnx("%s", warning);
 	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+	atomic_init(&p->stop, 0);
+	target_set_cancel(p->target, &p->stop);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	if ((r = thread_start(&p->thread, publish_main, p)) != 0) {
@@ -305,6 +326,57 @@ fail:
 	if (p != NULL)
 		publisher_free(p);
 	return NULL;
+}
+
+/* Stops and joins the thread: the request in flight is abandoned, the
+ * pass is cut short.  p is left to free. */
+static void
+publisher_join(struct publisher *p)
+{
+	pthread_mutex_lock(&p->lock);
+	atomic_store(&p->stop, 1);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+}
+
+void
+publisher_replace(struct publisher *p, struct publisher *running)
+{
+	if (running != NULL) {
+		publisher_join(running);
+		if (p->oc != NULL && running->oc != NULL) {
+			oncomplete_handover(p->oc, running->oc);
+			running->oc = NULL;
+		}
+	}
+	pthread_mutex_lock(&p->lock);
+	if (running != NULL) {
+		p->stats = running->stats;
+		if (running->has_view) { /* the first pass finds it */
+			p->view = running->view;
+			memset(&running->view, 0, sizeof(running->view));
+			p->has_view = 1;
+			p->view_kick = p->kicks;
+		}
+	}
+	p->go = 1;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	if (running != NULL)
+		publisher_free(running);
+}
+
+struct publisher *
+publisher_start(const struct conf *c, char *err, size_t errlen)
+{
+	struct publisher *p = publisher_prepare(c, NULL, err, errlen);
+
+	if (p != NULL)
+		publisher_replace(p, NULL);
+	return p;
 }
 
 void
@@ -355,13 +427,7 @@ publisher_stop(struct publisher *p)
 {
 	if (p == NULL)
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->stop = 1;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->cond);
+	publisher_join(p);
 	publisher_free(p);
 }
 

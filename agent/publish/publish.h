@@ -35,6 +35,19 @@ struct publish_stats {
  * too.  Returns NULL with a sentence in err. */
 struct publisher *publisher_start(const struct conf *c, char *err,
     size_t errlen);
+
+/* For a reload: builds a publisher of c to replace running, with all that
+ * can fail (its target, its completer, its output.on_complete thread) and
+ * its thread, which waits for publisher_replace(); running goes on
+ * meanwhile.  c and running's configuration list the same tables in the
+ * same order.  Returns NULL with a sentence in err, running untouched. */
+struct publisher *publisher_prepare(const struct conf *c,
+    const struct publisher *running, char *err, size_t errlen);
+
+/* Stops running (as publisher_stop()), hands p what it counted, the view
+ * it had not taken yet and its output.on_complete records, frees it, and
+ * lets p's thread go.  Cannot fail. */
+void publisher_replace(struct publisher *p, struct publisher *running);
 /* Hands over what the run loop knows after a decided checkpoint (taking
  * what v holds); once everything released by then is published, the
  * thread writes the progress files and completes hours (complete.h). */
@@ -43,10 +56,16 @@ void publisher_set_view(struct publisher *p, struct complete_view *v);
 /* Tells the thread that new files are ready. */
 void publisher_kick(struct publisher *p);
 /* Waits until a pass that started after this call leaves the ready spool
- * empty, or timeout_s passes.  Returns 0 when everything is published, else
+ * empty and has completed the hours it could, or timeout_s passes.  Returns 0 when everything is published, else
  * the number of files left (at least 1). */
 size_t publisher_drain(struct publisher *p, int timeout_s);
-/* Stops and joins the thread, and frees p.  Accepts NULL. */
+/* Stops and joins the thread, and frees p.  It takes at most about a
+ * second more than the work in hand: the pass stops after the file being
+ * published, a request in flight to HDFS is abandoned (its file is
+ * published again, as after a lost answer), and a running
+ * output.on_complete command is killed (its revision stays pending),
+ * unless publisher_settle() asked for the pending ones to run first.
+ * Accepts NULL. */
 void publisher_stop(struct publisher *p);
 void publisher_get_stats(struct publisher *p, struct publish_stats *out);
 

@@ -26,6 +26,7 @@
 #include "lib/thread.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
+#define PUBLISH_STOP_GRACE_S 5 /* for the file or hour in hand, at a stop */
 
 struct publisher {
 	char *spool_dir;
@@ -34,8 +35,10 @@ struct publisher {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	atomic_int stop;      /* set: the thread ends its pass, the target
-	                       * abandons its request (target_set_cancel()) */
+	atomic_int stop;      /* set: the thread ends its pass after the file
+	                       * or the hour in hand */
+	atomic_int cancel;    /* set: the target abandons its requests
+	                       * (target_set_cancel()) */
 	int go;               /* the thread may start its passes */
 	uint64_t kicks;       /* requests so far */
 	uint64_t served;      /* requests seen by a finished pass */
@@ -312,7 +315,9 @@ publisher_prepare(const struct conf *c, const struct publisher *running,
 		log_warnx("%s", warning);
 	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
 	atomic_init(&p->stop, 0);
-	target_set_cancel(p->target, &p->stop);
+	atomic_init(&p->cancel, 0);
+	target_set_cancel(p->target, &p->cancel);
+	complete_set_stop(p->cp, &p->stop);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	if ((r = thread_start(&p->thread, publish_main, p)) != 0) {
@@ -328,16 +333,25 @@ fail:
 	return NULL;
 }
 
-/* Stops and joins the thread: the request in flight is abandoned, the
- * pass is cut short.  p is left to free. */
+/* Stops and joins the thread: the pass ends after the file or the hour
+ * in hand (so that a manifest does not stay without its _SUCCESS), or,
+ * should that take PUBLISH_STOP_GRACE_S, once the target has abandoned the
+ * request in flight.  p is left to free. */
 static void
 publisher_join(struct publisher *p)
 {
+	struct timespec until;
+
 	pthread_mutex_lock(&p->lock);
 	atomic_store(&p->stop, 1);
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += PUBLISH_STOP_GRACE_S;
+	if (pthread_timedjoin_np(p->thread, NULL, &until) != 0) {
+		atomic_store(&p->cancel, 1);
+		pthread_join(p->thread, NULL);
+	}
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 }

@@ -59,10 +59,11 @@ void publisher_kick(struct publisher *p);
  * empty and has completed the hours it could, or timeout_s passes.  Returns 0 when everything is published, else
  * the number of files left (at least 1). */
 size_t publisher_drain(struct publisher *p, int timeout_s);
-/* Stops and joins the thread, and frees p.  It takes at most about a
- * second more than the work in hand: the pass stops after the file being
- * published, a request in flight to HDFS is abandoned (its file is
- * published again, as after a lost answer), and a running
+/* Stops and joins the thread, and frees p, in about 6 s at most: the pass
+ * stops after the file or the hour in hand, or, when HDFS is slower than
+ * that, its request in flight is abandoned after 5 s (its file is
+ * published again, as after a lost answer, and an hour's manifest left
+ * without its _SUCCESS gets it at the next look); a running
  * output.on_complete command is killed (its revision stays pending),
  * unless publisher_settle() asked for the pending ones to run first.
  * Accepts NULL. */

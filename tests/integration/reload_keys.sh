@@ -6,8 +6,9 @@
 # more records go to each topic, the file changes that key alone, SIGHUP
 # while kedge reads them, and the log says it applied exactly that key.  A key the binary declares
 # reloadable but this test cannot change fails the test: a new one cannot
-# be forgotten.  Then SIGTERM, exit 0, and every record of ta under a/ and
-# of tb under b/, exactly once (row by row; kedge verify).
+# be forgotten.  Then one file puts every key back at once.  Then SIGTERM,
+# exit 0, and every record of ta under a/ and of tb under b/, exactly once
+# (row by row; kedge verify).
 set -eu
 . tests/lib.sh
 . tests/webhdfs.sh
@@ -15,7 +16,7 @@ set -eu
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
 trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :
-      webhdfs_stop || :; mock_stop; rm -rf "$T"' EXIT
+      webhdfs_stop || :; mock_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
 N=4000
 START=$(date -u -d '2026-09-14 06:00:00' +%s)
@@ -40,27 +41,31 @@ $KEDGE config-reference | awk -F'|' '$5 ~ /^ *applied *$/ {
 	gsub(/[` ]/, "", $2); print $2 }' >"$T/keys"
 [ -s "$T/keys" ] || die "kedge config-reference names no key SIGHUP applies"
 
-# The value of each key in the file: the first, then the one it changes to.
+# The value of each key in the file: the first (first_values), then the
+# one it changes to (change).
 COMBINED='$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\"'
-v_udtf_config='escape = "default";'
-v_ca_file=
-v_connect_timeout=10
-v_timeout=300
-v_max_bytes=134217728
-v_max_age=2
-v_inactive=2
-v_max_open_files=64
-v_max_parked_files=1024
-v_on_complete='"true"'
-v_on_complete_timeout=300
-v_spool_max_bytes=10737418240L
-v_min_free_bytes=0
-v_interval=1
-v_enabled=true
-v_allowed_lateness=300
-v_idle_timeout=600
-v_rescan=600
-v_level=info
+first_values() {
+	v_udtf_config='escape = "default";'
+	v_ca_file=
+	v_connect_timeout=10
+	v_timeout=300
+	v_max_bytes=134217728
+	v_max_age=2
+	v_inactive=2
+	v_max_open_files=64
+	v_max_parked_files=1024
+	v_on_complete='"true"'
+	v_on_complete_timeout=300
+	v_spool_max_bytes=10737418240L
+	v_min_free_bytes=0
+	v_interval=1
+	v_enabled=true
+	v_allowed_lateness=300
+	v_idle_timeout=600
+	v_rescan=600
+	v_level=info
+}
+first_values
 
 # change KEY: sets the variable of KEY to another value, and SHOWN to how
 # the log names the key; fails the test for a key it does not know.
@@ -142,19 +147,29 @@ feed() {
 	next_chunk=$((next_chunk + 1))
 }
 
+# reload WHAT WANT: SIGHUP; the line that ends the reload must be WANT.
 ends='^<[0-6]>reload: .*\(applied\|nothing to change\|stays\)'
-while read -r key; do
-	change "$key"
-	conf >"$T/k.conf"
-	feed || die "too few chunks of records for every key: split them smaller"
+reload() {
 	seen=$(grep -c "$ends" "$T/run.log" || :)
 	kill -HUP "$KPID"
-	wait_for "the reload of $key" 60 \
+	wait_for "the reload of $1" 60 \
 		sh -c "[ \$(grep -c '$ends' '$T/run.log') -gt $seen ]"
 	said=$(grep "$ends" "$T/run.log" | tail -1)
-	[ "$said" = "<5>reload: applied $SHOWN" ] ||
-		die "$key changed alone: the reload said \"$said\""
+	[ "$said" = "$2" ] || die "$1: the reload said \"$said\""
+}
+all=
+while read -r key; do
+	change "$key"
+	all="$all${all:+, }$SHOWN"
+	conf >"$T/k.conf"
+	feed || die "too few chunks of records for every key: split them smaller"
+	reload "$key changed alone" "<5>reload: applied $SHOWN"
 done <"$T/keys"
+# Every key back at once: the file as kedge started with it.
+first_values
+conf >"$T/k.conf"
+feed || die "too few chunks of records for every key: split them smaller"
+reload "every key back" "<5>reload: applied $all"
 while feed; do :; done
 wait_for "every record read" 60 read_at_least $((2 * N))
 
@@ -163,5 +178,5 @@ stopped_cleanly kedge "$KPID" "$T/run.log"
 KPID=
 check_exactly_once "$WEBHDFS_ROOT$BASE" a "$T/a.expected" "$T/rejects" "$T/spool"
 check_exactly_once "$WEBHDFS_ROOT$BASE" b "$T/b.expected" "$T/rejects" "$T/spool"
-echo "ok: $(wc -l <"$T/keys") keys SIGHUP applies, each changed alone under" \
-	"load and applied; every row in its own table, exactly once"
+echo "ok: $(wc -l <"$T/keys") keys SIGHUP applies, each changed alone under load" \
+	"and applied, then all back in one reload; every row in its own table, exactly once"

@@ -5,10 +5,11 @@
 # while kedge has some fifty part files to publish (4 partitions, 12
 # hours), each a few requests:
 #  - SIGHUP with a new output.webhdfs.timeout starts a new publisher: the
-#    one publishing stops after the file in hand, its request in flight
-#    abandoned, and the reload is applied: no more than one file is
-#    published between the SIGHUP and "reload: applied" (the new
-#    publisher's requests, with a 1 s timeout, cannot succeed meanwhile);
+#    one publishing stops after the file in hand, or, that taking longer
+#    than its 5 s of grace, abandons its request in flight, and the reload
+#    is applied: no more than one file is published between the SIGHUP
+#    and "reload: applied" (the new publisher's requests, with a 1 s
+#    timeout, cannot succeed meanwhile);
 #  - after SIGTERM's bounded drain, likewise: no more than one file is
 #    published after kedge says files are left, and kedge exits 0;
 #  - a run to the end with HDFS answering at once publishes what was left:
@@ -111,5 +112,5 @@ check_exactly_once "$WEBHDFS_ROOT$BASE" access "$T/expected" \
 	"$T/expected-rejects" "$T/spool"
 tmp=$(find "$WEBHDFS_ROOT$BASE" -name '.*.tmp' | head -3)
 [ -z "$tmp" ] || die "temporary files left in HDFS: $tmp"
-echo "ok: a reload and a stop each waited for one request at most of a" \
-	"slow HDFS; $CHECK_ROWS rows, $CHECK_REJECTS rejects, exactly once"
+echo "ok: a reload and a stop of the publisher each let one file at most" \
+	"through a slow HDFS; $CHECK_ROWS rows, $CHECK_REJECTS rejects, exactly once"

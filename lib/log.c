@@ -2,13 +2,15 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "lib/escape.h"
 
-static enum log_level log_max = LOG_LEVEL_INFO;
+/* Set by the loop (SIGHUP), read by every thread that logs. */
+static atomic_int log_max = LOG_LEVEL_INFO;
 
 static const struct {
 	const char *name;
@@ -26,7 +28,8 @@ log_set_level_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof(log_names) / sizeof(log_names[0]); i++) {
 		if (strcasecmp(name, log_names[i].name) == 0) {
-			log_max = log_names[i].level;
+			atomic_store_explicit(&log_max, log_names[i].level,
+			    memory_order_relaxed);
 			return 0;
 		}
 	}
@@ -36,7 +39,7 @@ log_set_level_name(const char *name)
 void
 log_set_level(enum log_level level)
 {
-	log_max = level;
+	atomic_store_explicit(&log_max, level, memory_order_relaxed);
 }
 
 /* One fprintf per line, so that lines from threads do not interleave.  A
@@ -49,7 +52,7 @@ log_vline(enum log_level level, int with_errno, const char *fmt, va_list ap)
 	char msg[2048], line[2048];
 	int saved = errno;
 
-	if (level > log_max)
+	if ((int)level > atomic_load_explicit(&log_max, memory_order_relaxed))
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	escape_controls(msg, line, sizeof(line));

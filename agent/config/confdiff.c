@@ -1,7 +1,7 @@
 /*
  * confdiff: comparing two configurations key by key, walking the key table
  * of confkeys.c, for the SIGHUP reload (agent/reload.c) to tell which
- * changes it applies and which wait for a restart.
+ * changes it applies and which need a restart.
  */
 #include "agent/config/confdiff.h"
 

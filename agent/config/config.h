@@ -177,7 +177,7 @@ size_t conf_key_count(void);
 const char *conf_key_path(size_t i);
 
 /* Returns 1 when SIGHUP applies a change of the key whose path is path
- * (as conf_diff names it), 0 when the change waits for a restart or there
+ * (as conf_diff names it), 0 when the change needs a restart or there
  * is no such key. */
 int conf_key_reloads(const char *path);
 

@@ -1017,7 +1017,8 @@ conf_write_reference(FILE *out)
 	    "`agent/config/confkeys.c`.\n"
 	    "The column on SIGHUP says whether `systemctl reload kedge` "
 	    "applies a change of the key at once, or whether the change "
-	    "waits for a restart (docs/running.md).\n", out);
+	    "needs a restart: a file that changes such a key is not applied "
+	    "at all (docs/running.md).\n", out);
 	for (size_t i = 0; i < CONF_NKEYS; i++) {
 		const struct conf_key *k = &conf_keys[i];
 

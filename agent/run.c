@@ -214,16 +214,14 @@ static void
 run_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
 	struct agent *a = opaque;
-	char err[1024];
 
 	twopc_on_assigned(a->twopc, a->src, parts);
 	/* until this host has published what it reads there, no hour of these
-	 * partitions is complete on an earlier owner's word */
-	for (int i = 0; i < parts->cnt && a->target != NULL; i++)
-		if (complete_hold(a->target, a->conf, parts->elems[i].topic,
-		    parts->elems[i].partition, err, sizeof(err)) < 0)
-			log_warnx("complete: %s; hours wait for this host's "
-			    "progress", err);
+	 * partitions is complete on an earlier owner's word: the publisher
+	 * says so first, and the loop does not wait for HDFS */
+	for (int i = 0; i < parts->cnt && a->pub != NULL; i++)
+		publisher_hold(a->pub, parts->elems[i].topic,
+		    parts->elems[i].partition);
 }
 
 static void

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,11 +23,18 @@
 #include "lib/buf.h"
 #include "lib/crash.h"
 #include "lib/fsutil.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/thread.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
 #define PUBLISH_STOP_GRACE_S 5 /* for the file or hour in hand, at a stop */
+
+/* A partition just assigned, whose hours are to be held (complete_hold()). */
+struct publish_hold {
+	char *topic;
+	int32_t partition;
+};
 
 struct publisher {
 	char *spool_dir;
@@ -46,6 +54,9 @@ struct publisher {
 	struct publish_stats stats;
 	struct completer *cp; /* only this thread uses it */
 	struct oncomplete *oc; /* NULL: no output.on_complete */
+	const struct conf *c;
+	struct publish_hold *holds; /* partitions assigned, not held yet */
+	size_t nholds, holds_cap;
 	struct complete_view view;  /* handed over, not taken yet */
 	int has_view;
 	uint64_t view_kick;   /* the request that came with it */
@@ -192,6 +203,32 @@ publish_walk(struct publisher *p, const char *rel)
 	return failed;
 }
 
+/* Holds the hours of the partitions assigned since the last pass, before
+ * any of their files is published: a pass reads the list under the lock,
+ * then writes without it. */
+static void
+publish_holds(struct publisher *p)
+{
+	struct publish_hold *holds;
+	char err[1024];
+	size_t n;
+
+	pthread_mutex_lock(&p->lock);
+	holds = p->holds;
+	n = p->nholds;
+	p->holds = NULL;
+	p->nholds = p->holds_cap = 0;
+	pthread_mutex_unlock(&p->lock);
+	for (size_t i = 0; i < n; i++) {
+		if (!atomic_load(&p->stop) && complete_hold(p->target, p->c,
+		    holds[i].topic, holds[i].partition, err, sizeof(err)) < 0)
+			log_warnx("complete: %s; hours wait for this host's "
+			    "progress", err);
+		free(holds[i].topic);
+	}
+	free(holds);
+}
+
 /* Writes the progress files and completes the hours it can. */
 static void
 publish_complete(struct publisher *p)
@@ -223,6 +260,7 @@ publish_main(void *arg)
 		size_t left;
 
 		pthread_mutex_unlock(&p->lock);
+		publish_holds(p);
 		left = publish_walk(p, "");
 		pthread_mutex_lock(&p->lock);
 		if (atomic_load(&p->stop))
@@ -269,6 +307,9 @@ publish_main(void *arg)
 static void
 publisher_free(struct publisher *p)
 {
+	for (size_t i = 0; i < p->nholds; i++)
+		free(p->holds[i].topic);
+	free(p->holds);
 	oncomplete_stop(p->oc);
 	target_close(p->target);
 	complete_free(p->cp);
@@ -287,7 +328,7 @@ publisher_prepare(const struct conf *c, const struct publisher *running,
 	int r;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
-	    (p->spool_dir = strdup(c->output.spool_dir)) == NULL ||
+	    (p->c = c, p->spool_dir = strdup(c->output.spool_dir)) == NULL ||
 	    asprintf(&p->ready_dir, "%s/ready", c->output.spool_dir) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -369,6 +410,12 @@ publisher_replace(struct publisher *p, struct publisher *running)
 	pthread_mutex_lock(&p->lock);
 	if (running != NULL) {
 		p->stats = running->stats;
+		/* the new pass holds them first */
+		p->holds = running->holds;
+		p->nholds = running->nholds;
+		p->holds_cap = running->holds_cap;
+		running->holds = NULL;
+		running->nholds = running->holds_cap = 0;
 		if (running->has_view) { /* the first pass finds it */
 			p->view = running->view;
 			memset(&running->view, 0, sizeof(running->view));
@@ -403,6 +450,25 @@ publisher_set_view(struct publisher *p, struct complete_view *v)
 	p->has_view = 1;
 	p->view_kick = ++p->kicks;
 	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void
+publisher_hold(struct publisher *p, const char *topic, int32_t partition)
+{
+	char *copy = strdup(topic);
+
+	pthread_mutex_lock(&p->lock);
+	if (copy == NULL || grow_array((void **)&p->holds, &p->holds_cap,
+	    p->nholds + 1, sizeof(*p->holds)) < 0) {
+		log_warnx("complete: out of memory; the hours of %s [%" PRId32
+		    "] wait for this host's progress", topic, partition);
+		free(copy);
+	} else {
+		p->holds[p->nholds++] = (struct publish_hold){ copy, partition };
+		p->kicks++;
+		pthread_cond_broadcast(&p->cond);
+	}
 	pthread_mutex_unlock(&p->lock);
 }
 

@@ -53,11 +53,18 @@ void publisher_replace(struct publisher *p, struct publisher *running);
  * thread writes the progress files and completes hours (complete.h). */
 struct complete_view;
 void publisher_set_view(struct publisher *p, struct complete_view *v);
+/* For a partition just assigned to this host: its next pass, before it
+ * publishes anything, holds the partition's hours (complete_hold()), so
+ * that none completes on an earlier owner's word, and the run loop waits
+ * for no HDFS meanwhile.  A failure is logged. */
+void publisher_hold(struct publisher *p, const char *topic,
+    int32_t partition);
 /* Tells the thread that new files are ready. */
 void publisher_kick(struct publisher *p);
 /* Waits until a pass that started after this call leaves the ready spool
- * empty and has completed the hours it could, or timeout_s passes.  Returns 0 when everything is published, else
- * the number of files left (at least 1). */
+ * empty and has completed the hours it could, or timeout_s passes.
+ * Returns 0 when everything is published, else the number of files left
+ * (at least 1). */
 size_t publisher_drain(struct publisher *p, int timeout_s);
 /* Stops and joins the thread, and frees p, in about 6 s at most: the pass
  * stops after the file or the hour in hand, or, when HDFS is slower than

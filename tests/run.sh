@@ -15,7 +15,8 @@
 # loop (kill_rounds) and every test against the real services (`make
 # check`).
 # The long fault tests (crash_*, broker_faults, webhdfs_faults,
-# webhdfs_crash, webhdfs_slow_stop) run for the first build only, to keep the whole run
+# webhdfs_crash, webhdfs_slow_stop, webhdfs_silent_rebalance) run for the
+# first build only, to keep the whole run
 # short, and so do the package tests (package_*), which build and install
 # their own kedge; so do the long tests against the real Kafka broker
 # (real_kafka_restart, real_kafka_group, real_kafka_reauth).  One real
@@ -68,7 +69,7 @@ picked() {
 long() {
 	case $1 in
 	crash_*|broker_faults*|package_*|webhdfs_faults*|webhdfs_crash*|\
-	webhdfs_slow_stop*|real_hdfs_*) return 0 ;;
+	webhdfs_slow_stop*|webhdfs_silent_*|real_hdfs_*) return 0 ;;
 	esac
 	return 1
 }

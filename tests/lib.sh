@@ -15,6 +15,14 @@ die() {
 	exit 1
 }
 
+# log_lines FILE: kedge's log lines in FILE ("<N>message", N the syslog
+# priority) as "LEVEL message"; lines of another shape (a fixture's, a
+# crash's) are left out.  LEVEL is err, warning, notice, info or debug.
+log_lines() {
+	sed -n -e 's/^<3>/err /p' -e 's/^<4>/warning /p' -e 's/^<5>/notice /p' \
+		-e 's/^<6>/info /p' -e 's/^<7>/debug /p' "$1"
+}
+
 # mock_start DIR ARGS...: starts the mock cluster with ARGS and its control
 # FIFO DIR/mock.ctl (see mock_ctl), waits until it is ready (bounded), and
 # sets MOCK_PID and BOOTSTRAP.

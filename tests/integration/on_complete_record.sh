@@ -26,11 +26,11 @@ metrics = { enabled = false; };
 CONF
 run_to_end "$T/k.conf" "$T/run.log" "a run with an unreadable record"
 R=$T/spool/on_complete/access
-grep -q "^<4>on_complete: cannot read $R: Is a directory; left out: " "$T/run.log" ||
+log_lines "$T/run.log" | grep -q "^warning on_complete: cannot read $R: Is a directory; left out: " ||
 	die "the unreadable record was not named: $(grep 'on_complete' "$T/run.log" | head -3)"
-grep -q "^<4>on_complete: cannot write $R: Is a directory; " "$T/run.log" ||
+log_lines "$T/run.log" | grep -q "^warning on_complete: cannot write $R: Is a directory; " ||
 	die "the record that cannot be written was not named"
-[ "$(grep -c '^<6>on_complete: access dt=20261001 hr=0[89] revision 1 .* announced$' "$T/run.log")" -eq 2 ] ||
+[ "$(log_lines "$T/run.log" | grep -c '^info on_complete: access dt=20261001 hr=0[89] revision 1 .* announced$')" -eq 2 ] ||
 	die "the two hours were not announced: $(grep 'on_complete' "$T/run.log")"
 check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T/spool"
 echo "ok: a record that is a directory was named and left out; both hours announced"

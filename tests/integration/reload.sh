@@ -61,7 +61,7 @@ wait_for "READY=1" 30 notify_got READY=1
 wait_for "the first records read" 30 grep -qs "^consumed 2000 records" "$T/spool/status"
 # the files stay open for 15 minutes: nothing has landed
 [ "$(landed_count "$T/warehouse")" -eq 0 ] || die "files landed before the reload"
-! grep -q '^<7>' "$T/run.log" || die "debug lines at level info"
+! log_lines "$T/run.log" | grep -q '^debug ' || die "debug lines at level info"
 
 conf 2 debug "$BOOTSTRAP" >"$T/k.conf"
 reload
@@ -69,20 +69,23 @@ grep -q "reload: applied output.roll.max_age, output.roll.inactive, log.level$" 
 	die "reload said: $(grep 'reload' "$T/run.log")"
 wait_for "files to land with the new roll policy" 30 \
 	sh -c "[ \$(find '$T/warehouse/access' -name '.*.json' | wc -l) -gt 0 ]"
-wait_for "debug lines" 10 grep -q '^<7>' "$T/run.log"
+debug_logged() {
+	log_lines "$T/run.log" | grep -q '^debug '
+}
+wait_for "debug lines" 10 debug_logged
 
 # A mistake: nothing changes, kedge goes on.
 cp "$T/k.conf" "$T/good.conf"
 printf 'output = { roll = { max_age = "soon"; }; };\n' >>"$T/k.conf"
 reload
-grep -q "^<3>reload: $T/k.conf:[0-9]*: .*; the running configuration stays" "$T/run.log" ||
+log_lines "$T/run.log" | grep -q "^err reload: $T/k.conf:[0-9]*: .*; the running configuration stays" ||
 	die "reload of a bad file said: $(grep 'reload' "$T/run.log" | tail -2)"
 kill -0 "$KPID" || die "kedge stopped on a bad reload"
 
 # A change that needs a restart: named, and nothing of the file applied.
 conf 2 debug "127.0.0.1:1" >"$T/k.conf"
 reload
-grep -q "^<3>reload: kafka.brokers changed, which kedge cannot apply while it runs: nothing of $T/k.conf is applied, the running configuration stays; restart kedge to apply it$" "$T/run.log" ||
+log_lines "$T/run.log" | grep -q "^err reload: kafka.brokers changed, which kedge cannot apply while it runs: nothing of $T/k.conf is applied, the running configuration stays; restart kedge to apply it$" ||
 	die "reload said: $(grep 'reload' "$T/run.log" | tail -2)"
 
 # A file whose new publisher cannot start (output.on_complete, while
@@ -91,22 +94,22 @@ grep -q "^<3>reload: kafka.brokers changed, which kedge cannot apply while it ru
 : >"$T/spool/on_complete"
 conf 2 info "$BOOTSTRAP" 'on_complete = [ "true" ];' >"$T/k.conf"
 reload
-grep -q "^<3>reload: the publisher cannot start with it: cannot create $T/spool/on_complete: .*; nothing of $T/k.conf is applied, the running configuration stays$" "$T/run.log" ||
+log_lines "$T/run.log" | grep -q "^err reload: the publisher cannot start with it: cannot create $T/spool/on_complete: .*; nothing of $T/k.conf is applied, the running configuration stays$" ||
 	die "reload said: $(grep 'reload' "$T/run.log" | tail -2)"
-refused_at=$(wc -l <"$T/run.log")
+refused_at=$(log_lines "$T/run.log" | wc -l)
 
 # Still consuming from the brokers it had, with the roll policy it got.
 feed_start "$T" web "$T/rest" 2000 0.5
 feed_wait "$T"
 wait_for "every record landed" 60 sh -c \
 	"[ \$(find '$T/warehouse' -name '.*.json' -exec cat {} + | grep -o '\"rows\":[0-9]*' | awk -F: '{ n += \$2 } END { print n + 0 }') -eq 6000 ]"
-tail -n +"$refused_at" "$T/run.log" | grep -q '^<7>' ||
+log_lines "$T/run.log" | tail -n +"$refused_at" | grep -q '^debug ' ||
 	die "no debug line after the refused reload: its log.level was applied"
 kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T/spool"
 echo "ok: a reload applied the roll policy and the log level, refused a bad file," \
 	"refused one that needs a restart; $CHECK_ROWS rows, $CHECK_REJECTS rejects"

@@ -131,7 +131,7 @@ KPID=$!
 read_at_least() {
 	status_consumed_at_least "$T/spool" "$1" && return 0
 	kill -0 "$KPID" 2>/dev/null ||
-		die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+		die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 	return 1
 }
 wait_for "the first records read" 30 read_at_least 1000
@@ -148,13 +148,15 @@ feed() {
 }
 
 # reload WHAT WANT: SIGHUP; the line that ends the reload must be WANT.
-ends='^<[0-6]>reload: .*\(applied\|nothing to change\|stays\)'
+ends='^[a-z]* reload: .*\(applied\|nothing to change\|stays\)'
+reload_ended() {
+	[ "$(log_lines "$T/run.log" | grep -c "$ends")" -gt "$seen" ]
+}
 reload() {
-	seen=$(grep -c "$ends" "$T/run.log" || :)
+	seen=$(log_lines "$T/run.log" | grep -c "$ends" || :)
 	kill -HUP "$KPID"
-	wait_for "the reload of $1" 60 \
-		sh -c "[ \$(grep -c '$ends' '$T/run.log') -gt $seen ]"
-	said=$(grep "$ends" "$T/run.log" | tail -1)
+	wait_for "the reload of $1" 60 reload_ended
+	said=$(log_lines "$T/run.log" | grep "$ends" | tail -1)
 	[ "$said" = "$2" ] || die "$1: the reload said \"$said\""
 }
 all=
@@ -163,13 +165,13 @@ while read -r key; do
 	all="$all${all:+, }$SHOWN"
 	conf >"$T/k.conf"
 	feed || die "too few chunks of records for every key: split them smaller"
-	reload "$key changed alone" "<5>reload: applied $SHOWN"
+	reload "$key changed alone" "notice reload: applied $SHOWN"
 done <"$T/keys"
 # Every key back at once: the file as kedge started with it.
 first_values
 conf >"$T/k.conf"
 feed || die "too few chunks of records for every key: split them smaller"
-reload "every key back" "<5>reload: applied $all"
+reload "every key back" "notice reload: applied $all"
 while feed; do :; done
 wait_for "every record read" 60 read_at_least $((2 * N))
 

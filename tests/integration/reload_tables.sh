@@ -63,14 +63,19 @@ B=$(table b '"tb"')
 conf info "$A" "$B" >"$T/k.conf"
 
 # reload: SIGHUP, then waits for the line that ends the reload, and sets
-# RELOAD to it.
+# RELOAD to it ("LEVEL message", as log_lines writes it).
+RELOAD_END='^[a-z]* reload: .*\(applied\|nothing to change\|stays\)'
+reload_ends() {
+	log_lines "$T/run.log" | grep "$RELOAD_END"
+}
+reload_ended() {
+	[ "$(reload_ends | wc -l)" -gt "$_seen" ]
+}
 reload() {
-	_end='^<[0-6]>reload: .*\(applied\|nothing to change\|stays\)'
-	_seen=$(grep -c "$_end" "$T/run.log" || :)
+	_seen=$(reload_ends | wc -l)
 	kill -HUP "$KPID"
-	wait_for "the reload to end" 30 \
-		sh -c "[ \$(grep -c '$_end' '$T/run.log') -gt $_seen ]"
-	RELOAD=$(grep "$_end" "$T/run.log" | tail -1)
+	wait_for "the reload to end" 30 reload_ended
+	RELOAD=$(reload_ends | tail -1)
 }
 
 $KEDGE run -c "$T/k.conf" 2>"$T/run.log" &
@@ -79,7 +84,7 @@ KPID=$!
 read_at_least() {
 	status_consumed_at_least "$T/spool" "$1" && return 0
 	kill -0 "$KPID" 2>/dev/null ||
-		die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+		die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 	return 1
 }
 wait_for "the first records read" 30 read_at_least 2000
@@ -88,7 +93,7 @@ wait_for "the first records read" 30 read_at_least 2000
 A2=$(table a '"ta"' "log_format = \"$COMBINED\"; escape = \"default\";")
 conf info "$B" "$A2" >"$T/k.conf"
 reload
-[ "$RELOAD" = '<5>reload: applied tables[a].udtf_config' ] ||
+[ "$RELOAD" = 'notice reload: applied tables[a].udtf_config' ] ||
 	die "the swap and a's udtf_config: $(grep 'reload: ' "$T/run.log")"
 
 mock_ctl "$T" produce ta "$T/a.rest"
@@ -101,16 +106,16 @@ B2=$(table b '"tb", "ta"')
 conf debug "$B2" "$A2" "$C" >"$T/k.conf"
 reload
 case $RELOAD in
-"<3>reload: kafka.topics, tables[b].topics, tables[c] (added) changed, which kedge"*"the running configuration stays"*) ;;
+"err reload: kafka.topics, tables[b].topics, tables[c] (added) changed, which kedge"*"the running configuration stays"*) ;;
 *) die "a reload that needs a restart said: $RELOAD" ;;
 esac
-! grep -q '^<7>' "$T/run.log" || die "a refused reload applied log.level debug"
+! log_lines "$T/run.log" | grep -q '^debug ' || die "a refused reload applied log.level debug"
 
 kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+[ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 check_exactly_once "$T/warehouse" a "$T/a.expected" "$T/rejects" "$T/spool"
 check_exactly_once "$T/warehouse" b "$T/b.expected" "$T/rejects" "$T/spool"
 echo "ok: tables matched by name through a swap, a change that needs a" \

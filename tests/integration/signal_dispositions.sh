@@ -81,7 +81,7 @@ tried_twice() {
 	[ "$(grep -c 'exit status 3; last stderr line "refusing on purpose"; try [0-9]* failed' "$T/run.log")" -ge 2 ] &&
 		return 0
 	kill -0 "$KPID" 2>/dev/null ||
-		die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+		die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 	! grep -q 'on_complete: .* announced' "$T/run.log" ||
 		die "a command that exits 3 counted as a success: $(grep 'on_complete: ' "$T/run.log" | head -3)"
 	return 1
@@ -99,9 +99,9 @@ grep '^Sig' "/proc/$KPID/status" >"$T/now"
 bad=$(signal_masks "$KPID" 1)
 [ -z "$bad" ] || die "threads that take or block the wrong signals:$bad"
 
-ends=$(grep -c '^<[0-6]>reload: ' "$T/run.log" || :)
+ends=$(grep -c 'reload: ' "$T/run.log" || :)
 kill -HUP "$KPID"
-wait_for "the reload" 20 sh -c "[ \$(grep -c '^<[0-6]>reload: ' '$T/run.log') -gt $ends ]"
+wait_for "the reload" 20 sh -c "[ \$(grep -c 'reload: ' '$T/run.log') -gt $ends ]"
 kill -TERM "$KPID"
 stopped_cleanly kedge "$KPID" "$T/run.log"
 KPID=

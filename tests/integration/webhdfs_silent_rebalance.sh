@@ -63,7 +63,7 @@ CPID=$!
 reassigned() {
 	[ "$(grep -c 'kafka: assigned' "$T/run.log")" -gt "$assigned" ] && return 0
 	kill -0 "$KPID" 2>/dev/null ||
-		die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+		die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 	return 1
 }
 wait_for "kedge's partitions assigned again" 60 reassigned

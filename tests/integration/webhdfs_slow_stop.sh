@@ -14,8 +14,8 @@
 #    published after kedge says files are left, and kedge exits 0;
 #  - a run to the end with HDFS answering at once publishes what was left:
 #    every record once (row by row; kedge verify), no temporary file left.
-# kedge's log is opened for appending, so that the test's markers and
-# kedge's lines keep their order: nothing here compares clocks.
+# What happened in which order is read from kedge's log, which every
+# thread writes in turn: nothing here compares clocks.
 set -eu
 . tests/lib.sh
 . tests/webhdfs.sh
@@ -55,37 +55,44 @@ CONF
 }
 conf 30 >"$T/k.conf"
 
-# published_after MARK: how many files kedge's log says it published
-# after the line MARK (the first of that text).
-published_after() {
-	awk -v mark="$1" '$0 == mark { on = 1; next }
-		on && /^<7>publish: / { n++ } END { print n + 0 }' "$T/run.log"
+# published_between FROM TO: how many files kedge's log says it published
+# after its first line matching FROM (grep, on log_lines' "LEVEL
+# message") and before the next matching TO; kedge logs the lines of
+# every thread in the order they happened.
+published_between() {
+	log_lines "$T/run.log" | awk -v from="$1" -v to="$2" '
+		!on && $0 ~ from { on = 1; next }
+		on && to != "" && $0 ~ to { exit }
+		on && /^debug publish: / { n++ } END { print n + 0 }'
 }
 # reloaded N: "reload: applied" was logged N times at least; fails the
 # test if kedge exited.
 reloaded() {
-	[ "$(grep -c '^<5>reload: applied ' "$T/run.log")" -ge "$1" ] && return 0
+	[ "$(log_lines "$T/run.log" | grep -c '^notice reload: applied ')" -ge "$1" ] &&
+		return 0
 	kill -0 "$KPID" 2>/dev/null ||
-		die "kedge exited: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
+		die "kedge exited: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 	return 1
 }
+logged() {
+	log_lines "$T/run.log" | grep -q "$1"
+}
 
-$KEDGE run -c "$T/k.conf" 2>>"$T/run.log" &
+$KEDGE run -c "$T/k.conf" 2>"$T/run.log" &
 KPID=$!
-wait_for "kedge to be ready" 30 grep -q '^<5>ready: ' "$T/run.log"
+wait_for "kedge to be ready" 30 logged '^notice ready: '
 webhdfs_ctl "$T/h" slow 1500
 wait_for "every record read" 60 status_consumed_at_least "$T/spool" 4000
-wait_for "a file published slowly" 60 grep -q '^<7>publish: ' "$T/run.log"
+wait_for "a file published slowly" 60 logged '^debug publish: '
 
 # SIGHUP: a new timeout, 1 s, which no answer of the slow fake can meet.
+# From "reload: reading", the loop has taken the SIGHUP.
 conf 1 >"$T/k.conf"
-echo "TEST: SIGHUP" >>"$T/run.log"
 kill -HUP "$KPID"
 wait_for "the reload to be applied" 120 reloaded 1
-grep -q '^<5>reload: applied output.webhdfs.timeout$' "$T/run.log" ||
+logged '^notice reload: applied output.webhdfs.timeout$' ||
 	die "the reload said: $(grep 'reload: ' "$T/run.log")"
-n=$(awk '/^TEST: SIGHUP$/ { on = 1 } on && /^<5>reload: applied/ { exit }
-	on && /^<7>publish: / { n++ } END { print n + 0 }' "$T/run.log")
+n=$(published_between '^info reload: reading ' '^notice reload: applied ')
 [ "$n" -le 1 ] ||
 	die "$n files published between SIGHUP and the reload: the publisher finished its pass"
 
@@ -98,10 +105,11 @@ exits_within "$KPID" 120 || die "kedge did not stop within 120 s of SIGTERM"
 rc=0
 wait "$KPID" || rc=$?
 KPID=
-[ "$rc" -eq 0 ] || die "kedge exited $rc: $(grep '^<[0-3]>' "$T/run.log" | head -3)"
-left=$(grep '^<4>publish: files are left in ' "$T/run.log" | head -1)
-[ -n "$left" ] || die "the drain published everything: HDFS was not slow enough to tell"
-n=$(published_after "$left")
+[ "$rc" -eq 0 ] ||
+	die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
+logged '^warning publish: files are left in ' ||
+	die "the drain published everything: HDFS was not slow enough to tell"
+n=$(published_between '^warning publish: files are left in ' '')
 [ "$n" -le 1 ] ||
 	die "$n files published after the drain: the publisher finished its pass"
 

@@ -204,14 +204,15 @@ publish_walk(struct publisher *p, const char *rel)
 }
 
 /* Holds the hours of the partitions assigned since the last pass, before
- * any of their files is published: a pass reads the list under the lock,
- * then writes without it. */
+ * any of their files is published: a pass takes the list under the lock,
+ * then writes without it.  Those a stop leaves are put back, for the
+ * publisher that replaces this one. */
 static void
 publish_holds(struct publisher *p)
 {
 	struct publish_hold *holds;
 	char err[1024];
-	size_t n;
+	size_t i, n;
 
 	pthread_mutex_lock(&p->lock);
 	holds = p->holds;
@@ -219,11 +220,18 @@ publish_holds(struct publisher *p)
 	p->holds = NULL;
 	p->nholds = p->holds_cap = 0;
 	pthread_mutex_unlock(&p->lock);
-	for (size_t i = 0; i < n; i++) {
-		if (!atomic_load(&p->stop) && complete_hold(p->target, p->c,
-		    holds[i].topic, holds[i].partition, err, sizeof(err)) < 0)
+	for (i = 0; i < n && !atomic_load(&p->stop); i++) {
+		if (complete_hold(p->target, p->c, holds[i].topic,
+		    holds[i].partition, err, sizeof(err)) < 0) {
+			if (atomic_load(&p->stop))
+				break; /* cut short: it goes back too */
 			log_warnx("complete: %s; hours wait for this host's "
 			    "progress", err);
+		}
+		free(holds[i].topic);
+	}
+	for (; i < n; i++) {
+		publisher_hold(p, holds[i].topic, holds[i].partition);
 		free(holds[i].topic);
 	}
 	free(holds);

@@ -40,6 +40,7 @@ B        := build
 BIN      := kedge
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
+TSAN     := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 
 # lib/ and the leaf folders, the agent's stages (one folder each), the
 # orchestrators in agent/ itself.
@@ -62,7 +63,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MAN         := $(B)/man/kedge.8 $(B)/man/kedge.conf.5
 
-.PHONY: all deps test check build-test demo bench docs man install install-service \
+.PHONY: all deps test check build-test build-unit demo bench docs man install install-service \
 	deb rpm clean
 all: $(BIN)
 
@@ -96,17 +97,25 @@ $(B)/fixtures/pqwrite: tests/fixtures/pqwrite.c $(B)/libkedge.a
 # The SASL front for the mock broker is a GSSAPI acceptor.
 $(B)/fixtures/saslfront: LIBS += $(shell pkg-config --libs krb5-gssapi)
 
-# Everything twice: as shipped, and under AddressSanitizer and UBSan; then
-# a bounded smoke of every libFuzzer target (fuzz/fuzz.mk).
+# Everything twice: as shipped, and under AddressSanitizer and UBSan; the
+# binary and the unit tests once more under ThreadSanitizer, for the
+# threaded parts' tests (tests/run.sh --tsan); then a bounded smoke of
+# every libFuzzer target (fuzz/fuzz.mk).
 test: deps
 	scripts/install-py-deps.sh --spark
 	$(MAKE) WERROR=-Werror build-test
 	$(MAKE) WERROR=-Werror B=build-asan BIN=build-asan/kedge CFLAGS="$(ASAN)" \
 		build-test
+	$(MAKE) WERROR=-Werror B=build-tsan BIN=build-tsan/kedge CFLAGS="$(TSAN)" \
+		build-unit
 	$(MAKE) WERROR=-Werror fuzz-build
-	tests/run.sh --fuzz build build-asan
+	tests/run.sh --fuzz --tsan build build-asan
 
 build-test: $(BIN) $(TEST_BIN) $(FIX_BIN)
+
+# The binary and the unit tests, without the fixtures (the TSan pass runs
+# the plain build's).
+build-unit: $(BIN) $(TEST_BIN)
 
 # The edit-test loop: the plain build, its unit tests and the short
 # integration tests (tests/run.sh --quick: no ASan pass, no fuzz, no kill
@@ -180,7 +189,7 @@ rpm:
 	cp build-rpm/RPMS/*/kedge-$(VERSION)-1.*.rpm .
 
 clean:
-	rm -rf build build-asan build-fuzz build-deb build-rpm build-release kedge \
+	rm -rf build build-asan build-tsan build-fuzz build-deb build-rpm build-release kedge \
 		kedge_*.deb kedge-*.rpm
 
 -include fuzz/fuzz.mk

@@ -51,7 +51,8 @@ struct agent {
 	struct spool_usage spool;  /* read each second (spoolcount.h) */
 	int32_t *topic_partitions; /* of kafka.topics; <= 0: not known yet */
 	struct target *target;     /* checked before READY=1 */
-	const struct conf *live;   /* the last loaded: its reloadable keys */
+	const struct conf *live;   /* the last applied: its reloadable keys;
+	                            * its tables in conf's order */
 	struct conf **reloaded;    /* every conf loaded by SIGHUP, kept alive */
 	size_t nreloaded, reloaded_cap;
 	int ready;                 /* systemd was told READY=1 */
@@ -95,13 +96,16 @@ void agent_log_notes(struct table *t);
 int agent_check_nofile(const struct conf *c, size_t nwriters, char *err,
     size_t errlen);
 
-/* SIGHUP: reads the configuration file again and applies what can change
- * without a rebalance: log level, roll policy, UDTF configurations that
- * keep a table's columns, checkpoint interval, spool limits, and (by
- * starting the publisher again) completion, output.on_complete and HDFS
- * timeouts.  The rest is
- * named in the log and waits for a restart; an invalid file changes
- * nothing. */
+/* SIGHUP: reads the configuration file again and applies it whole, or
+ * not at all.  What SIGHUP can apply (the keys the key table marks so:
+ * log level, roll policy, UDTF configurations that keep a table's
+ * columns, checkpoint interval, spool limits, and, through a new
+ * publisher and HDFS clients, completion, output.on_complete and the HDFS
+ * timeouts and CA) is built first, beside what runs; only once everything
+ * is built does it replace what ran.  Tables are matched by name, wherever
+ * the file lists them.  A file with a mistake, one that changes a key that
+ * needs a restart (each is named in the log, tables[NAME].key for a
+ * table's), and one whose new parts cannot be built change nothing. */
 void agent_reload(struct agent *a);
 
 /* Hands a->metrics, when there is one, the figures the loop knows at now

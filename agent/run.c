@@ -52,10 +52,18 @@ run_on_signal(int sig)
 		run_stop = 1;
 }
 
+/* Sets what the loop relies on, whatever kedge inherited (a signal
+ * ignored or blocked stays so across exec): its handlers for SIGTERM,
+ * SIGINT and SIGHUP; SIGPIPE ignored, so that a write to a closed socket
+ * fails with EPIPE; SIGCHLD at its default, for an ignored one has the
+ * kernel reap output.on_complete's command before waitpid() can learn
+ * how it ended; and no signal blocked in this thread, before any other
+ * starts (lib/thread.h blocks the loop's in those). */
 static void
 run_signals(void)
 {
 	struct sigaction sa;
+	sigset_t none;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = run_on_signal;
@@ -65,6 +73,10 @@ run_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 /* Calls fn on every writer; stops at the first error.  Returns the sum of
@@ -233,16 +245,14 @@ static void
 run_on_assigned(void *opaque, const rd_kafka_topic_partition_list_t *parts)
 {
 	struct agent *a = opaque;
-	char err[1024];
 
 	twopc_on_assigned(a->twopc, a->src, parts);
 	/* until this host has published what it reads there, no hour of these
-	 * partitions is complete on an earlier owner's word */
-	for (int i = 0; i < parts->cnt && a->target != NULL; i++)
-		if (complete_hold(a->target, a->conf, parts->elems[i].topic,
-		    parts->elems[i].partition, err, sizeof(err)) < 0)
-			log_warnx("complete: %s; hours wait for this host's "
-			    "progress", err);
+	 * partitions is complete on an earlier owner's word: the publisher
+	 * says so first, and the loop does not wait for HDFS */
+	for (int i = 0; i < parts->cnt && a->pub != NULL; i++)
+		publisher_hold(a->pub, parts->elems[i].topic,
+		    parts->elems[i].partition);
 }
 
 static void
@@ -629,6 +639,7 @@ run_main(const struct conf *c, const struct run_opts *o)
 	char err[1024];
 	int status = 1, r, lock;
 
+	run_signals();
 	/* one kedge per spool: two would write the same files */
 	if ((lock = spool_lock(c->output.spool_dir, err, sizeof(err))) < 0) {
 		log_errx("%s", err);
@@ -659,7 +670,6 @@ run_main(const struct conf *c, const struct run_opts *o)
 		close(lock);
 		return RUN_EX_CONFIG; /* a restart would not help */
 	}
-	run_signals();
 	if (c->metrics.enabled && (a.metrics = metrics_start(c->metrics.listen,
 	    c->metrics.stall_timeout, err, sizeof(err))) == NULL) {
 		log_errx("%s: metrics.listen: %s; set metrics.listen to a free "

@@ -76,6 +76,13 @@ twopc_new(const struct conf *c, struct writer **writers, size_t nwriters,
 	return t;
 }
 
+void
+twopc_set_target(struct twopc *t, struct target *target)
+{
+	target_close(t->target);
+	t->target = target;
+}
+
 static void
 twopc_forget_decisions(struct twopc *t)
 {

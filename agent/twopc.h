@@ -40,6 +40,12 @@ struct twopc *twopc_new(const struct conf *c, struct writer **writers,
     size_t nwriters, char *err, size_t errlen);
 void twopc_free(struct twopc *t); /* accepts NULL */
 
+/* Makes t keep its takeover markers through target (opened by a reload
+ * with the new output.webhdfs settings), which it takes, closing its
+ * own. */
+struct target;
+void twopc_set_target(struct twopc *t, struct target *target);
+
 /* Recovers what a previous run left (see above), logging what it found and
  * did.  src is created but not started.  Returns 0, or -1 after logging why
  * nothing should be read. */

@@ -16,13 +16,19 @@ fs_mkdirs(const char *path, mode_t mode)
 {
 	char tmp[PATH_MAX];
 	size_t len = strlen(path);
+	struct stat st;
 
 	if (len == 0 || len >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	/* mostly the directory is there, which one mkdir() tells: a part
 	 * file's directory is made for each file */
-	if (mkdir(path, mode) == 0 || errno == EEXIST)
+	if (mkdir(path, mode) == 0)
 		return 0;
+	if (errno == EEXIST) { /* a file of that name is no directory */
+		if (stat(path, &st) < 0)
+			return -errno;
+		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	}
 	if (errno != ENOENT)
 		return -errno;
 	memcpy(tmp, path, len + 1);

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Creates path and its missing parents with mode.  Returns 0 or -errno. */
+/* Creates path and its missing parents with mode.  Returns 0 (path is a
+ * directory, made now or before), -ENOTDIR when path is something else,
+ * or another -errno. */
 int fs_mkdirs(const char *path, mode_t mode);
 /* Writes all of buf, retrying short writes and EINTR.  Returns 0 or -errno. */
 int fs_write_all(int fd, const void *buf, size_t len);

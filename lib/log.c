@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,11 @@
 #include "lib/escape.h"
 #include "lib/jsondoc.h"
 
-/* Set at the start and by a reload; a line read while one changes is
- * printed by the old setting or the new one. */
-static enum log_level log_max = LOG_LEVEL_INFO;
-static int log_json;
+/* Set at the start and by a reload (the loop), read by every thread that
+ * logs; a line logged while one changes is printed by the old setting or
+ * the new one. */
+static atomic_int log_max = LOG_LEVEL_INFO;
+static atomic_int log_json;
 static int log_journald;
 
 /* By level - LOG_LEVEL_ERR; the names log.level takes. */
@@ -46,7 +48,8 @@ log_set_level_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof(log_names) / sizeof(log_names[0]); i++) {
 		if (strcasecmp(name, log_names[i]) == 0) {
-			log_max = (enum log_level)(LOG_LEVEL_ERR + (int)i);
+			atomic_store_explicit(&log_max, LOG_LEVEL_ERR + (int)i,
+			    memory_order_relaxed);
 			return 0;
 		}
 	}
@@ -58,7 +61,8 @@ log_set_format_name(const char *name)
 {
 	if (strcmp(name, "text") != 0 && strcmp(name, "json") != 0)
 		return -EINVAL;
-	log_json = strcmp(name, "json") == 0;
+	atomic_store_explicit(&log_json, strcmp(name, "json") == 0,
+	    memory_order_relaxed);
 	return 0;
 }
 
@@ -119,7 +123,7 @@ log_vline(enum log_level level, int with_errno, const struct log_field *f,
 	size_t len;
 	char *json;
 
-	if (level > log_max)
+	if ((int)level > atomic_load_explicit(&log_max, memory_order_relaxed))
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	len = strlen(msg);
@@ -128,7 +132,8 @@ log_vline(enum log_level level, int with_errno, const struct log_field *f,
 	log_time(stamp);
 	if (log_journald)
 		snprintf(prio, sizeof(prio), "<%d>", level);
-	if (log_json && (json = log_json_line(stamp, level, msg, f, n)) != NULL) {
+	if (atomic_load_explicit(&log_json, memory_order_relaxed) &&
+	    (json = log_json_line(stamp, level, msg, f, n)) != NULL) {
 		fprintf(stderr, "%s%s\n", prio, json);
 		free(json);
 	} else if (log_journald) {

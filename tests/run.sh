@@ -1,11 +1,13 @@
 #!/bin/sh
-# Usage: tests/run.sh [--fuzz] [--quick] [--only REGEX] [BUILD...]
+# Usage: tests/run.sh [--fuzz] [--tsan] [--quick] [--only REGEX] [BUILD...]
 # Runs every unit test (BUILD/tests/test_*) and every integration test
 # (tests/integration/*.sh, with BUILD's kedge and fixtures) for each build
 # directory named (default: build); with --fuzz, every libFuzzer target
 # in build-fuzz/ for FUZZ_SMOKE seconds (default 20) as a bounded smoke,
 # two at a time in the background from the start of the last build, each
-# target counting as one test; and ends with one line
+# target counting as one test; with --tsan, the ThreadSanitizer pass
+# (TSAN_TESTS below) in the background from the start of the first build;
+# and ends with one line
 # "N passed, N failed", counting each cmocka test case and each integration
 # script.  --only REGEX runs only the tests whose file name (test_NAME,
 # NAME.sh) REGEX (grep -E) matches; --quick leaves out the long ones named
@@ -13,7 +15,8 @@
 # loop (kill_rounds) and every test against the real services (`make
 # check`).
 # The long fault tests (crash_*, broker_faults, webhdfs_faults,
-# webhdfs_crash) run for the first build only, to keep the whole run
+# webhdfs_crash, webhdfs_slow_stop, webhdfs_silent_rebalance) run for the
+# first build only, to keep the whole run
 # short, and so do the package tests (package_*), which build and install
 # their own kedge; so do the long tests against the real Kafka broker
 # (real_kafka_restart, real_kafka_group, real_kafka_reauth), and
@@ -43,14 +46,16 @@ set -u
 cd "$(dirname "$0")/.."
 
 fuzz=0
+tsan=0
 quick=0
 only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fuzz) fuzz=1 ;;
+	--tsan) tsan=1 ;;
 	--quick) quick=1 ;;
 	--only) only=${2:?tests/run.sh: --only needs a regular expression}; shift ;;
-	-*) echo "usage: tests/run.sh [--fuzz] [--quick] [--only REGEX] [BUILD...]" >&2
+	-*) echo "usage: tests/run.sh [--fuzz] [--tsan] [--quick] [--only REGEX] [BUILD...]" >&2
 		exit 2 ;;
 	*) break ;;
 	esac
@@ -67,7 +72,8 @@ picked() {
 long() {
 	case $1 in
 	crash_*|broker_faults*|package_*|webhdfs_faults*|webhdfs_crash*|\
-	real_hdfs_*|real_flink_*|real_spark_*) return 0 ;;
+	webhdfs_slow_stop*|webhdfs_silent_*|real_hdfs_*|real_flink_*|real_spark_*)
+		return 0 ;;
 	esac
 	return 1
 }
@@ -86,8 +92,9 @@ failed=0
 failures=""
 log=$(mktemp)
 fuzzlog=$(mktemp)
+tsanlog=$(mktemp)
 real=
-trap 'rm -f "$log" "$fuzzlog"; rm -rf "${bg:-}"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
+trap 'rm -f "$log" "$fuzzlog" "$tsanlog"; rm -rf "${bg:-}" "${tsandir:-}"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
 
 # real_up: starts the real broker of the run once.  If it does not come
 # up, the tests start their own and fail with the reason.
@@ -171,12 +178,85 @@ fuzz_collect() {
 	[ "$f" -eq 0 ] || failures="$failures fuzz"
 }
 
+# The ThreadSanitizer pass (--tsan): every unit test of build-tsan/
+# (make build-unit with TSAN), then these integration tests of the
+# threaded parts with build-tsan/kedge and the first build's fixtures:
+# the packer (nginx_to_hive), the publisher, replaced by reloads and
+# stopped mid-pass (reload, reload_keys, webhdfs_publish,
+# webhdfs_slow_stop), the output.on_complete runner (signal_dispositions),
+# the Kerberos renewal thread (krb_silent_kdc) and the metrics server
+# (metrics).  One after the other, in the background; a test fails on
+# its own terms or when the sanitizer reported anything (its reports are
+# shown).  tests/tsan.supp says what is suppressed, and why.
+TSAN_TESTS="nginx_to_hive reload reload_keys webhdfs_publish webhdfs_slow_stop"
+TSAN_TESTS="$TSAN_TESTS signal_dispositions krb_silent_kdc metrics"
+tsan_start() {
+	echo "##### ThreadSanitizer pass (build-tsan) in the background"
+	tsandir=$(mktemp -d /tmp/kedge-tsan.XXXXXX)
+	(
+		p=0 f=0 failed_names=
+		# tsan_one NAME COMMAND...: runs COMMAND with its reports
+		# in $tsandir/NAME; 0 when it passed and nothing was reported
+		tsan_one() {
+			_n=$1
+			shift
+			mkdir -p "$tsandir/$_n"
+			TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp exitcode=0 log_path=$tsandir/$_n/report" \
+				"$@" >"$tsandir/$_n.out" 2>&1
+			_rc=$?
+			cat "$tsandir/$_n.out"
+			if ls "$tsandir/$_n"/report* >/dev/null 2>&1; then
+				cat "$tsandir/$_n"/report*
+				return 1
+			fi
+			return $_rc
+		}
+		for t in build-tsan/tests/test_*; do
+			[ -x "$t" ] && picked "$(basename "$t")" || continue
+			if tsan_one "$(basename "$t")" "$t"; then
+				p=$((p + 1))
+			else
+				f=$((f + 1))
+				failed_names="$failed_names $t"
+			fi
+		done
+		for n in $TSAN_TESTS; do
+			picked "$n.sh" || continue
+			t0=$(date +%s)
+			echo "=== tests/integration/$n.sh (build-tsan)"
+			if tsan_one "$n" env KEDGE=build-tsan/kedge \
+				FIX="$1/fixtures" sh "tests/integration/$n.sh"; then
+				echo "=== PASS tests/integration/$n.sh (build-tsan, $(($(date +%s) - t0)) s)"
+				p=$((p + 1))
+			else
+				echo "=== FAIL tests/integration/$n.sh (build-tsan, $(($(date +%s) - t0)) s)"
+				f=$((f + 1))
+				failed_names="$failed_names tests/integration/$n.sh(build-tsan)"
+			fi
+		done
+		[ -z "$failed_names" ] || echo "failed:$failed_names"
+		echo "$p passed, $f failed"
+	) >"$tsanlog" 2>&1 &
+}
+tsan_collect() {
+	wait
+	echo "##### ThreadSanitizer pass (build-tsan)"
+	cat "$tsanlog"
+	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$tsanlog" | tail -1)
+	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$tsanlog" | tail -1)
+	[ -n "$p" ] || { p=0; f=1; }
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$f" -eq 0 ] || failures="$failures$(sed -n 's/^failed://p' "$tsanlog")"
+}
+
 for last in "${@:-build}"; do :; done
 for build in "${@:-build}"; do
 	kedge=./kedge
 	[ -x "$build/kedge" ] && kedge=$build/kedge
 	echo "##### $build (kedge: $kedge)"
 	[ "$build" != "${1:-build}" ] || bg_start "$kedge" "$build"
+	[ "$tsan" -eq 0 ] || [ "$build" != "${1:-build}" ] || tsan_start "$build"
 	[ "$fuzz" -eq 0 ] || [ "$build" != "$last" ] || fuzz_start
 	t0=$(date +%s)
 	for t in "$build"/tests/test_*; do
@@ -232,6 +312,7 @@ for build in "${@:-build}"; do
 done
 
 bg_collect "${1:-build}"
+[ "$tsan" -eq 0 ] || tsan_collect
 [ "$fuzz" -eq 0 ] || fuzz_collect
 
 if [ $((passed + failed)) -eq 0 ]; then

@@ -132,7 +132,7 @@ assert_int64(const char *s, size_t len)
 {
 	struct udtf_value v;
 	char err[256];
-	int64_t want = 42, fast;
+	int64_t want = 42, fast = 0; /* -O1 cannot tell it is set when read */
 	int r = int64_expected(s, len, &want);
 	size_t digits = len - (len > 0 && (s[0] == '-' || s[0] == '+'));
 

@@ -1,7 +1,8 @@
 /*
  * fs_mkdirs(): makes every missing directory of a path, takes one that is
  * there, and refuses a path through or onto a file with the errno mkdir()
- * gave, as before the first try became the whole path.
+ * gave, as before the first try became the whole path, and a file where the
+ * directory would be with -ENOTDIR (mkdir() says only EEXIST).
  *
  * fs_open_beneath(), fs_opendir_beneath(), fs_mkdirs_beneath(),
  * fs_open_file() and fs_read_all(): a regular file opens, for reading or
@@ -63,6 +64,7 @@ test_mkdirs(void **state)
 	assert_int_equal(fs_mkdirs(path, 0755), -ENOTDIR);
 	snprintf(path, sizeof(path), "%s/file/d/e", root);
 	assert_int_equal(fs_mkdirs(path, 0755), -ENOTDIR);
+	assert_int_equal(fs_mkdirs(file, 0755), -ENOTDIR);
 	assert_int_equal(fs_mkdirs("", 0755), -ENAMETOOLONG);
 }
 

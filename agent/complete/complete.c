@@ -115,6 +115,19 @@ complete_set_oncomplete(struct completer *cp, struct oncomplete *oc)
 }
 
 void
+complete_set_stop(struct completer *cp, const atomic_int *stop)
+{
+	cp->stop = stop;
+}
+
+/* Whether complete_set_stop()'s flag asks complete_run() to end. */
+static int
+complete_stopping(const struct completer *cp)
+{
+	return cp->stop != NULL && atomic_load(cp->stop);
+}
+
+void
 complete_set_view(struct completer *cp, struct complete_view *v)
 {
 	complete_view_clear(&cp->view);
@@ -517,7 +530,7 @@ complete_table(struct completer *cp, struct target *t, size_t i, time_t now,
 			return r;
 		cp->scanned[i] = now;
 	}
-	for (size_t k = 0; k < cp->nhours; k++) {
+	for (size_t k = 0; k < cp->nhours && !complete_stopping(cp); k++) {
 		struct complete_hour *h = &cp->hours[k];
 		int64_t start;
 
@@ -549,7 +562,7 @@ complete_run(struct completer *cp, struct target *t, time_t now, char *err,
 		return 0;
 	if ((r = progress_write_all(cp, t, err, errlen)) < 0)
 		return r;
-	for (size_t i = 0; i < c->n_tables; i++) {
+	for (size_t i = 0; i < c->n_tables && !complete_stopping(cp); i++) {
 		if (!complete_owner(cp, &c->tables[i])) {
 			cp->figures[i] = (struct complete_figures){ INT64_MIN,
 			    INT64_MIN };

@@ -35,6 +35,7 @@
 #ifndef KEDGE_COMPLETE_H
 #define KEDGE_COMPLETE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -83,6 +84,11 @@ void complete_published(struct completer *cp, const char *rel,
  * target, to oc (oncomplete.h; not owned; NULL: none). */
 struct oncomplete;
 void complete_set_oncomplete(struct completer *cp, struct oncomplete *oc);
+
+/* Makes complete_run() end, between two hours, once *stop is non-zero
+ * (another thread may set it; it must outlive cp): an hour it began is
+ * written whole unless the target fails it. */
+void complete_set_stop(struct completer *cp, const atomic_int *stop);
 
 /* Replaces the view (taking what v holds; v is left empty). */
 void complete_set_view(struct completer *cp, struct complete_view *v);

@@ -37,6 +37,7 @@ struct completer {
 	struct complete_view view;
 	int have_view;
 	struct oncomplete *oc;    /* NULL: no output.on_complete */
+	const atomic_int *stop;   /* set: complete_run() ends; NULL: never */
 };
 
 /* Writes the manifest of hour h and _SUCCESS, unless its manifest lists

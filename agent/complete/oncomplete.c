@@ -65,15 +65,6 @@ oncomplete_now(void)
 	return ts.tv_sec;
 }
 
-static size_t
-oncomplete_table(const struct oncomplete *oc, const char *name)
-{
-	for (size_t i = 0; i < oc->c->n_tables; i++)
-		if (strcmp(oc->c->tables[i].name, name) == 0)
-			return i;
-	return oc->c->n_tables;
-}
-
 static int
 oncomplete_same_hour(const struct oncomplete_rev *a, size_t table,
     const char *dt, const char *hr)
@@ -215,10 +206,11 @@ oncomplete_load_line(struct oncomplete *oc, size_t i, char *line)
 	return oncomplete_add_pending(oc, &r);
 }
 
-/* Reads table i's record, if any.  Returns 0 or -ENOMEM; what cannot be
- * read is logged and left out. */
+/* Reads table i's record, if any.  Returns 0 or -ENOMEM; a record that
+ * cannot be read, and a line that is not a record, are logged and left
+ * out. */
 static int
-oncomplete_load(struct oncomplete *oc, size_t i)
+oncomplete_load_table(struct oncomplete *oc, size_t i)
 {
 	struct buf b = { 0 };
 	char *path = NULL, *line, *next;
@@ -226,28 +218,30 @@ oncomplete_load(struct oncomplete *oc, size_t i)
 
 	if (asprintf(&path, "%s/%s", oc->dir, oc->c->tables[i].name) < 0)
 		return -ENOMEM;
-	if ((r = fs_read_all(path, &b)) < 0 || buf_append(&b, "", 1) < 0) {
+	if ((r = fs_read_all(path, &b)) == 0)
+		r = buf_append(&b, "", 1);
+	if (r == -ENOENT || (r < 0 && r != -ENOMEM)) {
 		if (r != -ENOENT)
-			log_warnx("on_complete: cannot read %s: %s; the hours "
-			    "it recorded may be announced again", path,
-			    strerror(r < 0 ? -r : ENOMEM));
-		r = r == -ENOENT ? 0 : r;
+			log_warnx("on_complete: cannot read %s: %s; left out: "
+			    "the hours it recorded may be announced again",
+			    path, strerror(-r));
+		r = 0;
 		goto out;
 	}
-	for (line = b.data; line != NULL && *line != '\0'; line = next) {
+	for (line = b.data; r == 0 && *line != '\0'; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		if ((r = oncomplete_load_line(oc, i, line)) == -ENOMEM)
-			goto out;
-		if (r < 0) {
+		else
+			next = line + strlen(line);
+		if ((r = oncomplete_load_line(oc, i, line)) == -EINVAL) {
 			char shown[ESCAPE_BUF];
 
 			log_warnx("on_complete: %s: a line is not a record, "
 			    "left out: \"%s\"", path, escape_str(line, shown,
 			    sizeof(shown)));
+			r = 0;
 		}
 	}
-	r = 0;
 out:
 	buf_clear(&b);
 	free(path);
@@ -504,9 +498,16 @@ oncomplete_run(struct oncomplete *oc, const struct oncomplete_rev *r,
 
 		if (poll(&p, fd >= 0 ? 1 : 0, ONCOMPLETE_POLL_MS) != 0)
 			oncomplete_read_stderr(&fd, partial, &plen, line);
-		if ((w = waitpid(pid, &status, WNOHANG)) == pid ||
-		    (w < 0 && errno != EINTR))
+		if ((w = waitpid(pid, &status, WNOHANG)) == pid)
 			break;
+		if (w < 0 && errno != EINTR) {
+			/* ECHILD: the child is not ours to wait for, so its
+			 * end is unknown: never a success */
+			snprintf(err, errlen, "cannot wait for it: %s",
+			    strerror(errno));
+			kill(-pid, SIGKILL);
+			goto out;
+		}
 		if (!killed && oncomplete_now() >= deadline)
 			killed = 1;
 		else if (!killed && oncomplete_stopping(oc))
@@ -697,14 +698,6 @@ oncomplete_start(const struct conf *c, char *err, size_t errlen)
 		    strerror(-r));
 		goto fail;
 	}
-	for (size_t i = 0; i < c->n_tables; i++)
-		if (oncomplete_load(oc, i) < 0) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-	if (oc->npending > 0)
-		log_info("on_complete: %zu revision(s) pending from before",
-		    oc->npending);
 	pthread_mutex_init(&oc->lock, NULL);
 	pthread_cond_init(&oc->cond, NULL);
 	if ((r = thread_start(&oc->thread, oncomplete_main, oc)) != 0) {
@@ -721,6 +714,23 @@ fail:
 	return NULL;
 }
 
+int
+oncomplete_load(struct oncomplete *oc)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&oc->lock);
+	for (size_t i = 0; i < oc->c->n_tables && r == 0; i++)
+		r = oncomplete_load_table(oc, i);
+	if (r == 0 && oc->npending > 0) {
+		log_info("on_complete: %zu revision(s) pending from before",
+		    oc->npending);
+		pthread_cond_broadcast(&oc->cond);
+	}
+	pthread_mutex_unlock(&oc->lock);
+	return r;
+}
+
 void
 oncomplete_note(struct oncomplete *oc, const char *table, const char *dt,
     const char *hr, uint64_t revision, uint64_t rows, const char *path)
@@ -729,7 +739,7 @@ oncomplete_note(struct oncomplete *oc, const char *table, const char *dt,
 	    .path = (char *)path };
 	const struct oncomplete_rev *d;
 
-	if ((r.table = oncomplete_table(oc, table)) == oc->c->n_tables ||
+	if ((r.table = conf_table_find(oc->c, table)) == oc->c->n_tables ||
 	    !oncomplete_digits(dt, 8) || !oncomplete_digits(hr, 2))
 		return;
 	snprintf(r.dt, sizeof(r.dt), "%s", dt);
@@ -759,11 +769,10 @@ oncomplete_settle(struct oncomplete *oc)
 	pthread_mutex_unlock(&oc->lock);
 }
 
-void
-oncomplete_stop(struct oncomplete *oc)
+/* Stops and joins the thread; oc is left to free. */
+static void
+oncomplete_join(struct oncomplete *oc)
 {
-	if (oc == NULL)
-		return;
 	pthread_mutex_lock(&oc->lock);
 	oc->stop = 1;
 	pthread_cond_broadcast(&oc->cond);
@@ -771,7 +780,39 @@ oncomplete_stop(struct oncomplete *oc)
 	pthread_join(oc->thread, NULL);
 	pthread_mutex_destroy(&oc->lock);
 	pthread_cond_destroy(&oc->cond);
+}
+
+void
+oncomplete_stop(struct oncomplete *oc)
+{
+	if (oc == NULL)
+		return;
+	oncomplete_join(oc);
 	oncomplete_free(oc);
+}
+
+void
+oncomplete_handover(struct oncomplete *to, struct oncomplete *from)
+{
+	struct oncomplete_rev *swap;
+	size_t n;
+
+	oncomplete_join(from);
+	pthread_mutex_lock(&to->lock);
+	/* to read no record: what it holds is empty, and goes with from */
+	swap = to->done, to->done = from->done, from->done = swap;
+	n = to->ndone, to->ndone = from->ndone, from->ndone = n;
+	n = to->done_cap, to->done_cap = from->done_cap, from->done_cap = n;
+	swap = to->pending, to->pending = from->pending, from->pending = swap;
+	n = to->npending, to->npending = from->npending, from->npending = n;
+	n = to->pending_cap, to->pending_cap = from->pending_cap,
+	    from->pending_cap = n;
+	memcpy(to->stats, from->stats, to->c->n_tables * sizeof(*to->stats));
+	for (size_t k = 0; k < to->npending; k++)
+		to->pending[k].tries = 0, to->pending[k].next_at = 0;
+	pthread_cond_broadcast(&to->cond);
+	pthread_mutex_unlock(&to->lock);
+	oncomplete_free(from);
 }
 
 void

@@ -47,11 +47,24 @@ struct oncomplete_stats {
 	uint64_t pending;         /* revisions waiting, now */
 };
 
-/* Reads the tables' records and starts the thread, for c's
- * output.on_complete (which must not be empty); c must outlive it.
- * Returns it, or NULL with the sentence in err. */
+/* Starts the thread for c's output.on_complete (which must not be
+ * empty), with nothing to run until oncomplete_load() or
+ * oncomplete_handover(); c must outlive it.  Returns it, or NULL with the
+ * sentence in err. */
 struct oncomplete *oncomplete_start(const struct conf *c, char *err,
     size_t errlen);
+
+/* Reads the tables' records into oc (a record that cannot be read, and a
+ * line that is not a record, are logged and left out: their hours may be
+ * announced again), and runs what they left pending.  Returns 0 or
+ * -ENOMEM. */
+int oncomplete_load(struct oncomplete *oc);
+
+/* For a reload: stops from's thread (as oncomplete_stop() does) and hands
+ * to, which has read no record, what from holds: the revisions done and
+ * pending, which run with to's command from now on, and the figures.
+ * from and to serve the same tables, in the same order.  Frees from. */
+void oncomplete_handover(struct oncomplete *to, struct oncomplete *from);
 
 /* Notes that revision revision of hour dt/hr of table, with rows rows,
  * is complete at path (the hour's directory in the target).  A revision

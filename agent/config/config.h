@@ -249,6 +249,10 @@ void conf_report_clear(struct conf_report *rep);
 const struct conf_kv *conf_rdkafka_find(const struct conf *c,
     const char *key);
 
+/* The index in c->tables of the table named name, or c->n_tables when
+ * there is none. */
+size_t conf_table_find(const struct conf *c, const char *name);
+
 /* Writes the key reference (docs/config.md) as Markdown. */
 void conf_write_reference(FILE *out);
 
@@ -258,7 +262,7 @@ size_t conf_key_count(void);
 const char *conf_key_path(size_t i);
 
 /* Returns 1 when SIGHUP applies a change of the key whose path is path
- * (as conf_diff names it), 0 when the change waits for a restart or there
+ * (as conf_diff names it), 0 when the change needs a restart or there
  * is no such key. */
 int conf_key_reloads(const char *path);
 

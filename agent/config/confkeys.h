@@ -43,7 +43,7 @@ enum conf_type {
 #define CONF_REQUIRED 0x1u
 #define CONF_IN_TABLE 0x2u /* a key of each group of the tables list */
 #define CONF_REPEATS 0x4u  /* a list whose entries may repeat (an argv) */
-#define CONF_RELOADS 0x8u  /* SIGHUP applies it; else it waits for a restart */
+#define CONF_RELOADS 0x8u  /* SIGHUP applies it; else it needs a restart */
 
 /* Returns 0 when value is acceptable, or -EINVAL with what is wrong in
  * why (the end of an error sentence). */

@@ -194,3 +194,14 @@ conf_rdkafka_find(const struct conf *c, const char *key)
 			return &c->kafka.rdkafka[i - 1];
 	return NULL;
 }
+
+size_t
+conf_table_find(const struct conf *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_tables; i++)
+		if (strcmp(c->tables[i].name, name) == 0)
+			break;
+	return i;
+}

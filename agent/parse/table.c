@@ -151,16 +151,21 @@ table_get_stats(const struct table *t)
 	return &t->stats;
 }
 
-int
-table_reload(struct table *t, const struct conf *c, size_t index, char *err,
+struct chain *
+table_reload_chain(const struct table *t, const struct conf *c, char *err,
     size_t errlen)
 {
+	size_t index = conf_table_find(c, t->conf->name), ncols;
 	const struct udtf_column *cols;
 	struct chain *ch;
-	size_t ncols;
 
+	if (index == c->n_tables) {
+		snprintf(err, errlen, "%s has no table %s", c->path,
+		    t->conf->name);
+		return NULL;
+	}
 	if ((ch = chain_new(c, index, err, errlen)) == NULL)
-		return -EINVAL;
+		return NULL;
 	chain_columns(ch, &cols, &ncols);
 	for (size_t i = 0; i < ncols && ncols == t->ncols; i++) {
 		if (strcmp(cols[i].name, t->cols[i].name) != 0 ||
@@ -171,15 +176,24 @@ table_reload(struct table *t, const struct conf *c, size_t index, char *err,
 		snprintf(err, errlen, "its columns would change, which files "
 		    "being written cannot follow");
 		chain_free(ch);
-		return -EINVAL;
+		return NULL;
 	}
+	return ch;
+}
+
+void
+table_reload(struct table *t, const struct conf *c, struct chain *ch)
+{
+	const struct udtf_column *cols;
+	size_t ncols;
+
+	chain_columns(ch, &cols, &ncols);
 	/* the writer takes the new chain's columns, the same ones */
 	writer_set_columns(t->writer, cols);
 	chain_free(t->chain);
 	t->chain = ch;
 	t->cols = cols;
-	t->conf = &c->tables[index];
-	return 0;
+	t->conf = &c->tables[conf_table_find(c, t->conf->name)];
 }
 
 struct chain *

@@ -46,11 +46,14 @@ const char *table_name(const struct table *t);
 int table_reads_topic(const struct table *t, const char *topic);
 struct writer *table_writer(struct table *t);
 struct chain *table_chain(struct table *t);
-/* Replaces the UDTF chain with table index of c (which must outlive t),
- * when it emits the same columns.  Returns 0, or -EINVAL with the reason in
- * err (the old chain stays). */
-int table_reload(struct table *t, const struct conf *c, size_t index,
+/* A new UDTF chain for t from the table of the same name in c, for a
+ * reload: NULL with the reason in err when c has no such table or its
+ * chain would emit other columns than t's.  t is left as it is. */
+struct chain *table_reload_chain(const struct table *t, const struct conf *c,
     char *err, size_t errlen);
+/* Replaces t's chain with ch (from table_reload_chain(t, c), taking it)
+ * and its settings with c's table of its name; c must outlive t. */
+void table_reload(struct table *t, const struct conf *c, struct chain *ch);
 const struct table_stats *table_get_stats(const struct table *t);
 
 /* Notes offsets [from, to] of topic's partition, which the consumer

@@ -3,8 +3,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +23,18 @@
 #include "lib/buf.h"
 #include "lib/crash.h"
 #include "lib/fsutil.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/thread.h"
 
 #define PUBLISH_BACKOFF_MAX 30 /* seconds between retries, at most */
+#define PUBLISH_STOP_GRACE_S 5 /* for the file or hour in hand, at a stop */
+
+/* A partition just assigned, whose hours are to be held (complete_hold()). */
+struct publish_hold {
+	char *topic;
+	int32_t partition;
+};
 
 struct publisher {
 	char *spool_dir;
@@ -33,7 +43,11 @@ struct publisher {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int stop;
+	atomic_int stop;      /* set: the thread ends its pass after the file
+	                       * or the hour in hand */
+	atomic_int cancel;    /* set: the target abandons its requests
+	                       * (target_set_cancel()) */
+	int go;               /* the thread may start its passes */
 	uint64_t kicks;       /* requests so far */
 	uint64_t served;      /* requests seen by a finished pass */
 	size_t left;          /* files the last pass could not publish */
@@ -43,6 +57,9 @@ struct publisher {
 	                       * lock after each completion */
 	size_t ntables;
 	struct oncomplete *oc; /* NULL: no output.on_complete */
+	const struct conf *c;
+	struct publish_hold *holds; /* partitions assigned, not held yet */
+	size_t nholds, holds_cap;
 	struct complete_view view;  /* handed over, not taken yet */
 	int has_view;
 	uint64_t view_kick;   /* the request that came with it */
@@ -61,7 +78,10 @@ publish_one(struct publisher *p, const char *src, const char *rel,
 
 	if (stat(src, st) < 0)
 		return -errno;
-	if ((r = target_put(p->target, src, rel, err, sizeof(err))) < 0) {
+	if ((r = target_put(p->target, src, rel, err, sizeof(err))) ==
+	    -ECANCELED)
+		return r; /* the publisher is stopping: no failure */
+	if (r < 0) {
 		/* every failure but a final name taken is retried: say so
 		 * where the target's sentence does not */
 		if (r != -EEXIST && strstr(err, "kedge retries") == NULL) {
@@ -153,7 +173,7 @@ publish_walk(struct publisher *p, const char *rel)
 	snprintf(dir, sizeof(dir), "%s%s%s", p->ready_dir, rel[0] ? "/" : "", rel);
 	if ((d = opendir(dir)) == NULL)
 		return errno == ENOENT ? 0 : 1;
-	while ((de = readdir(d)) != NULL) {
+	while (!atomic_load(&p->stop) && (de = readdir(d)) != NULL) {
 		struct stat st;
 
 		if (de->d_name[0] == '.')
@@ -169,7 +189,8 @@ publish_walk(struct publisher *p, const char *rel)
 			failed += publish_walk(p, sub);
 			continue;
 		}
-		if (publish_file(p, path, sub) < 0) { /* it said why */
+		if (publish_file(p, path, sub) < 0 && !atomic_load(&p->stop)) {
+			/* it said why */
 			pthread_mutex_lock(&p->lock);
 			p->stats.errors++;
 			pthread_mutex_unlock(&p->lock);
@@ -185,6 +206,40 @@ publish_walk(struct publisher *p, const char *rel)
 	return failed;
 }
 
+/* Holds the hours of the partitions assigned since the last pass, before
+ * any of their files is published: a pass takes the list under the lock,
+ * then writes without it.  Those a stop leaves are put back, for the
+ * publisher that replaces this one. */
+static void
+publish_holds(struct publisher *p)
+{
+	struct publish_hold *holds;
+	char err[1024];
+	size_t i, n;
+
+	pthread_mutex_lock(&p->lock);
+	holds = p->holds;
+	n = p->nholds;
+	p->holds = NULL;
+	p->nholds = p->holds_cap = 0;
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < n && !atomic_load(&p->stop); i++) {
+		if (complete_hold(p->target, p->c, holds[i].topic,
+		    holds[i].partition, err, sizeof(err)) < 0) {
+			if (atomic_load(&p->stop))
+				break; /* cut short: it goes back too */
+			log_warnx("complete: %s; hours wait for this host's "
+			    "progress", err);
+		}
+		free(holds[i].topic);
+	}
+	for (; i < n; i++) {
+		publisher_hold(p, holds[i].topic, holds[i].partition);
+		free(holds[i].topic);
+	}
+	free(holds);
+}
+
 /* Writes the progress files and completes the hours it can. */
 static void
 publish_complete(struct publisher *p)
@@ -193,7 +248,7 @@ publish_complete(struct publisher *p)
 	int n;
 
 	if ((n = complete_run(p->cp, p->target, time(NULL), err,
-	    sizeof(err))) < 0)
+	    sizeof(err))) < 0 && !atomic_load(&p->stop))
 		log_warnx("complete: %s; trying again after the next checkpoint",
 		    err);
 	else if (n > 0)
@@ -211,20 +266,22 @@ publish_main(void *arg)
 	int backoff = 1, waited = 1;
 
 	pthread_mutex_lock(&p->lock);
-	while (!p->stop) {
+	while (!p->go && !atomic_load(&p->stop))
+		pthread_cond_wait(&p->cond, &p->lock);
+	while (!atomic_load(&p->stop)) {
 		uint64_t kicks = p->kicks;
 		struct timespec until;
 		int complete = 0;
 		size_t left;
 
 		pthread_mutex_unlock(&p->lock);
+		publish_holds(p);
 		left = publish_walk(p, "");
 		pthread_mutex_lock(&p->lock);
-		p->left = left;
+		if (atomic_load(&p->stop))
+			break; /* a pass cut short counts for nothing */
 		if (left == 0)
 			p->stats.last_error[0] = '\0';
-		p->served = kicks;
-		pthread_cond_broadcast(&p->cond);
 		/* everything the view's checkpoint released is in the target */
 		if (left == 0 && p->has_view && kicks >= p->view_kick) {
 			complete_set_view(p->cp, &p->view);
@@ -235,6 +292,10 @@ publish_main(void *arg)
 		if (complete)
 			publish_complete(p);
 		pthread_mutex_lock(&p->lock);
+		/* served once the hours it completes are written too */
+		p->left = left;
+		p->served = kicks;
+		pthread_cond_broadcast(&p->cond);
 		/* a pass a new request started early does not count: only one
 		 * that waited the whole backoff and failed again doubles it */
 		if (!left)
@@ -250,7 +311,7 @@ publish_main(void *arg)
 		until.tv_sec += until.tv_nsec / 1000000000L;
 		until.tv_nsec %= 1000000000L;
 		waited = 0;
-		while (!p->stop && p->kicks == kicks && !waited)
+		while (!atomic_load(&p->stop) && p->kicks == kicks && !waited)
 			waited = pthread_cond_timedwait(&p->cond, &p->lock,
 			    &until) == ETIMEDOUT;
 	}
@@ -261,6 +322,9 @@ publish_main(void *arg)
 static void
 publisher_free(struct publisher *p)
 {
+	for (size_t i = 0; i < p->nholds; i++)
+		free(p->holds[i].topic);
+	free(p->holds);
 	oncomplete_stop(p->oc);
 	target_close(p->target);
 	complete_free(p->cp);
@@ -272,7 +336,8 @@ publisher_free(struct publisher *p)
 }
 
 struct publisher *
-publisher_start(const struct conf *c, char *err, size_t errlen)
+publisher_prepare(const struct conf *c, const struct publisher *running,
+    char *err, size_t errlen)
 {
 	struct publisher *p;
 	char warning[1024];
@@ -281,7 +346,7 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
 	    (p->figures = calloc(c->n_tables ? c->n_tables : 1,
 	    sizeof(*p->figures))) == NULL ||
-	    (p->spool_dir = strdup(c->output.spool_dir)) == NULL ||
+	    (p->c = c, p->spool_dir = strdup(c->output.spool_dir)) == NULL ||
 	    asprintf(&p->ready_dir, "%s/ready", c->output.spool_dir) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -301,10 +366,20 @@ publisher_start(const struct conf *c, char *err, size_t errlen)
 		if ((p->oc = oncomplete_start(c, err, errlen)) == NULL)
 			goto fail;
 		complete_set_oncomplete(p->cp, p->oc);
+		/* else the running one's records come at publisher_replace() */
+		if ((running == NULL || running->oc == NULL) &&
+		    oncomplete_load(p->oc) < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 	}
 	if (target_warning(c, warning, sizeof(warning)))
 		log_warnx("%s", warning);
 	p->seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+	atomic_init(&p->stop, 0);
+	atomic_init(&p->cancel, 0);
+	target_set_cancel(p->target, &p->cancel);
+	complete_set_stop(p->cp, &p->stop);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	if ((r = thread_start(&p->thread, publish_main, p)) != 0) {
@@ -320,6 +395,72 @@ fail:
 	return NULL;
 }
 
+/* Stops and joins the thread: the pass ends after the file or the hour
+ * in hand (so that a manifest does not stay without its _SUCCESS), or,
+ * should that take PUBLISH_STOP_GRACE_S, once the target has abandoned the
+ * request in flight.  p is left to free. */
+static void
+publisher_join(struct publisher *p)
+{
+	struct timespec until;
+
+	pthread_mutex_lock(&p->lock);
+	atomic_store(&p->stop, 1);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += PUBLISH_STOP_GRACE_S;
+	if (pthread_timedjoin_np(p->thread, NULL, &until) != 0) {
+		atomic_store(&p->cancel, 1);
+		pthread_join(p->thread, NULL);
+	}
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+}
+
+void
+publisher_replace(struct publisher *p, struct publisher *running)
+{
+	if (running != NULL) {
+		publisher_join(running);
+		if (p->oc != NULL && running->oc != NULL) {
+			oncomplete_handover(p->oc, running->oc);
+			running->oc = NULL;
+		}
+	}
+	pthread_mutex_lock(&p->lock);
+	if (running != NULL) {
+		p->stats = running->stats;
+		/* the new pass holds them first */
+		p->holds = running->holds;
+		p->nholds = running->nholds;
+		p->holds_cap = running->holds_cap;
+		running->holds = NULL;
+		running->nholds = running->holds_cap = 0;
+		if (running->has_view) { /* the first pass finds it */
+			p->view = running->view;
+			memset(&running->view, 0, sizeof(running->view));
+			p->has_view = 1;
+			p->view_kick = p->kicks;
+		}
+	}
+	p->go = 1;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	if (running != NULL)
+		publisher_free(running);
+}
+
+struct publisher *
+publisher_start(const struct conf *c, char *err, size_t errlen)
+{
+	struct publisher *p = publisher_prepare(c, NULL, err, errlen);
+
+	if (p != NULL)
+		publisher_replace(p, NULL);
+	return p;
+}
+
 void
 publisher_set_view(struct publisher *p, struct complete_view *v)
 {
@@ -330,6 +471,25 @@ publisher_set_view(struct publisher *p, struct complete_view *v)
 	p->has_view = 1;
 	p->view_kick = ++p->kicks;
 	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void
+publisher_hold(struct publisher *p, const char *topic, int32_t partition)
+{
+	char *copy = strdup(topic);
+
+	pthread_mutex_lock(&p->lock);
+	if (copy == NULL || grow_array((void **)&p->holds, &p->holds_cap,
+	    p->nholds + 1, sizeof(*p->holds)) < 0) {
+		log_warnx("complete: out of memory; the hours of %s [%" PRId32
+		    "] wait for this host's progress", topic, partition);
+		free(copy);
+	} else {
+		p->holds[p->nholds++] = (struct publish_hold){ copy, partition };
+		p->kicks++;
+		pthread_cond_broadcast(&p->cond);
+	}
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -368,13 +528,7 @@ publisher_stop(struct publisher *p)
 {
 	if (p == NULL)
 		return;
-	pthread_mutex_lock(&p->lock);
-	p->stop = 1;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->cond);
+	publisher_join(p);
 	publisher_free(p);
 }
 

@@ -35,18 +35,45 @@ struct publish_stats {
  * too.  Returns NULL with a sentence in err. */
 struct publisher *publisher_start(const struct conf *c, char *err,
     size_t errlen);
+
+/* For a reload: builds a publisher of c to replace running, with all that
+ * can fail (its target, its completer, its output.on_complete thread) and
+ * its thread, which waits for publisher_replace(); running goes on
+ * meanwhile.  c and running's configuration list the same tables in the
+ * same order.  Returns NULL with a sentence in err, running untouched. */
+struct publisher *publisher_prepare(const struct conf *c,
+    const struct publisher *running, char *err, size_t errlen);
+
+/* Stops running (as publisher_stop()), hands p what it counted, the view
+ * it had not taken yet and its output.on_complete records, frees it, and
+ * lets p's thread go.  Cannot fail. */
+void publisher_replace(struct publisher *p, struct publisher *running);
 /* Hands over what the run loop knows after a decided checkpoint (taking
  * what v holds); once everything released by then is published, the
  * thread writes the progress files and completes hours (complete.h). */
 struct complete_view;
 void publisher_set_view(struct publisher *p, struct complete_view *v);
+/* For a partition just assigned to this host: its next pass, before it
+ * publishes anything, holds the partition's hours (complete_hold()), so
+ * that none completes on an earlier owner's word, and the run loop waits
+ * for no HDFS meanwhile.  A failure is logged. */
+void publisher_hold(struct publisher *p, const char *topic,
+    int32_t partition);
 /* Tells the thread that new files are ready. */
 void publisher_kick(struct publisher *p);
 /* Waits until a pass that started after this call leaves the ready spool
- * empty, or timeout_s passes.  Returns 0 when everything is published, else
- * the number of files left (at least 1). */
+ * empty and has completed the hours it could, or timeout_s passes.
+ * Returns 0 when everything is published, else the number of files left
+ * (at least 1). */
 size_t publisher_drain(struct publisher *p, int timeout_s);
-/* Stops and joins the thread, and frees p.  Accepts NULL. */
+/* Stops and joins the thread, and frees p, in about 6 s at most: the pass
+ * stops after the file or the hour in hand, or, when HDFS is slower than
+ * that, its request in flight is abandoned after 5 s (its file is
+ * published again, as after a lost answer, and an hour's manifest left
+ * without its _SUCCESS gets it at the next look); a running
+ * output.on_complete command is killed (its revision stays pending),
+ * unless publisher_settle() asked for the pending ones to run first.
+ * Accepts NULL. */
 void publisher_stop(struct publisher *p);
 void publisher_get_stats(struct publisher *p, struct publish_stats *out);
 

@@ -263,6 +263,13 @@ target_check(struct target *t, char *err, size_t errlen)
 	return r == 0 || r == -EISDIR ? 0 : r;
 }
 
+void
+target_set_cancel(struct target *t, const atomic_int *cancel)
+{
+	if (t->wh != NULL)
+		webhdfs_set_cancel(t->wh, cancel);
+}
+
 const char *
 target_where(const struct target *t)
 {

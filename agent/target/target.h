@@ -19,6 +19,7 @@
 #ifndef KEDGE_TARGET_H
 #define KEDGE_TARGET_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,12 @@ int target_check(struct target *t, char *err, size_t errlen);
  * travel in the clear (an http:// output.webhdfs.url).  Returns 1 when
  * there is one, else 0. */
 int target_warning(const struct conf *c, char *buf, size_t size);
+
+/* Once *cancel is non-zero, every request t makes of HDFS fails with
+ * -ECANCELED: one not sent yet at once, one in flight within about a
+ * second (webhdfs_set_cancel()); a local target's work is bounded by its
+ * disk and goes on.  cancel must outlive t; another thread may set it. */
+void target_set_cancel(struct target *t, const atomic_int *cancel);
 
 /* "/srv/kedge" or "https://namenode:9871/warehouse": for messages. */
 const char *target_where(const struct target *t);

@@ -17,6 +17,7 @@
 #ifndef KEDGE_WEBHDFS_H
 #define KEDGE_WEBHDFS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -99,6 +100,12 @@ int webhdfs_url(const struct webhdfs *w, const char *rel, const char *op,
 /* For a URL that is not https://, the end of a warning sentence that
  * starts with the URL or the key naming it; NULL for https://. */
 const char *webhdfs_clear_warning(const char *url);
+
+/* Once *cancel is non-zero, every request of w fails with -ECANCELED: one
+ * not sent yet at once, one in flight within about a second, as a request
+ * whose answer was lost.  cancel must outlive w; another thread may set
+ * it.  NULL: no cancelling (the default). */
+void webhdfs_set_cancel(struct webhdfs *w, const atomic_int *cancel);
 
 /* "https://namenode:9871/warehouse": for messages. */
 const char *webhdfs_where(const struct webhdfs *w);

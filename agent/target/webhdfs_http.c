@@ -98,6 +98,18 @@ wh_on_seek(void *arg, curl_off_t off, int origin)
 	    CURL_SEEKFUNC_OK;
 }
 
+/* libcurl's progress callback: a request in flight is abandoned once
+ * w->cancel is set (libcurl calls it about once a second at least). */
+static int
+wh_on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+    curl_off_t ultotal, curl_off_t ulnow)
+{
+	const struct webhdfs *w = arg;
+
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	return atomic_load(w->cancel) != 0;
+}
+
 /* The HDFS path of rel ("" for base_dir itself, without a trailing '/'
  * that the sentences in err would show), malloc'd; NULL when out of
  * memory. */
@@ -189,6 +201,9 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	long status = 0;
 	CURLcode rc;
 
+	if (w->cancel != NULL && atomic_load(w->cancel))
+		return err_set(err, errlen, -ECANCELED, "%s: not sent: kedge "
+		    "is stopping", what);
 	/* libcurl 7.88 leaks the list of cookie files on every reset (curl
 	 * issue 10694, fixed in 8.0): empty it first.  That forgets the
 	 * cookies too, unless a share holds them, as w->cookies does. */
@@ -217,6 +232,11 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	curl_easy_setopt(c, CURLOPT_COOKIEFILE, "");
 	if (w->ca_file != NULL)
 		curl_easy_setopt(c, CURLOPT_CAINFO, w->ca_file);
+	if (w->cancel != NULL) {
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, wh_on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, w);
+	}
 	if (w->user == NULL) {
 		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_NEGOTIATE);
 		curl_easy_setopt(c, CURLOPT_USERPWD, ":");
@@ -245,7 +265,11 @@ wh_do(struct webhdfs *w, const char *method, const char *url,
 	} else if (strcmp(method, "GET") != 0) {
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	}
-	if ((rc = curl_easy_perform(c)) != CURLE_OK && w->over) {
+	rc = curl_easy_perform(c);
+	if (rc == CURLE_ABORTED_BY_CALLBACK)
+		return err_set(err, errlen, -ECANCELED, "%s: abandoned: kedge "
+		    "is stopping", what);
+	if (rc != CURLE_OK && w->over) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 		if (w->over == 2)
 			return err_set(err, errlen, -EFBIG, "%s: the server sent "
@@ -558,6 +582,12 @@ webhdfs_close(struct webhdfs *w)
 	free(w->where);
 	free(w->body);
 	free(w);
+}
+
+void
+webhdfs_set_cancel(struct webhdfs *w, const atomic_int *cancel)
+{
+	w->cancel = cancel;
 }
 
 const char *

@@ -9,6 +9,7 @@
 #ifndef KEDGE_WEBHDFS_INT_H
 #define KEDGE_WEBHDFS_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,7 @@ struct webhdfs {
 	                            * body_max, 2 sink_max */
 	int no_batch;              /* the server has no LISTSTATUS_BATCH */
 	char *location;            /* of the last answer, or NULL */
+	const atomic_int *cancel;  /* set: requests fail; NULL: none */
 	char curl_err[CURL_ERROR_SIZE];
 };
 

@@ -22,8 +22,8 @@ set -eu
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
 FEED_PID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null
-      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :
+      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null || :
       mock_stop; rm -rf "$T"' EXIT
 unset KEDGE_CRASH_AT
 

@@ -13,8 +13,8 @@ set -eu
 ROUNDS=${ROUNDS:-3}
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 APID= BPID= FEED_PID=
-trap 'for p in "$APID" "$BPID"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
-      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null
+trap 'for p in "$APID" "$BPID"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || :; done
+      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null || :
       mock_stop; rm -rf "$T"' EXIT
 
 START=$(date -u -d '2026-08-01 21:00:00' +%s)

@@ -27,8 +27,8 @@ T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 APID=
 KPID=
 FEED_PID=
-trap 'for p in "$APID" "$KPID"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
-      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null
+trap 'for p in "$APID" "$KPID"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || :; done
+      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null || :
       mock_stop; rm -rf "$T"' EXIT
 unset KEDGE_CRASH_AT
 

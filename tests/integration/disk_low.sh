@@ -115,7 +115,7 @@ done
 # fetched (the brokers' watermarks, asked on a thread of their own).  Two
 # status writes, 5 s apart, say paused and count no record read.
 for c in $CASES; do
-	wait_for "the lag of every record ($c)" 20 status_says "$c" \
+	wait_for "the lag of every record ($c)" 60 status_says "$c" \
 		"^consumer lag: $N records$"
 done
 for _ in 1 2; do

@@ -13,7 +13,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; krb_stop; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; krb_stop; mock_stop; rm -rf "$T"' EXIT
 
 # Every kedge runs with a kinit first in its PATH that records its runs
 # in $T/kinit-ran (librdkafka's kinit command goes through /bin/sh).

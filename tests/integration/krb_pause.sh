@@ -12,7 +12,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; krb_stop; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; krb_stop; mock_stop; rm -rf "$T"' EXIT
 
 N=4000
 krb_start "$T" --lifetime 8 --renewable 8

@@ -13,7 +13,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; [ -z "${KRB_PID:-}" ] || kill -CONT "$KRB_PID" 2>/dev/null; krb_stop; notify_stop; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; [ -z "${KRB_PID:-}" ] || kill -CONT "$KRB_PID" 2>/dev/null || :; krb_stop; notify_stop; mock_stop; rm -rf "$T"' EXIT
 
 krb_start "$T" --lifetime 20 --renewable 20
 P=kedge/localhost@$KRB_REALM

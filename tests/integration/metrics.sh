@@ -13,7 +13,7 @@ set -eu
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
 HPID=
-trap '[ -z "$HPID" ] || kill "$HPID" 2>/dev/null; [ -z "$KPID" ] || kill "$KPID" 2>/dev/null; mock_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+trap '[ -z "$HPID" ] || kill "$HPID" 2>/dev/null || :; [ -z "$KPID" ] || kill "$KPID" 2>/dev/null || :; mock_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
 $FIX/gen_nginx --records 8000 --partitions 4 --seed 23 --hours 2 \
 	--start $(($(date +%s) - 7200)) --tz UTC \

@@ -23,7 +23,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :
       mock_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 HOOK=$(pwd)/tests/integration/on_complete.d/record.sh
 export HOOK_DIR="$T/hook"

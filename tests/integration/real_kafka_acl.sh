@@ -13,7 +13,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; real_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; real_stop; rm -rf "$T"' EXIT
 
 real_kafka "$T"
 krb_kinit_stub "$T"

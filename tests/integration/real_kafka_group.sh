@@ -18,7 +18,7 @@ T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 APID=
 KPID=
 FEED=
-trap 'for p in "$APID" "$KPID" "$FEED"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
+trap 'for p in "$APID" "$KPID" "$FEED"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || :; done
       real_stop; rm -rf "$T"' EXIT
 unset KEDGE_CRASH_AT
 

@@ -16,7 +16,7 @@ set -eu
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
 FEED=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; [ -n "$FEED" ] && kill "$FEED" 2>/dev/null; real_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; [ -n "$FEED" ] && kill "$FEED" 2>/dev/null || :; real_stop; rm -rf "$T"' EXIT
 
 LIFETIME=120
 SPAN=390 # seconds of traffic: more than three lifetimes

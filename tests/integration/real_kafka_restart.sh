@@ -13,7 +13,7 @@ set -eu
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
 PPID_=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; [ -n "$PPID_" ] && kill "$PPID_" 2>/dev/null; real_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; [ -n "$PPID_" ] && kill "$PPID_" 2>/dev/null || :; real_stop; rm -rf "$T"' EXIT
 
 DOWN=${DOWN:-60} # seconds the broker stays down
 P=2

@@ -14,7 +14,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 PPID_=
-trap '[ -n "$PPID_" ] && kill "$PPID_" 2>/dev/null; real_stop; rm -rf "$T"' EXIT
+trap '[ -n "$PPID_" ] && kill "$PPID_" 2>/dev/null || :; real_stop; rm -rf "$T"' EXIT
 
 real_kafka "$T"
 krb_kinit_stub "$T"

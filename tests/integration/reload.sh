@@ -6,8 +6,11 @@
 #    restart, between RELOADING=1 and READY=1;
 #  - a file with a mistake changes nothing: kedge says why, keeps running
 #    with the configuration it has, and keeps landing records;
-#  - a change that needs a restart (kafka.brokers) is named in the log and
-#    waits;
+#  - a file that changes a key that needs a restart (kafka.brokers) is
+#    refused: the key is named in the log, nothing of the file applied;
+#  - so is one whose new parts cannot be built (a publisher with
+#    output.on_complete, whose directory a plain file holds): the running
+#    publisher goes on;
 #  - SIGTERM ends it with exit 0, every record exactly once.
 set -eu
 . tests/lib.sh
@@ -15,7 +18,7 @@ set -eu
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
 FEED_PID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null; notify_stop; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null || :; notify_stop; mock_stop; rm -rf "$T"' EXIT
 notify_start "$T"
 
 START=$(date -u -d '2026-04-01 00:00:00' +%s)
@@ -27,14 +30,15 @@ head -n 2000 "$T/records" >"$T/first"
 tail -n +2001 "$T/records" >"$T/rest"
 mock_start "$T" --topic web:2 --produce "web=$T/first"
 
-# conf MAX_AGE LEVEL BROKERS: the file kedge reads, and reads again.
+# conf MAX_AGE LEVEL BROKERS [OUTPUT]: the file kedge reads, and reads
+# again; OUTPUT: more keys of the output group.
 conf() {
 	cat <<CONF
 kafka = { brokers = "$3"; group_id = "kedge-reload"; };
 tables = ( { name = "access"; topics = [ "web" ]; udtf = "nginx";
              event_time = "time_local"; } );
 output = { $OLD_EVENTS spool_dir = "$T/spool"; local_dir = "$T/warehouse"; timezone = "UTC";
-           roll = { max_age = $1; inactive = $1; }; };
+           roll = { max_age = $1; inactive = $1; }; ${4:-} };
 checkpoint = { interval = 1; };
 log = { level = "$2"; };
 metrics = { enabled = false; };
@@ -65,7 +69,10 @@ grep -q "reload: applied output.roll.max_age, output.roll.inactive, log.level$" 
 	die "reload said: $(grep 'reload' "$T/run.log")"
 wait_for "files to land with the new roll policy" 30 \
 	sh -c "[ \$(find '$T/warehouse/access' -name '.*.json' | wc -l) -gt 0 ]"
-wait_for "debug lines" 10 grep -q '^[^ ]* debug ' "$T/run.log"
+debug_logged() {
+	log_lines "$T/run.log" | grep -q '^debug '
+}
+wait_for "debug lines" 10 debug_logged
 
 # A mistake: nothing changes, kedge goes on.
 cp "$T/k.conf" "$T/good.conf"
@@ -75,17 +82,29 @@ log_lines "$T/run.log" | grep -q "^err reload: $T/k.conf:[0-9]*: .*; the running
 	die "reload of a bad file said: $(grep 'reload' "$T/run.log" | tail -2)"
 kill -0 "$KPID" || die "kedge stopped on a bad reload"
 
-# A change that needs a restart: named, not applied.
+# A change that needs a restart: named, and nothing of the file applied.
 conf 2 debug "127.0.0.1:1" >"$T/k.conf"
 reload
-log_lines "$T/run.log" | grep -q "^warning reload: kafka.brokers changed; restart kedge to apply it" ||
+log_lines "$T/run.log" | grep -q "^err reload: kafka.brokers changed, which kedge cannot apply while it runs: nothing of $T/k.conf is applied, the running configuration stays; restart kedge to apply it$" ||
 	die "reload said: $(grep 'reload' "$T/run.log" | tail -2)"
+
+# A file whose new publisher cannot start (output.on_complete, while
+# <spool>/on_complete is a plain file): nothing of it applied, not its
+# log level either; the publisher that ran goes on.
+: >"$T/spool/on_complete"
+conf 2 info "$BOOTSTRAP" 'on_complete = [ "true" ];' >"$T/k.conf"
+reload
+log_lines "$T/run.log" | grep -q "^err reload: the publisher cannot start with it: cannot create $T/spool/on_complete: .*; nothing of $T/k.conf is applied, the running configuration stays$" ||
+	die "reload said: $(grep 'reload' "$T/run.log" | tail -2)"
+refused_at=$(log_lines "$T/run.log" | wc -l)
 
 # Still consuming from the brokers it had, with the roll policy it got.
 feed_start "$T" web "$T/rest" 2000 0.5
 feed_wait "$T"
 wait_for "every record landed" 60 sh -c \
 	"[ \$(find '$T/warehouse' -name '.*.json' -exec cat {} + | grep -o '\"rows\":[0-9]*' | awk -F: '{ n += \$2 } END { print n + 0 }') -eq 6000 ]"
+log_lines "$T/run.log" | tail -n +"$refused_at" | grep -q '^debug ' ||
+	die "no debug line after the refused reload: its log.level was applied"
 kill -TERM "$KPID"
 rc=0
 wait "$KPID" || rc=$?
@@ -93,4 +112,4 @@ KPID=
 [ "$rc" -eq 0 ] || die "kedge exited $rc: $(log_lines "$T/run.log" | grep '^err ' | head -3)"
 check_exactly_once "$T/warehouse" access "$T/expected" "$T/expected-rejects" "$T/spool"
 echo "ok: a reload applied the roll policy and the log level, refused a bad file," \
-	"named a change that needs a restart; $CHECK_ROWS rows, $CHECK_REJECTS rejects"
+	"refused one that needs a restart; $CHECK_ROWS rows, $CHECK_REJECTS rejects"

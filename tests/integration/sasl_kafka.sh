@@ -14,7 +14,7 @@ SASLFRONT=${SASLFRONT:-$FIX/saslfront}
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 FRONT_PID=
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; [ -n "$FRONT_PID" ] && kill "$FRONT_PID" 2>/dev/null; krb_stop; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; [ -n "$FRONT_PID" ] && kill "$FRONT_PID" 2>/dev/null || :; krb_stop; mock_stop; rm -rf "$T"' EXIT
 
 # front_start KEYTAB [ARGS...]: starts saslfront before the mock's brokers
 # with the acceptor keys of KEYTAB and ARGS; sets FRONT_PID and FRONT.

@@ -16,9 +16,9 @@ T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 FRONT_PID=
 KPID=
 FEED_PID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null
-      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null
-      [ -n "$FRONT_PID" ] && kill "$FRONT_PID" 2>/dev/null
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :
+      [ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null || :
+      [ -n "$FRONT_PID" ] && kill "$FRONT_PID" 2>/dev/null || :
       krb_stop; mock_stop; rm -rf "$T"' EXIT
 
 krb_start "$T" --lifetime 20 --renewable 60

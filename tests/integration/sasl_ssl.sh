@@ -20,7 +20,7 @@ T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 C=$T/tls
 FRONT_PID=
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; [ -n "$FRONT_PID" ] && kill "$FRONT_PID" 2>/dev/null; krb_stop; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; [ -n "$FRONT_PID" ] && kill "$FRONT_PID" 2>/dev/null || :; krb_stop; mock_stop; rm -rf "$T"' EXIT
 
 # front_start ARGS...: starts saslfront before the mock's brokers with
 # ARGS; sets FRONT_PID and FRONT.  Its stderr goes to a fresh front.err.

@@ -10,7 +10,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; mock_stop; rm -rf "$T"' EXIT
 
 START=$(date -u -d '2026-06-01 10:00:00' +%s)
 $FIX/gen_nginx --records 500 --partitions 2 --seed 9 --start "$START" \

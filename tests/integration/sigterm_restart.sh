@@ -15,7 +15,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null; mock_stop; rm -rf "$T"' EXIT
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :; mock_stop; rm -rf "$T"' EXIT
 
 P=4
 N=40000

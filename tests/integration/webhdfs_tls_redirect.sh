@@ -14,7 +14,7 @@ set -eu
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 KPID=
-trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null
+trap '[ -n "$KPID" ] && kill -9 "$KPID" 2>/dev/null || :
       webhdfs_stop || :; mock_stop; rm -rf "$T"' EXIT
 unset KEDGE_CRASH_AT
 

@@ -18,13 +18,13 @@
  * file's own sort and merge is the oracle.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "agent/parse/rejects.h"
@@ -38,8 +38,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int fuzz_fd = -1;
-static char fuzz_path[64];        /* the journal: the memfd */
-static char fuzz_dir[64];         /* where the sidecar is written */
+static char fuzz_dir[64];         /* the journal and the sidecar */
+static char fuzz_path[128];       /* the journal, a regular file */
 static char fuzz_sidecar[128];
 
 static const char fuzz_sha[] =
@@ -49,6 +49,7 @@ static void
 fuzz_cleanup(void)
 {
 	unlink(fuzz_sidecar);
+	unlink(fuzz_path);
 	rmdir(fuzz_dir);
 }
 
@@ -57,14 +58,18 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	if ((fuzz_fd = memfd_create("kedge-fuzz.journal", MFD_CLOEXEC)) < 0)
-		fuzzkit_die("memfd_create", "%s", strerror(errno));
-	snprintf(fuzz_path, sizeof(fuzz_path), "/proc/self/fd/%d", fuzz_fd);
 	/* a tmpfs, where the sidecar's fsyncs cost nothing, when there is one */
 	snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/kedge-fuzz-journal.XXXXXX",
 	    access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 	if (mkdtemp(fuzz_dir) == NULL)
 		fuzzkit_die("mkdtemp", "%s: %s", fuzz_dir, strerror(errno));
+	/* a regular file: the journal's reader opens nothing through a link,
+	 * which /proc/self/fd/N of a memfd is */
+	snprintf(fuzz_path, sizeof(fuzz_path), "%s/.t+0+0+h.txt.journal",
+	    fuzz_dir);
+	if ((fuzz_fd = open(fuzz_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) < 0)
+		fuzzkit_die("open", "%s: %s", fuzz_path, strerror(errno));
 	snprintf(fuzz_sidecar, sizeof(fuzz_sidecar), "%s/.t+0+0+h.txt.json",
 	    fuzz_dir);
 	atexit(fuzz_cleanup);

@@ -23,6 +23,12 @@ log_lines() {
 	sed -n 's/^[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]\{3\}[+-][0-9][0-9]:[0-9][0-9] \(err\|warning\|notice\|info\|debug\) /\1 /p' "$1"
 }
 
+# log_has FILE PATTERN: one of kedge's log lines in FILE, as log_lines
+# gives them, matches PATTERN (grep); for wait_for.
+log_has() {
+	log_lines "$1" | grep -q -- "$2"
+}
+
 # verify_json DIR: what kedge verify --json DIR answers, read with
 # python3's json and written back as the line kedge verify DIR prints;
 # returns verify's exit status.

@@ -40,7 +40,7 @@ wait_for "kedge to read records of the second batch" 60 status_consumed_at_least
 tests/real/kafka "$REAL_DIR" kill
 killed_at=$(status_consumed "$T/spool-c")
 wait_for "kedge to say that no broker answers" 60 \
-	log_lines "$T/c.log" | grep -q '^warning kafka: no broker answers (.*); waiting for them, kedge resumes by itself$'
+	log_has "$T/c.log" '^warning kafka: no broker answers (.*); waiting for them, kedge resumes by itself$'
 wait_for "kedge status to say that no broker answers" 60 \
 	grep -q '^kafka: no broker answers since .* s); waiting for them$' "$T/spool-c/status"
 rc=0
@@ -60,7 +60,7 @@ wait "$PPID_" || rc=$?
 PPID_=
 [ "$rc" -eq 0 ] || die "the producer failed across the restart: $(tail -3 "$T/produce.err")"
 wait_for "kedge to say the brokers answer again" 120 \
-	log_lines "$T/c.log" | grep -q '^info kafka: the brokers answer again, after [0-9]* s$'
+	log_has "$T/c.log" '^info kafka: the brokers answer again, after [0-9]* s$'
 wait_for "kedge to read all $N records" 120 status_consumed_at_least "$T/spool-c" $N
 wait_for "kedge status to stop saying the brokers are down" 30 \
 	sh -c '! grep -q "^kafka: no broker answers" "$1"' sh "$T/spool-c/status"

@@ -1,7 +1,9 @@
 # kedge: plain Makefile, pkg-config for every library.
 #   make            build ./kedge
-#   make test       install dependencies, build with -Werror, run every test
-#   make demo       install dependencies, build, run the embedded demo
+#   make test       install every dependency, build with -Werror, run every
+#                   test
+#   make demo       install the build's dependencies, build, run the demo
+#                   against librdkafka's mock cluster
 #   make bench      throughput against kcat, on mock topics and on the real
 #                   broker, where also against the Flink job users run
 #                   (docs/performance.md), and every UDTF against a
@@ -28,7 +30,9 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS += -D_GNU_SOURCE -DKEDGE_VERSION='"$(VERSION)"' -I.
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(WERROR) $(CFLAGS) \
              $(shell pkg-config --cflags $(PKGS))
-LIBS     := $(shell pkg-config --libs $(PKGS)) -lpthread
+# Expanded where used, not here: `make demo` and `make test` run before
+# pkg-config is installed.
+LIBS      = $(shell pkg-config --libs $(PKGS)) -lpthread
 # Debian's libsnappy-dev ships no .pc file: linked by name.
 LIBS     += -lsnappy
 # make KEDGE_RELEASE=1 (the packages): without the crash points the tests
@@ -63,12 +67,19 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 MAN         := $(B)/man/kedge.8 $(B)/man/kedge.conf.5
 
-.PHONY: all deps test check build-test build-unit demo bench docs man install install-service \
-	deb rpm clean
+.PHONY: all deps deps-build deps-bench test check build-test build-unit demo \
+	bench docs man install install-service deb rpm clean
 all: $(BIN)
 
+# What each target needs, from Debian's archive (scripts/install-deps.sh):
+# the demo only the build's; the bench also kcat, the real broker and the
+# Flink job (Java, Maven); the tests everything.
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
+deps-build:
+	@scripts/install-deps.sh build
+deps-bench:
+	@scripts/install-deps.sh bench
 
 $(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -125,11 +136,11 @@ check:
 	$(MAKE) WERROR=-Werror build-test
 	tests/run.sh --quick $(if $(ONLY),--only '$(value ONLY)') build
 
-demo: deps
+demo: deps-build
 	$(MAKE) kedge $(FIX_BIN)
 	scripts/demo.sh
 
-bench: deps
+bench: deps-bench
 	$(MAKE) kedge $(FIX_BIN)
 	scripts/bench.sh
 	scripts/bench-real.sh

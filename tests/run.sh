@@ -18,7 +18,8 @@
 # webhdfs_crash, webhdfs_slow_stop, webhdfs_silent_rebalance) run for the
 # first build only, to keep the whole run
 # short, and so do the package tests (package_*), which build and install
-# their own kedge; so do the long tests against the real Kafka broker
+# their own kedge, and demo_debian, which runs `make demo` on a fresh
+# Debian; so do the long tests against the real Kafka broker
 # (real_kafka_restart, real_kafka_group, real_kafka_reauth), and
 # real_flink_peer, whose subject is the bench's Flink job (bench/peers/
 # flink), not the build.  One real broker (tests/real/up) is started
@@ -38,7 +39,8 @@
 # loops crash_kill9, crash_two_hosts and crash_parquet (on the mock
 # group's session timeouts), each with a mock cluster of its own; and
 # package_deb then package_systemd (on a container's boot and apt), which
-# share the repository's build-deb/.  Tests named in
+# share the repository's build-deb/, then demo_debian (on apt, in a
+# container of the same cached root).  Tests named in
 # tests/quarantine (each with the open bug it waits for) are listed, not
 # run.  Exits 1 when anything failed.
 # Run from the repository root after the builds (`make test` does both).
@@ -71,9 +73,9 @@ picked() {
 # only, and not at all with --quick.
 long() {
 	case $1 in
-	crash_*|broker_faults*|package_*|webhdfs_faults*|webhdfs_crash*|\
-	webhdfs_slow_stop*|webhdfs_silent_*|real_hdfs_*|real_flink_*|real_spark_*)
-		return 0 ;;
+	crash_*|broker_faults*|package_*|demo_debian*|webhdfs_faults*|\
+	webhdfs_crash*|webhdfs_slow_stop*|webhdfs_silent_*|real_hdfs_*|\
+	real_flink_*|real_spark_*) return 0 ;;
 	esac
 	return 1
 }
@@ -115,7 +117,7 @@ real_up() {
 BG_LANES="real_kafka_reauth real_kafka_restart,real_kafka_group"
 BG_LANES="$BG_LANES real_hdfs_publish,real_hdfs_faults"
 BG_LANES="$BG_LANES crash_kill9,crash_two_hosts,crash_parquet"
-BG_LANES="$BG_LANES package_deb,package_systemd"
+BG_LANES="$BG_LANES package_deb,package_systemd,demo_debian"
 BG_ALL=$(echo "$BG_LANES" | tr , ' ')
 BACKGROUND=
 if [ "$quick" -eq 0 ]; then

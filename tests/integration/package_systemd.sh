@@ -35,6 +35,7 @@
 set -eu
 . tests/lib.sh
 . tests/krb.sh
+. tests/debroot.sh
 
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, systemd-nspawn)"
 for tool in debootstrap systemd-nspawn nsenter unshare flock; do
@@ -42,9 +43,6 @@ for tool in debootstrap systemd-nspawn nsenter unshare flock; do
 		die "needs $tool (scripts/install-deps.sh installs it)"
 done
 
-CACHE=${KEDGE_TEST_CACHE:-/var/cache/kedge-tests}
-ROOT=$CACHE/bookworm-systemd
-SUITE=bookworm
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 [ -z "${KEEP:-}" ] || echo "keeping $T"
 NSPAWN_PID=
@@ -89,51 +87,12 @@ VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile)
 DEB=kedge_${VERSION}_$(dpkg --print-architecture).deb
 [ -f "$DEB" ] || die "make deb made no $DEB"
 
-# debian_uri SUITE DEFAULT: the first URI this host's apt takes SUITE from
-# (one-line or deb822 sources), DEFAULT if none.
-debian_uri() {
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		/etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v s="$1" '
-		/^deb / { sub(/ \[[^]]*\]/, ""); if ($3 == s) { print $2; exit } }
-		/^[ \t]*$/ { uri = ""; suites = "" }
-		/^URIs:/ { uri = $2 }
-		/^Suites:/ { suites = " " $0 " " }
-		uri != "" && index(suites, " " s " ") { print uri; exit }' |
-		grep . || echo "$2"
-}
-MIRROR=$(debian_uri $SUITE http://deb.debian.org/debian)
-SECURITY=$(debian_uri $SUITE-security http://deb.debian.org/debian-security)
-
-# Made once, under a lock, so that runs at the same time wait for it.
-mkdir -p "$CACHE" "$CACHE/bookworm-apt"
-exec 9>"$ROOT.lock"
-flock -w 1200 9 || die "$ROOT.lock: still locked after 20 minutes"
-if [ ! -f "$ROOT/.kedge-complete" ]; then
-	echo "making $ROOT with debootstrap from $MIRROR (once)"
-	rm -rf "$ROOT.new" "$ROOT"
-	timeout 1200 debootstrap --variant=minbase --include=systemd,systemd-sysv \
-		"$SUITE" "$ROOT.new" "$MIRROR" >"$T/debootstrap.log" 2>&1 ||
-		die "debootstrap: $(tail -5 "$T/debootstrap.log")"
-	touch "$ROOT.new/.kedge-complete"
-	mv "$ROOT.new" "$ROOT"
-fi
-flock -u 9
-exec 9>&-
+debroot_make "$T"
 
 # --- boot ------------------------------------------------------------------
 
-# On a private mount namespace: the overlay (the cached root stays as it
-# is) and the tmpfs nspawn keeps its propagation directory in (it will not
-# clean one on a disk) go away with the container.
-mkdir -p "$T/upper" "$T/work" "$T/root" /run/systemd/nspawn
-unshare -m --propagation private sh -c '
-	mount -t tmpfs -o mode=0755 tmpfs /run/systemd/nspawn &&
-	mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" \
-		"$2/root" &&
-	exec systemd-nspawn --register=no --keep-unit --boot --console=passive \
-		--machine="$3" --directory="$2/root" \
-		--bind="$4:/var/cache/apt/archives"' sh \
-	"$ROOT" "$T" "$MACHINE" "$CACHE/bookworm-apt" >"$T/nspawn.log" 2>&1 &
+debroot_nspawn "$T" --boot --console=passive --machine="$MACHINE" \
+	>"$T/nspawn.log" 2>&1 &
 NSPAWN_PID=$!
 
 container_init() {
@@ -171,16 +130,12 @@ esac
 
 # --- 1. install --------------------------------------------------------------
 
-cat >"$C/etc/apt/sources.list" <<EOF
-deb $MIRROR $SUITE main
-deb $MIRROR $SUITE-updates main
-deb $SECURITY $SUITE-security main
-EOF
+debroot_sources "$C/etc/apt/sources.list"
 cp "$DEB" "$C/root/"
 cx -t 300 apt-get update >"$T/apt.log" 2>&1 ||
 	die "apt-get update inside: $(tail -5 "$T/apt.log")"
 # The shared archive cache: one apt at a time.
-flock -w 600 "$CACHE/bookworm-apt.lock" \
+flock -w 600 "$DEBROOT_APT.lock" \
 	timeout 600 nsenter -t "$CPID" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	LC_ALL=C DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y "/root/$DEB" >"$T/apt.log" 2>&1 ||

@@ -785,9 +785,18 @@ test_sizes_and_durations(void **state)
 	    "checkpoint.interval: \"500ms\" is not a duration");
 	expect_err(KAFKA TABLE "checkpoint = { interval = \"1m30\"; };\n", 3,
 	    "checkpoint.interval: \"1m30\" is not a duration");
-	expect_err(KAFKA TABLE "spool = {\n  max_bytes = 10G; };\n", 4,
-	    "syntax error: 10G: a size or duration with a unit is written "
-	    "as a string, \"10G\"");
+	/* without the quotes, as a person writes them */
+	c = load_ok(KAFKA TABLE "spool = { max_bytes = 10G;\n"
+	    "  min_free_bytes = 512MiB; };\n"
+	    "output = { roll = { max_age = 1h30m; inactive = 90s; }; };\n");
+	assert_int_equal(c->spool.max_bytes, 10LL << 30);
+	assert_int_equal(c->spool.min_free_bytes, 512LL << 20);
+	assert_int_equal(c->output.roll.max_age, 5400);
+	assert_int_equal(c->output.roll.inactive, 90);
+	conf_free(c);
+	expect_err(KAFKA TABLE "spool = {\n  max_bytes = 1.5G; };\n", 4,
+	    "syntax error: 1.5G: a size or duration has a whole number "
+	    "before its unit, as 10G, 512MiB, 30s or 1h30m");
 }
 
 /* A log_format pasted from nginx.conf, in nginx's single quotes and in
@@ -832,9 +841,8 @@ test_syntax_error_lines(void **state)
 	expect_err(KAFKA TABLE "log = { level = \"info; };\n"
 	    "kerberos = { principal = \"k/h@R\"; keytab = \"/k\"; };\n"
 	    "checkpoint = { interval = \"30s\"; };\n", 3, "syntax error: this "
-	    "string runs on past its line, and then line 5: 30s: a size or "
-	    "duration with a unit is written as a string, \"30s\": is a quote "
-	    "missing here");
+	    "string runs on past its line, and then line 5: this string is "
+	    "never closed: is a quote missing here");
 	expect_err(KAFKA "tables = ( { name = \"t\"; topics = [ \"a\" ];\n"
 	    "  udtf = \"raw\";\n\nlog = { level = \"info\"; };\n", 2,
 	    "syntax error: this { is never closed by }");

@@ -255,8 +255,9 @@ conf_src_comment(struct conf_lex *lx)
 }
 
 /* A number: a decimal integer that 32 bits cannot hold gets libconfig's
- * L suffix; a unit glued on is refused, as libconfig would with a bare
- * "syntax error". */
+ * L suffix; a whole number with a unit glued on (10G, 30s) becomes the
+ * string a size or duration is read from; a unit after anything else is
+ * refused, where libconfig would say a bare "syntax error". */
 static int
 conf_src_number(struct conf_lex *lx)
 {
@@ -288,10 +289,15 @@ conf_src_number(struct conf_lex *lx)
 	if (q < lx->end && (conf_is_name_start(*q) || *q == '_'))
 		while (unit < lx->end && conf_is_name_char(*unit))
 			unit++;
+	/* 10G, 512MiB, 30s, 1h30m: the string the key's parser reads */
+	if (unit > q && is_int && q > digits && digits == lx->p)
+		return conf_src_put(lx, "\"", 1) != 0 ||
+		    conf_src_copy(lx, (size_t)(unit - lx->p)) != 0 ? -ENOMEM :
+		    conf_src_put(lx, "\"", 1);
 	if (unit > q)
 		return conf_src_syntax_at(lx, lx->line, "%.*s: a size or "
-		    "duration with a unit is written as a string, \"%.*s\"",
-		    (int)(unit - lx->p), lx->p, (int)(unit - lx->p), lx->p);
+		    "duration has a whole number before its unit, as 10G, "
+		    "512MiB, 30s or 1h30m", (int)(unit - lx->p), lx->p);
 	if (is_int) {
 		char num[32];
 

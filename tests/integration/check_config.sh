@@ -93,9 +93,16 @@ CONF
 out=$( (cd / && $KEDGE check-config -c "$T/units.conf") 2>&1) ||
 	die "units.conf: $out"
 [ "$out" = "configuration OK" ] || die "units.conf: check-config printed: $out"
+# ... also without the quotes, as a person writes them
+{ base; echo "$NGINX"; echo 'spool = { max_bytes = 10G; min_free_bytes = 512MiB; };'
+  echo 'checkpoint = { interval = 30s; };'
+  echo 'completion = { idle_timeout = 5m; rescan = 1h30m; };'; } >"$T/unquoted.conf"
+out=$($KEDGE check-config -c "$T/unquoted.conf" 2>&1) ||
+	die "unquoted.conf: $out"
+[ "$out" = "configuration OK" ] || die "unquoted.conf: check-config printed: $out"
 # ... and a value written wrong says how to write it
-{ base; echo "$NGINX"; echo 'spool = { max_bytes = 10G; };'; } >"$T/unquoted.conf"
-expect unquoted '4: syntax error: 10G: a size or duration with a unit is written as a string, "10G"'
+{ base; echo "$NGINX"; echo 'spool = { max_bytes = 1.5G; };'; } >"$T/fraction.conf"
+expect fraction '4: syntax error: 1.5G: a size or duration has a whole number before its unit, as 10G, 512MiB, 30s or 1h30m'
 { base; echo "$NGINX"; echo 'spool = { max_bytes = "10 GB"; };'; echo 'checkpoint = { interval = "2h"; };'; } >"$T/units_bad.conf"
 expect units_bad '4: spool.max_bytes: "10 GB" is not a size: write bytes, or a number with K, M, G, T or P after it (or KiB, MiB, GiB, TiB, PiB: powers of 1024 all), such as "512MiB"' \
 	'5: checkpoint.interval: "2h" (7200) is out of range 1..3600 (1s..1h)'

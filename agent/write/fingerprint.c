@@ -109,14 +109,11 @@ static int
 fingerprint_value(struct tz *tz, const struct udtf_value *v,
     struct buf *out)
 {
-	char num[24];
-
 	switch (v->type) {
 	case UDTF_STRING:
 		return fingerprint_string(v->u.s.ptr, v->u.s.len, out);
 	case UDTF_INT64:
-		return buf_append(out, num, (size_t)snprintf(num, sizeof(num),
-		    "%" PRId64, v->u.i64));
+		return format_int64(v->u.i64, out);
 	case UDTF_DOUBLE:
 		return fingerprint_double(v->u.d, out);
 	case UDTF_BOOL:

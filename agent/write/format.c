@@ -119,9 +119,9 @@ format_double(double d, char *p)
 	return (size_t)len;
 }
 
-/* Appends i in decimal, two digits a step, straight into out: a row has
- * a few integers, and a division and a copy for each digit showed. */
-static int
+/* Two digits a step, straight into out: a row has a few integers, and a
+ * division and a copy for each digit showed. */
+int
 format_int64(int64_t i, struct buf *out)
 {
 	static const char pairs[] =

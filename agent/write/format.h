@@ -43,6 +43,9 @@ int format_row(const struct format *f, const struct udtf_column *cols,
  * separators, no line end).  Returns 0 or -ENOMEM. */
 int format_hive_escape(const char *s, size_t len, char delim, struct buf *out);
 
+/* Appends i in decimal to out.  Returns 0 or -ENOMEM. */
+int format_int64(int64_t i, struct buf *out);
+
 /* Appends s[0..len) as a JSON string, quotes included, escaped as jsonl
  * values are.  Returns 0 or -ENOMEM. */
 int format_json_string(const char *s, size_t len, struct buf *out);

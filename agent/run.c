@@ -295,11 +295,19 @@ run_process(struct agent *a, rd_kafka_message_t **msgs, size_t n)
 			.timestamp_ms = rd_kafka_message_timestamp(msgs[i],
 			    NULL),
 		};
-	/* what the consumer skipped is accounted for first, as no row */
-	for (size_t j = 0; j < n; j++) {
+	/* what the consumer skipped is accounted for first, as no row; no
+	 * offset is skipped inside a run of one partition's consecutive
+	 * offsets, so only a run's first record is looked at */
+	for (size_t j = 0, end; j < n; j = end) {
 		int unread = 0;
-		int64_t from, k = source_skipped(a->src, msgs[j], &from,
-		    &unread);
+		int64_t from, k;
+
+		for (end = j + 1; end < n && msgs[end]->rkt == msgs[j]->rkt &&
+		    msgs[end]->partition == msgs[j]->partition &&
+		    msgs[end]->offset == msgs[end - 1]->offset + 1; end++)
+			;
+		k = source_skipped(a->src, msgs[j], msgs[end - 1]->offset,
+		    &from, &unread);
 
 		for (size_t i = 0; k > 0 && i < a->ntables; i++)
 			if (table_reads_topic(a->tables[i], recs[j].topic) &&

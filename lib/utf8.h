@@ -1,12 +1,19 @@
 /*
  * utf8: the small pieces every JSON-ish reader and writer needs, shared so
- * that they exist once: a hex digit's value, a code point as UTF-8, and the
- * length of a valid sequence.
+ * that they exist once: a hex digit's value, a code point as UTF-8, the
+ * length of a valid sequence, and the length of a string once its invalid
+ * bytes are made characters.
  */
 #ifndef KEDGE_UTF8_H
 #define KEDGE_UTF8_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The value of hex digit c, or -1. */
 static inline int
@@ -74,6 +81,51 @@ utf8_seq_len(const unsigned char *p, size_t n)
 		if ((p[i] & 0xc0) != 0x80)
 			return 0;
 	return need;
+}
+
+/* How many bytes from s on, of n, are ASCII: sixteen a step with SSE2
+ * (always there on x86-64), else eight. */
+static inline size_t
+utf8_ascii_span(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	uint64_t x;
+
+#if defined(__SSE2__)
+	for (; i + 16 <= n; i += 16) {
+		int m = _mm_movemask_epi8(_mm_loadu_si128(
+		    (const __m128i *)(const void *)(s + i)));
+
+		if (m != 0)
+			return i + (size_t)__builtin_ctz((unsigned)m);
+	}
+#endif
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&x, s + i, 8);
+		if (x & UINT64_C(0x8080808080808080))
+			break;
+	}
+	while (i < n && s[i] < 0x80)
+		i++;
+	return i;
+}
+
+/* The length of s[0..n) once each byte that is not part of valid UTF-8 (a
+ * scanner's binary junk in a request, say) is written as the character
+ * U+0080..U+00FF of its value, as jsonl, Parquet and the fingerprint take
+ * it: n exactly when s is valid UTF-8. */
+static inline size_t
+utf8_fixed_len(const unsigned char *s, size_t n)
+{
+	size_t len = n, i = 0, seq;
+
+	while ((i += utf8_ascii_span(s + i, n - i)) < n) {
+		if ((seq = utf8_seq_len(s + i, n - i)) > 0)
+			i += seq;
+		else
+			len++, i++;
+	}
+	return len;
 }
 
 #endif /* KEDGE_UTF8_H */

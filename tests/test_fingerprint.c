@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "agent/write/fingerprint.h"
+#include "agent/write/format.h"
 #include "lib/buf.h"
 #include "tests/testlib.h"
 
@@ -152,6 +153,86 @@ test_row(void **state)
 	tz_close(tz);
 }
 
+/* fingerprint_text_hive() of vals[0..n), read from their hive-text row,
+ * is fingerprint_text()'s of them. */
+static void
+assert_hive_same(struct tz *tz, const struct udtf_value *vals, size_t n)
+{
+	const struct format f = { FORMAT_HIVE_TEXT, FINGERPRINT_SEP, tz };
+	struct buf row = { 0 }, want = { 0 }, got = { 0 };
+	size_t ends[64];
+
+	assert_true(n <= sizeof(ends) / sizeof(ends[0]));
+	/* a row after another, as a part file's buffer holds them */
+	assert_int_equal(buf_append(&row, "x\n", 2), 0);
+	assert_int_equal(format_hive_row_ends(&f, vals, n, &row, ends), 0);
+	assert_int_equal(fingerprint_text(tz, vals, NULL, n, &want), 0);
+	assert_int_equal(fingerprint_text_hive(vals, n, row.data + 2, ends,
+	    &got), 0);
+	if (got.len != want.len || (want.len > 0 &&
+	    memcmp(got.data, want.data, want.len) != 0))
+		fail_msg("\"%.*s\", want \"%.*s\"", (int)got.len, got.data,
+		    (int)want.len, want.data);
+	buf_clear(&row);
+	buf_clear(&want);
+	buf_clear(&got);
+}
+
+/* The canonical text read from a hive-text row, for every kind of value
+ * alone, in every pair and all in one row, in a zone with an offset. */
+static void
+test_hive_row(void **state)
+{
+#define S(lit) { .type = UDTF_STRING, .u.s = { lit, sizeof(lit) - 1 } }
+#define T(us) { .type = UDTF_TIMESTAMP, .u.ts_us = (us) }
+	static const int64_t sec = INT64_C(1796000000) * 1000000;
+	const struct udtf_value vals[] = {
+		S("GET /index.html HTTP/1.1"), S(""), S("caf\xc3\xa9 \xe2\x82\xac"),
+		S("\xff\xfe junk \x80"), S("bad \xc3\n then \xc3"),
+		S("a\001b\001"), S("line\nbreak\r\n"), S("back\\slash\\"),
+		S("\xc3\xa9\001\\\n\xe9"),
+		S("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML)"),
+		{ .type = UDTF_INT64, .u.i64 = 0 },
+		{ .type = UDTF_INT64, .u.i64 = -1 },
+		{ .type = UDTF_INT64, .u.i64 = INT64_MIN },
+		{ .type = UDTF_INT64, .u.i64 = INT64_MAX },
+		{ .type = UDTF_DOUBLE, .u.d = 0.1 },
+		{ .type = UDTF_DOUBLE, .u.d = -0.0 },
+		{ .type = UDTF_DOUBLE, .u.d = 1e300 },
+		{ .type = UDTF_DOUBLE, .u.d = 5e-324 },
+		{ .type = UDTF_DOUBLE, .u.d = NAN },
+		{ .type = UDTF_DOUBLE, .u.d = -INFINITY },
+		{ .type = UDTF_BOOL, .u.b = 1 },
+		{ .type = UDTF_BOOL, .u.b = 0 },
+		{ .type = UDTF_NULL },
+		T(sec), T(sec + 123000), T(sec + 123456), T(sec + 100),
+		T(sec + 999999), T(0), T(-1), T(INT64_C(253402300800) * 1000000),
+	};
+#undef S
+#undef T
+	const size_t n = sizeof(vals) / sizeof(vals[0]);
+	struct udtf_value pair[2];
+	char why[256];
+	struct tz *tz = tz_open("Asia/Kolkata", why, sizeof(why));
+
+	(void)state;
+	if (tz == NULL)
+		fail_msg("%s", why);
+	assert_hive_same(tz, vals, 0);
+	assert_hive_same(tz, vals, n);
+	/* the ASCII values alone: a row with no byte above 0x7f */
+	assert_hive_same(tz, vals + 10, n - 10);
+	for (size_t i = 0; i < n; i++) {
+		assert_hive_same(tz, &vals[i], 1);
+		for (size_t j = 0; j < n; j++) {
+			pair[0] = vals[i];
+			pair[1] = vals[j];
+			assert_hive_same(tz, pair, 2);
+		}
+	}
+	tz_close(tz);
+}
+
 /* Spark's xxhash64('abc') and xxhash64('hello world'). */
 static void
 test_hash(void **state)
@@ -190,6 +271,7 @@ main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_row),
+		cmocka_unit_test(test_hive_row),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_hex),
 	};

@@ -52,34 +52,8 @@ fail:
 	return r;
 }
 
-/* The length of s[0..n) as a Parquet STRING holds it: valid UTF-8, each
- * byte that is not (a scanner's binary junk in a request, say) as the
- * character U+0080..U+00FF of its value, as jsonl writes it (\u00XX). */
-static size_t
-rowlog_utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len = n, i = 0, seq;
-	uint64_t x;
-
-	while (i < n) {
-		for (; i + 8 <= n; i += 8) {
-			memcpy(&x, s + i, 8);
-			if (x & UINT64_C(0x8080808080808080))
-				break;
-		}
-		if (i >= n)
-			break;
-		if (s[i] < 0x80)
-			i++;
-		else if ((seq = utf8_seq_len(s + i, n - i)) > 0)
-			i += seq;
-		else
-			len++, i++;
-	}
-	return len;
-}
-
-/* Writes s[0..n) as rowlog_utf8_len() measures it. */
+/* Writes s[0..n) as a Parquet STRING holds it: valid UTF-8, as
+ * utf8_fixed_len() measures it. */
 static unsigned char *
 rowlog_put_utf8(unsigned char *out, const unsigned char *s, size_t n)
 {
@@ -125,7 +99,7 @@ rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
 			break;
 		case UDTF_STRING: {
 			const unsigned char *s = (const unsigned char *)v->u.s.ptr;
-			size_t slen = rowlog_utf8_len(s, v->u.s.len);
+			size_t slen = utf8_fixed_len(s, v->u.s.len);
 
 			p += rle_uleb128_put(p, slen);
 			if (slen == v->u.s.len) {

@@ -435,6 +435,11 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 	ssize_t n;
 	size_t kept = 0, queued;
 	time_t now;
+	/* the record p was found for, when it was kept (alive until the
+	 * caller destroys it): a run of one partition's records finds it
+	 * once */
+	const rd_kafka_message_t *prev = NULL;
+	struct source_part *p = NULL;
 
 	queued = rd_kafka_queue_length(s->queue);
 	if (queued >= s->park_mark ||
@@ -454,12 +459,16 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 	now = n > 0 ? time(NULL) : 0;
 	for (ssize_t i = 0; i < n; i++) {
 		rd_kafka_message_t *m = msgs[i];
-		struct source_part *p;
 
 		if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR ||
 		    m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
 			/* In queue order: a record after the end clears it. */
-			p = source_find(s, rd_kafka_topic_name(m->rkt), m->partition);
+			if (prev == NULL || m->rkt != prev->rkt ||
+			    m->partition != prev->partition) {
+				p = source_find(s, rd_kafka_topic_name(m->rkt),
+				    m->partition);
+				prev = NULL;
+			}
 			if (s->down_drained)
 				source_alive(s);
 			if (p != NULL)
@@ -472,6 +481,7 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 				s->record_bytes = (s->record_bytes * 15 +
 				    m->len + m->key_len) / 16;
 				msgs[kept++] = m;
+				prev = m;
 				continue;
 			}
 		} else if (m->err == RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE) {
@@ -498,8 +508,8 @@ source_poll(struct source *s, rd_kafka_message_t **msgs, size_t max,
 }
 
 int64_t
-source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from,
-    int *unread)
+source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t last,
+    int64_t *from, int *unread)
 {
 	struct source_part *p = source_find(s, rd_kafka_topic_name(msg->rkt),
 	    msg->partition);
@@ -508,7 +518,7 @@ source_skipped(struct source *s, const rd_kafka_message_t *msg, int64_t *from,
 	if (p == NULL)
 		return 0;
 	seen = p->seen;
-	p->seen = msg->offset + 1;
+	p->seen = last + 1;
 	if (seen < 0 || msg->offset <= seen)
 		return 0;
 	/* the log start comes with each fetch's answer; without it nothing

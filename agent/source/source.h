@@ -190,16 +190,17 @@ int source_insecure(const struct conf *c, char *why, size_t whylen);
  * since), or 0. */
 time_t source_down_since(const struct source *s);
 
-/* Called for every record in the order source_poll() returns them: the
- * offsets before msg's in its partition that the consumer skipped since
- * the previous record or its committed start (a read-committed consumer
- * skips transaction markers and aborted records), the first in *from;
- * returns how many, 0 if none or not known.  *unread tells (and the log
- * says how many) when the broker no longer has the first of them: they
- * were deleted before kedge read them, and librdkafka went on from
- * kafka.start. */
+/* Called for every run of records of one partition with consecutive
+ * offsets, msg its first and last its last record's offset, in the order
+ * source_poll() returns them: the offsets before msg's in its partition
+ * that the consumer skipped since the previous record or its committed
+ * start (a read-committed consumer skips transaction markers and aborted
+ * records), the first in *from; returns how many, 0 if none or not known.
+ * *unread tells (and the log says how many) when the broker no longer has
+ * the first of them: they were deleted before kedge read them, and
+ * librdkafka went on from kafka.start. */
 int64_t source_skipped(struct source *s, const rd_kafka_message_t *msg,
-    int64_t *from, int *unread);
+    int64_t last, int64_t *from, int *unread);
 
 /* Why consumption cannot go on (a fatal error, brokers that refuse the
  * authentication, a record batch larger than librdkafka may receive), or

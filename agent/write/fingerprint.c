@@ -56,17 +56,12 @@ fingerprint_string(const char *s, size_t len, struct buf *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	struct buf fixed = { 0 };
-	size_t i, seq;
+	size_t i = 0, seq;
 	char two[4];
 	int r = 0;
 
-	for (i = 0; i < len; i++)
-		if (p[i] >= 0x80)
-			break;
-	if (i == len)
+	if (utf8_fixed_len(p, len) == len)
 		return format_hive_escape(s, len, FINGERPRINT_SEP, out);
-	if ((r = buf_append(&fixed, s, i)) < 0)
-		goto out;
 	while (i < len && r == 0) {
 		if (p[i] < 0x80) {
 			r = buf_append(&fixed, s + i++, 1);
@@ -80,7 +75,6 @@ fingerprint_string(const char *s, size_t len, struct buf *out)
 	if (r == 0)
 		r = format_hive_escape(fixed.data, fixed.len, FINGERPRINT_SEP,
 		    out);
-out:
 	buf_clear(&fixed);
 	return r;
 }
@@ -109,14 +103,11 @@ static int
 fingerprint_value(struct tz *tz, const struct udtf_value *v,
     struct buf *out)
 {
-	char num[24];
-
 	switch (v->type) {
 	case UDTF_STRING:
 		return fingerprint_string(v->u.s.ptr, v->u.s.len, out);
 	case UDTF_INT64:
-		return buf_append(out, num, (size_t)snprintf(num, sizeof(num),
-		    "%" PRId64, v->u.i64));
+		return format_int64(v->u.i64, out);
 	case UDTF_DOUBLE:
 		return fingerprint_double(v->u.d, out);
 	case UDTF_BOOL:
@@ -145,6 +136,56 @@ fingerprint_text(struct tz *tz, const struct udtf_value *vals,
 			return r;
 	}
 	return 0;
+}
+
+/* Whether v's canonical text is not its hive-text (delimiter
+ * FINGERPRINT_SEP) as it stands: a double's, and a string's that is not
+ * valid UTF-8 (none is when its row is ASCII).  A timestamp's differs by
+ * its fraction only. */
+static int
+fingerprint_hive_differs(const struct udtf_value *v, int ascii)
+{
+	return v->type == UDTF_DOUBLE || (v->type == UDTF_STRING && !ascii &&
+	    utf8_fixed_len((const unsigned char *)v->u.s.ptr, v->u.s.len) !=
+	    v->u.s.len);
+}
+
+int
+fingerprint_text_hive(const struct udtf_value *vals, size_t n,
+    const char *row, const size_t *ends, struct buf *out)
+{
+	static const char zeros[] = ".000000";
+	size_t copied = 0, start = 0, len, end = n > 0 ? ends[n - 1] : 0;
+	int ascii = utf8_ascii_span((const unsigned char *)row, end) == end;
+	int r;
+
+	/* row[0..copied) is in out: the values whose text is the same in
+	 * both go over in runs */
+	for (size_t i = 0; i < n; start = ends[i++] + 1) {
+		const struct udtf_value *v = &vals[i];
+
+		len = ends[i] - start;
+		if (v->type == UDTF_TIMESTAMP && (len == 19 || len == 23)) {
+			/* hive-text leaves out a fraction of zeros and
+			 * writes milliseconds as three digits */
+			if ((r = buf_append(out, row + copied,
+			    ends[i] - copied)) < 0 ||
+			    (r = buf_append(out, zeros + (len == 19 ? 0 : 4),
+			    len == 19 ? 7 : 3)) < 0)
+				return r;
+			copied = ends[i];
+		} else if (fingerprint_hive_differs(v, ascii)) {
+			if ((r = buf_append(out, row + copied,
+			    start - copied)) < 0 ||
+			    (r = v->type == UDTF_DOUBLE ?
+			    fingerprint_double(v->u.d, out) :
+			    fingerprint_string(v->u.s.ptr, v->u.s.len,
+			    out)) < 0)
+				return r;
+			copied = ends[i];
+		}
+	}
+	return buf_append(out, row + copied, end - copied);
 }
 
 uint64_t

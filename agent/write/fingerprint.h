@@ -43,6 +43,16 @@
 int fingerprint_text(struct tz *tz, const struct udtf_value *vals,
     const size_t *pick, size_t n, struct buf *out);
 
+/* fingerprint_text() of vals[0..n), read mostly from the hive-text row
+ * that format_hive_row_ends() wrote of them with delimiter FINGERPRINT_SEP
+ * and the timezone fingerprint_text() would take: value i's text ends at
+ * row[ends[i]].  NULLs, integers, booleans and strings of valid UTF-8 read
+ * the same in both and are copied; a timestamp's fraction is padded to six
+ * digits; a double and a string that is not valid UTF-8 are written
+ * again.  Returns 0 or -ENOMEM. */
+int fingerprint_text_hive(const struct udtf_value *vals, size_t n,
+    const char *row, const size_t *ends, struct buf *out);
+
 /* The hash of a row whose canonical text is text[0..len). */
 uint64_t fingerprint_hash(const void *text, size_t len);
 

@@ -119,9 +119,9 @@ format_double(double d, char *p)
 	return (size_t)len;
 }
 
-/* Appends i in decimal, two digits a step, straight into out: a row has
- * a few integers, and a division and a copy for each digit showed. */
-static int
+/* Two digits a step, straight into out: a row has a few integers, and a
+ * division and a copy for each digit showed. */
+int
 format_int64(int64_t i, struct buf *out)
 {
 	static const char pairs[] =
@@ -294,10 +294,13 @@ format_hive_value(const struct format *f, const struct udtf_value *v,
 	return format_put(out, "\\N", 2);
 }
 
+/* With ends set, notes where each value's text ends, from the row's
+ * start. */
 static int
 format_hive_row(const struct format *f, const struct udtf_value *vals,
-    size_t n, struct buf *out)
+    size_t n, struct buf *out, size_t *ends)
 {
+	size_t start = out->len;
 	int r;
 
 	for (size_t i = 0; i < n; i++) {
@@ -305,8 +308,22 @@ format_hive_row(const struct format *f, const struct udtf_value *vals,
 			return r;
 		if ((r = format_hive_value(f, &vals[i], out)) < 0)
 			return r;
+		if (ends != NULL)
+			ends[i] = out->len - start;
 	}
 	return format_put(out, "\n", 1);
+}
+
+int
+format_hive_row_ends(const struct format *f, const struct udtf_value *vals,
+    size_t n, struct buf *out, size_t *ends)
+{
+	size_t start = out->len;
+	int r;
+
+	if ((r = format_hive_row(f, vals, n, out, ends)) < 0)
+		out->len = start;
+	return r;
 }
 
 /* Writes the JSON escape of byte c to e; returns its length. */
@@ -435,7 +452,7 @@ format_row(const struct format *f, const struct udtf_column *cols,
 	else if (f->kind == FORMAT_PARQUET)
 		r = rowlog_row(cols, vals, n, out);
 	else
-		r = format_hive_row(f, vals, n, out);
+		r = format_hive_row(f, vals, n, out, NULL);
 	/* Leave no half row behind. */
 	if (r < 0)
 		out->len = start;

@@ -39,9 +39,19 @@ struct format {
 int format_row(const struct format *f, const struct udtf_column *cols,
     const struct udtf_value *vals, size_t n, struct buf *out);
 
+/* format_row() of a hive-text row (whatever f->kind says) that also
+ * writes to ends[i] where value i's text ends, counted from the row's
+ * first byte: at the delimiter after it, or at the line end.  Returns 0 or
+ * -ENOMEM. */
+int format_hive_row_ends(const struct format *f, const struct udtf_value *vals,
+    size_t n, struct buf *out, size_t *ends);
+
 /* Appends s[0..len) with hive-text escaping for delimiter delim (no field
  * separators, no line end).  Returns 0 or -ENOMEM. */
 int format_hive_escape(const char *s, size_t len, char delim, struct buf *out);
+
+/* Appends i in decimal to out.  Returns 0 or -ENOMEM. */
+int format_int64(int64_t i, struct buf *out);
 
 /* Appends s[0..len) as a JSON string, quotes included, escaped as jsonl
  * values are.  Returns 0 or -ENOMEM. */

@@ -16,6 +16,12 @@
  * slots cost the writer a fixed PACKER_SLOTS chunks, whatever the number
  * of files. */
 #define PACKER_SLOTS 8
+/* Chunks waiting before packer_put() wakes the thread, which then writes
+ * every chunk waiting before it sleeps again: woken for each chunk, it
+ * slept after each, a futex wake and a wait a chunk.  packer_wait() wakes
+ * it for fewer (the writer calls it at least once a second, at its
+ * tick). */
+#define PACKER_WAKE 4
 
 struct packer_slot {
 	struct packer_file file;
@@ -188,6 +194,7 @@ packer_put(struct packer *pk, const struct packer_file *f, struct buf *rows,
 	pthread_mutex_lock(&pk->lock);
 	packer_report(pk);
 	while (pk->put - pk->reported == PACKER_SLOTS && pk->error == 0) {
+		pthread_cond_signal(&pk->work);
 		pthread_cond_wait(&pk->ready, &pk->lock);
 		packer_report(pk);
 	}
@@ -200,7 +207,8 @@ packer_put(struct packer *pk, const struct packer_file *f, struct buf *rows,
 		s->rows = *rows;
 		*rows = empty;
 		pk->put++;
-		pthread_cond_signal(&pk->work);
+		if (pk->put - pk->written >= PACKER_WAKE)
+			pthread_cond_signal(&pk->work);
 	}
 	pthread_mutex_unlock(&pk->lock);
 	return r;
@@ -212,6 +220,8 @@ packer_wait(struct packer *pk, char *err, size_t errlen)
 	int r = 0;
 
 	pthread_mutex_lock(&pk->lock);
+	if (pk->written != pk->put)
+		pthread_cond_signal(&pk->work);
 	while (pk->written != pk->put)
 		pthread_cond_wait(&pk->ready, &pk->lock);
 	packer_report(pk);

@@ -41,7 +41,8 @@ void packer_free(struct packer *pk);
 
 /* Hands over the chunk in *rows for file f: the packer keeps those bytes
  * and leaves *rows an empty buffer.  An empty *rows writes a member or
- * frame of no byte (an empty compressed file still decodes).  Waits while
+ * frame of no byte (an empty compressed file still decodes).  The thread
+ * is woken once a few chunks wait, or by packer_wait().  Waits while
  * the packer holds its most chunks.  Returns 0, or the error of a chunk
  * written earlier (as packer_wait() does). */
 int packer_put(struct packer *pk, const struct packer_file *f,

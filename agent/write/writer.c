@@ -77,6 +77,9 @@ struct writer {
 	struct part *last;      /* the file the previous row went to */
 	uint64_t uses;          /* rows written and files opened, in order */
 	struct buf fp_text;     /* the canonical text of the row being written */
+	size_t *hive_ends;      /* hive-text with the fingerprint's delimiter:
+	                         * where the row's values end, for
+	                         * fingerprint_text_hive(); else NULL */
 	struct writer_stats stats;
 };
 
@@ -159,6 +162,10 @@ writer_new(const struct writer_opts *o, const struct udtf_column *cols,
 	if (o->format.kind == FORMAT_PARQUET &&
 	    (w->convert = convert_new(o->spool_dir, why, sizeof(why))) == NULL)
 		goto fail;
+	if (o->format.kind == FORMAT_HIVE_TEXT &&
+	    o->format.delim == FINGERPRINT_SEP &&
+	    (w->hive_ends = calloc(ncols + 1, sizeof(*w->hive_ends))) == NULL)
+		goto nomem;
 	w->roll = o->roll;
 	w->cols = cols;
 	w->ncols = ncols;
@@ -198,6 +205,7 @@ writer_free(struct writer *w)
 	free(w->spool_dir);
 	free(w->host);
 	buf_clear(&w->fp_text);
+	free(w->hive_ends);
 	free(w);
 }
 
@@ -525,6 +533,30 @@ part_note(struct part *p, const struct writer_origin *o)
 	return journal_add(p->journal, JOURNAL_SPILL, NULL, o->offset);
 }
 
+/* Appends the row to p's rows, and its canonical text to w->fp_text:
+ * most of it the row's own bytes when hive-text has the fingerprint's
+ * delimiter. */
+static int
+writer_format(struct writer *w, struct part *p, const struct udtf_value *vals)
+{
+	size_t start = p->rows_buf.len;
+	int r;
+
+	buf_reset(&w->fp_text);
+	if (w->hive_ends == NULL) {
+		if ((r = format_row(&w->format, w->cols, vals, w->ncols,
+		    &p->rows_buf)) < 0)
+			return r;
+		return fingerprint_text(w->format.tz, vals, NULL, w->ncols,
+		    &w->fp_text);
+	}
+	if ((r = format_hive_row_ends(&w->format, vals, w->ncols,
+	    &p->rows_buf, w->hive_ends)) < 0)
+		return r;
+	return fingerprint_text_hive(vals, w->ncols, p->rows_buf.data + start,
+	    w->hive_ends, &w->fp_text);
+}
+
 int
 writer_write(struct writer *w, const struct tz_hour *hour,
     const struct writer_origin *o, const struct udtf_value *vals, char *err,
@@ -541,11 +573,7 @@ writer_write(struct writer *w, const struct tz_hour *hour,
 	if (p->fd < 0 && (r = part_unpark(w, p, o->offset, err, errlen)) < 0)
 		return r;
 	w->last = p;
-	buf_reset(&w->fp_text);
-	if ((r = format_row(&w->format, w->cols, vals, w->ncols,
-	    &p->rows_buf)) < 0 || (r = part_note(p, o)) < 0 ||
-	    (r = fingerprint_text(w->format.tz, vals, NULL, w->ncols,
-	    &w->fp_text)) < 0) {
+	if ((r = writer_format(w, p, vals)) < 0 || (r = part_note(p, o)) < 0) {
 		return err_set(err, errlen, r, "table %s: out of memory",
 		    w->table);
 	}

@@ -114,7 +114,8 @@ test_order_reports_and_hashes(void **state)
 {
 	struct fixture *f = *state;
 	struct reports rep = { .n = 0 };
-	struct spool_hash *hash[2] = { spool_hash_new(SPOOL_CRC32C), spool_hash_new(SPOOL_CRC32C) };
+	struct spool_hash *hash[2] = { spool_hash_new(SPOOL_CRC32C),
+	    spool_hash_new(SPOOL_CRC32C) };
 	struct codec *c = codec_new(CODEC_ZSTD, 1);
 	struct buf rows = { 0 }, want[2] = { { 0 }, { 0 } }, got = { 0 };
 	struct spool_digest d, dw;

@@ -30,7 +30,9 @@ static const char example[] =
     "\"min_event_us\":1795946400123000,\"max_event_us\":1795949998870000,"
     "\"offsets\":[[120000,120180]],\"empty\":[],\"spill\":[]}\n";
 
-#define SHA "\"8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2\""
+/* The example's "sha256" when a kedge before the crc32c wrote it. */
+#define SHA "\"8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2" \
+    "\""
 
 /* A rejects file of an earlier kedge: no "sha256", no event range. */
 static const char earlier[] =

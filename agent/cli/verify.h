@@ -63,7 +63,8 @@ struct verify_summary {
  * " (<awaiting> files landed after their hour's manifest, for its next
  * revision)" when those are not 0; 1 at the first violation, with
  * "verify: <path or partition>: <what is wrong>" (or "verify: crc32c of
- * <path> is <hex>, its sidecar says <hex>", sha256 likewise) in msg, paths relative to dir;
+ * <path> is <hex>, its sidecar says <hex>", sha256 likewise) in msg,
+ * paths relative to dir;
  * or a negative errno when dir or a file in it cannot be read, or memory
  * runs out, with the sentence in msg. */
 int verify_check(const char *dir, struct verify_summary *sum, char *msg,
@@ -72,8 +73,9 @@ int verify_check(const char *dir, struct verify_summary *sum, char *msg,
 /* Prints verify_check()'s answer r (0 or 1), *sum and msg to out as one
  * JSON document: {"ok": true, "files": ..., "rows": ..., "partitions":
  * ..., "tables": ..., "manifests": ..., "unread_offsets": ...,
- * "awaiting_files": ..., "crc32c_files": ..., "sha256_files": ...}, or {"ok": false, "violation": "<msg after
- * \"verify: \">"}.  Returns 0, or -ENOMEM or -EIO. */
+ * "awaiting_files": ..., "crc32c_files": ..., "sha256_files": ...}, or
+ * {"ok": false, "violation": "<msg after \"verify: \">"}.  Returns 0, or
+ * -ENOMEM or -EIO. */
 int verify_print_json(int r, const struct verify_summary *sum,
     const char *msg, FILE *out);
 

@@ -20,7 +20,7 @@
 
 VERSION  := 0.1.0
 PKGS     := rdkafka libconfig zlib libzstd libpcre2-8 krb5 openssl libcurl jansson \
-            libmicrohttpd libxxhash
+            libmicrohttpd libxxhash libisal
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

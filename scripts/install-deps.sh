@@ -22,7 +22,7 @@ BUILD_PACKAGES="
   build-essential pkg-config
   librdkafka-dev libconfig-dev zlib1g-dev libzstd-dev libpcre2-dev
   libkrb5-dev libssl-dev libcurl4-openssl-dev libjansson-dev
-  libmicrohttpd-dev libxxhash-dev libsnappy-dev
+  libmicrohttpd-dev libxxhash-dev libsnappy-dev libisal-dev
   tzdata
 "
 BENCH_PACKAGES="

@@ -188,7 +188,7 @@ test_manifest_names(void **state)
 {
 	struct sidecar_range r0[] = { { 0, 9 } };
 	struct manifest_file files[] = {
-		{ "p" NASTY, 100, 20, SHA, NASTY, 0, { r0, 1, 1 }, 1000, 2000,
+		{ "p" NASTY, 100, 20, "0123abcd", SHA, NASTY, 0, { r0, 1, 1 }, 1000, 2000,
 		    1 },
 	};
 	struct manifest_partition parts[] = { { NASTY, 0, { r0, 1, 1 }, 20 } };

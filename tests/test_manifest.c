@@ -73,14 +73,49 @@ test_example(void **state)
 	manifest_clear(&m);
 }
 
+/* A manifest of this kedge has a file's "crc32c"; one of an earlier kedge
+ * its "sha256" (example above), "" when its sidecar had none; a file
+ * landed by both has both.  Each reads back as written. */
+static void
+test_digests(void **state)
+{
+	static const char *const swaps[][2] = {
+		{ "\"sha256\":\"" SHA "\"", "\"crc32c\":\"e3069283\"" },
+		{ "\"sha256\":\"" SHA "\"",
+		    "\"crc32c\":\"e3069283\",\"sha256\":\"" SHA "\"" },
+		{ "\"sha256\":\"" SHA "\"", "\"sha256\":\"\"" },
+		{ "\"sha256\":\"" SHA "\",", "" },
+	};
+	static const char *const crc[] = { "e3069283", "e3069283", "", "" };
+	static const char *const sha[] = { "", SHA, "", "" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(swaps) / sizeof(swaps[0]); i++) {
+		char *text = text_with(example, swaps[i][0], swaps[i][1]);
+		struct manifest m;
+		char err[512] = "";
+
+		if (manifest_parse(text, strlen(text), &m, err,
+		    sizeof(err)) != 0)
+			fail_msg("%zu: %s", i, err);
+		assert_string_equal(m.files[0].crc32c, crc[i]);
+		assert_string_equal(m.files[0].sha256, sha[i]);
+		/* an empty "sha256" of an earlier kedge is not written again */
+		if (i != 2)
+			assert_formats_as(&m, text);
+		manifest_clear(&m);
+		free(text);
+	}
+}
+
 static void
 test_round_trip(void **state)
 {
 	struct sidecar_range r0[] = { { 0, 9 }, { 20, 29 } }, r1[] = { { 7, 7 } };
 	struct manifest_file files[] = {
-		{ "t+0+0+h\"1.txt", 100, 20, "", "t", 0, { r0, 2, 2 },
+		{ "t+0+0+h\"1.txt", 100, 20, "", "", "t", 0, { r0, 2, 2 },
 		    1000, 2000, 1 },
-		{ "t+1+7+h\"1.txt", 0, 0, SHA, "t", 1, { r1, 1, 1 },
+		{ "t+1+7+h\"1.txt", 0, 0, "", SHA, "t", 1, { r1, 1, 1 },
 		    MANIFEST_NO_TIME, MANIFEST_NO_TIME, 3 },
 	};
 	struct manifest_partition parts[] = {
@@ -100,7 +135,10 @@ test_round_trip(void **state)
 	assert_int_equal(once.data[once.len - 1], '\n');
 	assert_null(memchr(once.data, '\n', once.len - 1));
 	assert_non_null(strstr(once.data, "\"host\":\"h\\\"1\\t\\u0001\xc3\xa9\""));
-	assert_non_null(strstr(once.data, "\"sha256\":\"\""));
+	/* a digest the sidecar had not is left out */
+	assert_null(strstr(once.data, "\"sha256\":\"\""));
+	assert_null(strstr(once.data, "\"crc32c\""));
+	assert_non_null(strstr(once.data, "\"rows\":0,\"sha256\":\"" SHA));
 	assert_non_null(strstr(once.data,
 	    "\"min_event_us\":null,\"max_event_us\":null"));
 	if (manifest_parse(once.data, once.len, &back, err, sizeof(err)) != 0)
@@ -126,7 +164,7 @@ test_before_1970(void **state)
 {
 	struct sidecar_range r0[] = { { 0, 9 } };
 	struct manifest_file files[] = {
-		{ "t+0+0+h.txt", 100, 20, "", "t", 0, { r0, 1, 1 }, -2000,
+		{ "t+0+0+h.txt", 100, 20, "", "", "t", 0, { r0, 1, 1 }, -2000,
 		    -1000, 1 },
 	};
 	struct manifest_partition parts[] = { { "t", 0, { r0, 1, 1 }, 20 } };
@@ -176,7 +214,15 @@ test_malformed(void **state)
 		    "'\"rejects\"'" },
 		{ "\"bytes\":56789,\"rows\"", "\"size\":56789,\"rows\"",
 		    "\"files\"[0]: unknown key \"size\"" },
-		{ "\"sha256\":\"" SHA "\",", "", "\"files\"[0]: no \"sha256\"" },
+		{ "\"sha256\":\"" SHA "\",", "\"crc32c\":\"0123ABCD\",",
+		    "\"files\"[0]: \"crc32c\": neither empty nor 8 lowercase hex "
+		    "digits" },
+		{ "\"sha256\":\"" SHA "\",", "\"crc32c\":\"0123abcd0\",",
+		    "\"files\"[0]: \"crc32c\": neither empty nor 8 lowercase hex "
+		    "digits" },
+		{ "\"sha256\":\"" SHA "\",", "\"crc32c\":7,",
+		    "\"files\"[0]: \"crc32c\": expected a string, found an "
+		    "integer" },
 		{ "\"rows\":1234}]}", "\"rows\":1234,\"rows\":1}]}",
 		    "duplicate object key near '\"rows\"'" },
 		{ "\"partition\":0,\"offsets\":[[120000,120180]],\"rows\"",
@@ -287,6 +333,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_before_1970),
 		cmocka_unit_test(test_malformed),

@@ -63,7 +63,7 @@ hour_init(struct hour *h)
 		h->sc[i].has_fingerprint = 1;
 		h->sc[i].fingerprint = UINT64_MAX - i;
 		h->mf[i] = (struct manifest_file){ (char *)f[i].name,
-		    (uint64_t)f[i].bytes, (uint64_t)f[i].rows, "", "t",
+		    (uint64_t)f[i].bytes, (uint64_t)f[i].rows, "", "", "t",
 		    f[i].partition, f[i].offsets, f[i].min, f[i].max,
 		    f[i].revision };
 	}
@@ -166,6 +166,34 @@ test_files(void **state)
 	assert_differs(&h, "t+0+0+a.txt: says other offsets than its sidecar");
 }
 
+/* A file's crc32c and sha256, each when both sides have it, are its
+ * sidecar's. */
+static void
+test_digests(void **state)
+{
+	static const char sha[] = "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef";
+	struct hour h;
+
+	(void)state;
+	hour_init(&h);
+	strcpy(h.sc[0].crc32c, "e3069283");
+	assert_agrees(&h);          /* an earlier manifest has none */
+	strcpy(h.mf[0].crc32c, "e3069283");
+	assert_agrees(&h);
+	strcpy(h.mf[0].crc32c, "e3069284");
+	assert_differs(&h, "t+0+0+a.txt: says crc32c e3069284, its sidecar "
+	    "e3069283");
+	hour_init(&h);
+	strcpy(h.sc[0].sha256, sha);
+	strcpy(h.mf[0].sha256, sha);
+	assert_agrees(&h);
+	h.mf[0].sha256[63] = '0';
+	assert_differs(&h, "t+0+0+a.txt: says sha256 0123456789abcdef0123456789"
+	    "abcdef0123456789abcdef0123456789abcde0, its sidecar "
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+}
+
 static void
 test_totals(void **state)
 {
@@ -235,6 +263,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agrees),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_partitions),

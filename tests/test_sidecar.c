@@ -1,6 +1,7 @@
 /*
  * sidecar: the header's example reads and writes back byte for byte, as
- * does a sidecar of an earlier version (no "sha256", no event range);
+ * do sidecars of earlier versions ("sha256" instead of "crc32c"; no
+ * digest, no event range) and one with both digests;
  * every cut of a sidecar short of its end, and each kind of text that is
  * not a sidecar (a key twice, a number beyond int64, a value of another
  * type), is refused with a sentence that says where: the line and column,
@@ -24,11 +25,14 @@
 static const char example[] =
     "{\"kedge\":1,\"table\":\"access\",\"topic\":\"nginx-access\","
     "\"partition\":3,\"host\":\"edge01\",\"first_offset\":120000,"
-    "\"rows\":1234,\"bytes\":56789,\"sha256\":"
-    "\"8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2\","
+    "\"rows\":1234,\"bytes\":56789,\"crc32c\":\"1f3a09c4\","
     "\"format\":\"hive-text\",\"codec\":\"gzip\","
     "\"min_event_us\":1795946400123000,\"max_event_us\":1795949998870000,"
     "\"offsets\":[[120000,120180]],\"empty\":[],\"spill\":[]}\n";
+
+/* The example's "sha256" when a kedge before the crc32c wrote it. */
+#define SHA "\"8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2" \
+    "\""
 
 /* A rejects file of an earlier kedge: no "sha256", no event range. */
 static const char earlier[] =
@@ -56,9 +60,32 @@ assert_reads_back(const char *text)
 static void
 test_reads_back(void **state)
 {
+	struct sidecar sc = { 0 };
+	char err[512] = "", *text;
+
 	(void)state;
 	assert_reads_back(example);
 	assert_reads_back(earlier);
+	/* of a kedge before the crc32c */
+	text = text_with(example, "\"crc32c\":\"1f3a09c4\"", "\"sha256\":" SHA);
+	assert_reads_back(text);
+	assert_int_equal(sidecar_parse(text, strlen(text), &sc, err,
+	    sizeof(err)), 0);
+	assert_string_equal(sc.crc32c, "");
+	assert_string_equal(sc.sha256,
+	    "8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2");
+	sidecar_clear(&sc);
+	free(text);
+	/* both */
+	text = text_with(example, "\"crc32c\":\"1f3a09c4\"",
+	    "\"crc32c\":\"1f3a09c4\",\"sha256\":" SHA);
+	assert_reads_back(text);
+	assert_int_equal(sidecar_parse(text, strlen(text), &sc, err,
+	    sizeof(err)), 0);
+	assert_string_equal(sc.crc32c, "1f3a09c4");
+	assert_int_equal(strlen(sc.sha256), SIDECAR_SHA256_HEX);
+	sidecar_clear(&sc);
+	free(text);
 }
 
 /* sidecar_parse as test_parse_fn. */
@@ -85,6 +112,14 @@ static void
 test_refused(void **state)
 {
 	static const struct test_refusal cases[] = {
+		{ "\"1f3a09c4\"", "\"1F3A09C4\"",
+		    "\"crc32c\": not 8 lowercase hex digits" },
+		{ "\"1f3a09c4\"", "\"1f3a09c\"",
+		    "\"crc32c\": not 8 lowercase hex digits" },
+		{ "\"1f3a09c4\"", "\"\"",
+		    "\"crc32c\": not 8 lowercase hex digits" },
+		{ "\"1f3a09c4\"", "3",
+		    "\"crc32c\": expected a string, found an integer" },
 		{ "\"rows\":1234,", "\"rows\":1234,\"rows\":1,",
 		    "line 1, column 121: duplicate object key near '\"rows\"'" },
 		{ "\"rows\":1234,", "\"rows\":1234,\n\"rows\":1,",

@@ -1,7 +1,7 @@
 /*
  * Recovery of the spool after a crash: part files cut back to the decided
  * checkpoint by their journals, sidecars written from them (with the
- * SHA-256 of what is kept and the event times of the rows kept), files with
+ * CRC-32C of what is kept and the event times of the rows kept), files with
  * nothing decided removed, and part file names read back.
  */
 #include <stdarg.h>
@@ -18,13 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "agent/config/config.h"
 #include "agent/parse/rejects.h"
 #include "agent/write/sidecar.h"
 #include "agent/write/spool.h"
 #include "agent/write/writer.h"
+#include "lib/buf.h"
+#include "lib/crc32c.h"
 #include "lib/fsutil.h"
 #include "tests/testlib.h"
 
@@ -171,21 +171,17 @@ crash_and_recover(struct fixture *f, uint64_t upto, struct spool_recovery *st)
 	    sizeof(err)), 0);
 }
 
-/* The SHA-256 of rel, in lowercase hex. */
+/* The CRC-32C of rel, in lowercase hex (test_crc32c checks the helper). */
 static void
-sha256_of(const struct fixture *f, const char *rel, char hex[65])
+crc32c_of(const struct fixture *f, const char *rel, char hex[CRC32C_HEX + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len;
-	char *data;
+	struct buf data = { 0 };
+	char path[512];
 
-	assert_non_null(data = slurp(f, rel));
-	assert_int_equal(EVP_Digest(data, strlen(data), md, &len, EVP_sha256(),
-	    NULL), 1);
-	assert_int_equal(len, 32);
-	for (unsigned int i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	free(data);
+	snprintf(path, sizeof(path), "%s/%s", f->dir, rel);
+	assert_int_equal(fs_read_all(path, &data), 0);
+	crc32c_format(crc32c_update(0, data.data, data.len), hex);
+	buf_clear(&data);
 }
 
 /* Reads the sidecar of PART back with the parser verify uses. */
@@ -236,14 +232,15 @@ test_cut_back_to_decided(void **state)
 	free(side);
 }
 
-/* The sidecar's sha256 is that of the file as kept, after the cut. */
+/* The sidecar's crc32c is that of the file as kept, after the cut; it has
+ * no sha256. */
 static void
-test_sha256_of_what_is_kept(void **state)
+test_crc32c_of_what_is_kept(void **state)
 {
 	struct fixture *f = *state;
 	struct spool_recovery st;
 	struct sidecar sc;
-	char want[65], *side;
+	char want[CRC32C_HEX + 1], *side;
 
 	rows(f, 0, 9, NULL);
 	seal(f, 1);
@@ -251,16 +248,16 @@ test_sha256_of_what_is_kept(void **state)
 	seal(f, 2);
 	crash_and_recover(f, 1, &st);
 	assert_int_equal(st.kept, 1);
-	sha256_of(f, "ready/" PART, want);
+	crc32c_of(f, "ready/" PART, want);
 	assert_non_null(side = slurp(f, "ready/" SIDECAR));
-	assert_non_null(strstr(side, "\"sha256\":\""));
+	assert_non_null(strstr(side, "\"crc32c\":\""));
 	assert_non_null(strstr(side, want));
+	assert_null(strstr(side, "sha256"));
 	free(side);
 	read_sidecar(f, &sc);
-	assert_string_equal(sc.sha256, want);
+	assert_string_equal(sc.crc32c, want);
 	/* "0\n".."9\n" */
-	assert_string_equal(sc.sha256, "7427877c40fb0361401248f9c96abe61"
-	    "17396bc6ab16811b5b1706274c02443e");
+	assert_string_equal(sc.crc32c, "8525c1a9");
 	sidecar_clear(&sc);
 }
 
@@ -343,8 +340,8 @@ test_no_row_null_range(void **state)
 	free(side);
 	read_sidecar(f, &sc);
 	assert_false(sc.has_event_range);
-	sha256_of(f, "ready/" PART, want);
-	assert_string_equal(sc.sha256, want);
+	crc32c_of(f, "ready/" PART, want);
+	assert_string_equal(sc.crc32c, want);
 	sidecar_clear(&sc);
 }
 
@@ -380,7 +377,7 @@ test_journal_of_earlier_version(void **state)
 	read_sidecar(f, &sc);
 	assert_int_equal(sc.rows, 2);
 	assert_false(sc.has_event_range);
-	assert_int_equal(strlen(sc.sha256), 64);
+	assert_int_equal(strlen(sc.crc32c), CRC32C_HEX);
 	sidecar_clear(&sc);
 }
 
@@ -627,7 +624,7 @@ test_parquet_cut_back_and_converted(void **state)
 {
 	struct fixture *f = *state;
 	struct spool_recovery st;
-	char copy[80], cmd[256], hex[65], err[256], *side;
+	char copy[80], cmd[256], hex[CRC32C_HEX + 1], err[256], *side;
 	struct stat sb;
 	struct sidecar sc;
 	unsigned char head[4], tail[4];
@@ -669,14 +666,9 @@ test_parquet_cut_back_and_converted(void **state)
 	assert_int_equal(sc.offsets.n, 1);
 	assert_int_equal(sc.offsets.v[0].last, 9);
 	free(side);
-	/* the file's SHA-256: not slurp()'s strlen, it holds NUL bytes */
-	snprintf(cmd, sizeof(cmd), "sha256sum %s/ready/" PQ_PART
-	    " | cut -c1-64 > %s/sum", f->dir, f->dir);
-	assert_int_equal(system(cmd), 0);
-	assert_non_null(side = slurp(f, "sum"));
-	snprintf(hex, sizeof(hex), "%s", side);
-	assert_string_equal(hex, sc.sha256);
-	free(side);
+	/* the file's CRC-32C, over its NUL bytes too */
+	crc32c_of(f, "ready/" PQ_PART, hex);
+	assert_string_equal(hex, sc.crc32c);
 	sidecar_clear(&sc);
 
 	decided = 1;
@@ -775,7 +767,7 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_back_to_decided, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_sha256_of_what_is_kept,
+		cmocka_unit_test_setup_teardown(test_crc32c_of_what_is_kept,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_event_range_of_what_is_kept, setup, teardown),

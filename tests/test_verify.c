@@ -3,7 +3,8 @@
  * sidecars by hand, checked whole.  A good tree (several tables, codecs,
  * members and frames, a reject filling a gap, a spill, hidden and '_'
  * files beside the part files) passes with its counts, and so does one
- * whose sidecars are of an earlier version (no sha256, no event times);
+ * whose sidecars are of an earlier version (the sha256 of a kedge before
+ * the crc32c, both, or no digest and no event times);
  * each planted fault (a duplicate, a gap, a truncated or corrupt stream,
  * rows or bytes that disagree, a byte changed in place, a lone part file or
  * sidecar, a reject over a data file, an uncovered spill, a malformed
@@ -55,9 +56,13 @@ struct part {
 	const char *rejected;     /* JSON object, rejects files only */
 	int jsonl;
 	int rows_lie, bytes_lie;  /* added to the true counts in the sidecar */
-	int legacy;               /* a sidecar of an earlier version: no
-	                           * sha256, no event times */
+	int legacy;               /* the sidecar's version: L_CRC32C ... */
 };
+
+/* A sidecar as this kedge writes it (crc32c), as one before the crc32c
+ * (sha256), with both, or of the earliest version (no digest, no event
+ * times). */
+enum { L_CRC32C, L_NONE, L_SHA256, L_BOTH };
 
 enum { P_GZ, P_ZST, P_REJ, P_T4A, P_T4B, P_WEB, NGOOD };
 
@@ -80,8 +85,10 @@ static const struct part good[NGOOD] = {
 	[P_WEB] = { "web", H23, "t", 3, 100, "h", CODEC_ZSTD, 101, 2,
 	    "[[100,119],[121,201]]", NULL, NULL, NULL, 1, 0, 0, 0 },
 };
-#define GOOD_OK "verify OK: 6 files, 234 rows, 3 partitions in 2 tables, " \
-	"0 manifests"
+/* The good tree, c and s of its files checked by crc32c and sha256. */
+#define GOOD_OK_BY(c, s) "verify OK: 6 files (" #c " checked by crc32c, " \
+	#s " by sha256), 234 rows, 3 partitions in 2 tables, 0 manifests"
+#define GOOD_OK GOOD_OK_BY(6, 0)
 
 struct fixture {
 	char root[64];          /* the mkdtemp directory, removed at the end */
@@ -213,19 +220,32 @@ sha256_hex(const void *data, size_t len, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-/* The sidecar keys of an earlier version lacks: the digest of data and an
- * event range for the rows (event times are not checked by verify). */
+/* The CRC-32C of data[0..len), in lowercase hex. */
+static void
+crc32c_hex(const void *data, size_t len, char hex[CRC32C_HEX + 1])
+{
+	crc32c_format(crc32c_update(0, data, len), hex);
+}
+
+/* The sidecar keys the earliest version lacks: the digests of data its
+ * version has and an event range for the rows (event times are not
+ * checked by verify). */
 static void
 sidecar_extras(const struct part *p, const struct buf *data, char *sha,
     size_t shalen, char *events, size_t eventslen)
 {
-	char hex[65];
+	char hex[65], crc[CRC32C_HEX + 1];
+	size_t len = 0;
 
 	sha[0] = events[0] = '\0';
-	if (p->legacy)
+	if (p->legacy == L_NONE)
 		return;
 	sha256_hex(data->data, data->len, hex);
-	snprintf(sha, shalen, ",\"sha256\":\"%s\"", hex);
+	crc32c_hex(data->data, data->len, crc);
+	if (p->legacy != L_SHA256)
+		len = (size_t)snprintf(sha, shalen, ",\"crc32c\":\"%s\"", crc);
+	if (p->legacy != L_CRC32C)
+		snprintf(sha + len, shalen - len, ",\"sha256\":\"%s\"", hex);
 	if (p->rows == 0)
 		snprintf(events, eventslen, ",\"min_event_us\":null,"
 		    "\"max_event_us\":null");
@@ -245,7 +265,7 @@ put_part(const struct fixture *f, const struct part *p, char *rel,
 	struct buf text = { 0 }, data = { 0 };
 	uint64_t seed = (uint64_t)p->first * 131 + (uint64_t)p->partition;
 	int members = p->members > 0 ? p->members : 1;
-	char line[128], side[512], json[2048], sha[96], events[96];
+	char line[128], side[512], json[2048], sha[128], events[96];
 
 	for (int i = 0; i < p->rows; i++) {
 		int n = snprintf(line, sizeof(line), "%s\001%lld\001%016llx\n",
@@ -336,9 +356,11 @@ assert_ok(const struct fixture *f, const char *want)
 	if (r != 0 || strcmp(msg, want) != 0)
 		fail_msg("verify returned %d, \"%s\"; want 0, \"%s\"", r, msg,
 		    want);
-	snprintf(again, sizeof(again), "verify OK: %zu files, %" PRIu64
-	    " rows, %zu partitions in %zu tables, %zu manifests", sum.files,
-	    sum.rows, sum.partitions, sum.tables, sum.manifests);
+	snprintf(again, sizeof(again), "verify OK: %zu files (%zu checked by "
+	    "crc32c, %zu by sha256), %" PRIu64 " rows, %zu partitions in %zu "
+	    "tables, %zu manifests", sum.files, sum.crc32c_files,
+	    sum.sha256_files, sum.rows, sum.partitions, sum.tables,
+	    sum.manifests);
 	assert_memory_equal(msg, again, strlen(again));
 	if (sum.unread > 0) {
 		snprintf(again, sizeof(again), "; %" PRIu64 " offsets deleted",
@@ -376,8 +398,8 @@ test_empty_dir(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_ok(f, "verify OK: 0 files, 0 rows, 0 partitions in 0 tables, "
-	    "0 manifests");
+	assert_ok(f, "verify OK: 0 files (0 checked by crc32c, 0 by sha256), "
+	    "0 rows, 0 partitions in 0 tables, 0 manifests");
 }
 
 static void
@@ -515,11 +537,17 @@ test_corrupt_streams(void **state)
 	assert_bad_file(f, f->rel[P_WEB], "corrupt zstd stream");
 }
 
-/* Changes the byte at off of the small file rel in place; its SHA-256
- * before goes to was, after to now. */
+/* A file's digests, in lowercase hex. */
+struct digests {
+	char crc32c[CRC32C_HEX + 1];
+	char sha256[65];
+};
+
+/* Changes the byte at off of the small file rel in place; its digests
+ * before go to was, after to now. */
 static void
 poke_rel(const struct fixture *f, const char *rel, off_t off, char c,
-    char was[65], char now[65])
+    struct digests *was, struct digests *now)
 {
 	char path[512], data[65536];
 	ssize_t n;
@@ -529,48 +557,78 @@ poke_rel(const struct fixture *f, const char *rel, off_t off, char c,
 	assert_true((fd = open(path, O_RDWR)) >= 0);
 	assert_true((n = pread(fd, data, sizeof(data), 0)) > off);
 	assert_true((size_t)n < sizeof(data));
-	sha256_hex(data, (size_t)n, was);
+	crc32c_hex(data, (size_t)n, was->crc32c);
+	sha256_hex(data, (size_t)n, was->sha256);
 	data[off] = c;
-	sha256_hex(data, (size_t)n, now);
+	crc32c_hex(data, (size_t)n, now->crc32c);
+	sha256_hex(data, (size_t)n, now->sha256);
 	assert_int_equal(pwrite(fd, &c, 1, off), 1);
 	assert_int_equal(close(fd), 0);
 }
 
 /* One byte changed after landing, the length and the rows unchanged: only
- * the sidecar's sha256 tells. */
+ * the sidecar's digest tells: its crc32c, the sha256 of a sidecar of a
+ * kedge before the crc32c, the crc32c of one with both. */
 static void
 test_byte_changed_in_place(void **state)
 {
 	struct fixture *f = *state;
-	struct part legacy = good[P_T4A];
-	char was[65], now[65], want[1024];
+	struct part old = good[P_T4A];
+	struct digests was, now;
+	char want[1024];
 
 	put_good(f);
 	/* "t\0010\001..." becomes "u\0010\001..." */
-	poke_rel(f, f->rel[P_T4A], 0, 'u', was, now);
-	snprintf(want, sizeof(want), "verify: sha256 of %s is %s, its sidecar "
-	    "says %s", f->rel[P_T4A], now, was);
+	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
+	snprintf(want, sizeof(want), "verify: crc32c of %s is %s, its sidecar "
+	    "says %s", f->rel[P_T4A], now.crc32c, was.crc32c);
 	assert_verify(f, 1, want);
-	/* a sidecar of an earlier version has no sha256 to tell */
-	legacy.legacy = 1;
-	put_part(f, &legacy, f->rel[P_T4A], sizeof(f->rel[P_T4A]));
-	poke_rel(f, f->rel[P_T4A], 0, 'u', was, now);
-	assert_ok(f, GOOD_OK);
+	old.legacy = L_SHA256;
+	put_part(f, &old, f->rel[P_T4A], sizeof(f->rel[P_T4A]));
+	assert_ok(f, GOOD_OK_BY(5, 1));
+	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
+	snprintf(want, sizeof(want), "verify: sha256 of %s is %s, its sidecar "
+	    "says %s", f->rel[P_T4A], now.sha256, was.sha256);
+	assert_verify(f, 1, want);
+	old.legacy = L_BOTH;
+	put_part(f, &old, f->rel[P_T4A], sizeof(f->rel[P_T4A]));
+	assert_ok(f, GOOD_OK_BY(6, 1));
+	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
+	snprintf(want, sizeof(want), "verify: crc32c of %s is %s, its sidecar "
+	    "says %s", f->rel[P_T4A], now.crc32c, was.crc32c);
+	assert_verify(f, 1, want);
+	/* a sidecar of the earliest version has no digest to tell */
+	old.legacy = L_NONE;
+	put_part(f, &old, f->rel[P_T4A], sizeof(f->rel[P_T4A]));
+	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
+	assert_ok(f, GOOD_OK_BY(5, 0));
 }
 
-/* Sidecars written before sha256 and the event times existed. */
+/* Sidecars of earlier versions: a tree of a kedge before the crc32c
+ * (sha256), of one with both digests, and of the earliest version
+ * (neither, no event times). */
 static void
 test_legacy_sidecars(void **state)
 {
+	static const struct {
+		int legacy;
+		const char *ok;
+	} trees[] = {
+		{ L_SHA256, GOOD_OK_BY(0, 6) },
+		{ L_BOTH, GOOD_OK_BY(6, 6) },
+		{ L_NONE, GOOD_OK_BY(0, 0) },
+	};
 	struct fixture *f = *state;
 
-	for (int i = 0; i < NGOOD; i++) {
-		struct part p = good[i];
+	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+		for (int i = 0; i < NGOOD; i++) {
+			struct part p = good[i];
 
-		p.legacy = 1;
-		put_part(f, &p, f->rel[i], sizeof(f->rel[i]));
+			p.legacy = trees[t].legacy;
+			put_part(f, &p, f->rel[i], sizeof(f->rel[i]));
+		}
+		assert_ok(f, trees[t].ok);
 	}
-	assert_ok(f, GOOD_OK);
 }
 
 static void
@@ -822,8 +880,8 @@ test_big_files(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(st.st_size > 3 * 128 * 1024);
 	put_part(f, &zst, rel, sizeof(rel));
-	assert_ok(f, "verify OK: 2 files, 80000 rows, 1 partitions in 1 tables, "
-	    "0 manifests");
+	assert_ok(f, "verify OK: 2 files (2 checked by crc32c, 0 by sha256), "
+	    "80000 rows, 1 partitions in 1 tables, 0 manifests");
 }
 
 /* The manifest of access/H23 that agrees with the good tree, and what it
@@ -868,7 +926,7 @@ good_manifest(const struct fixture *f, struct hour_manifest *h)
 		read_sidecar(f, which[i], sc);
 		h->files[i] = (struct manifest_file){
 		    strrchr(f->rel[which[i]], '/') + 1, (uint64_t)sc->bytes,
-		    (uint64_t)sc->rows, "", sc->topic, (int32_t)sc->partition,
+		    (uint64_t)sc->rows, "", "", sc->topic, (int32_t)sc->partition,
 		    sc->offsets, sc->has_event_range ? sc->min_event_us :
 		    MANIFEST_NO_TIME, sc->has_event_range ? sc->max_event_us :
 		    MANIFEST_NO_TIME, (uint64_t)i + 1 };
@@ -910,8 +968,8 @@ test_manifests(void **state)
 	put_manifest(f, &h.m);
 	assert_verify(f, 1, "verify: " H23_MANIFEST ": no _SUCCESS beside it");
 	put_text(f, H23_DIR "/_SUCCESS", "");
-	assert_ok(f, "verify OK: 6 files, 234 rows, 3 partitions in 2 tables, "
-	    "1 manifests");
+	assert_ok(f, "verify OK: 6 files (6 checked by crc32c, 0 by sha256), "
+	    "234 rows, 3 partitions in 2 tables, 1 manifests");
 
 	h.m.rows++;
 	put_manifest(f, &h.m);
@@ -982,6 +1040,7 @@ test_sidecar_parse_example(void **state)
 	assert_int_equal(sc.format, FORMAT_JSONL);
 	assert_int_equal(sc.codec, CODEC_ZSTD);
 	assert_string_equal(sc.sha256, "");  /* written before "sha256" */
+	assert_string_equal(sc.crc32c, "");
 	assert_false(sc.has_event_range);
 	assert_int_equal(sc.nrejected, 1);
 	assert_string_equal(sc.rejected[0].table, "access");

@@ -1,7 +1,7 @@
 /*
  * The writer: the roll policy, one Kafka partition and one hour per part
  * file, file names, valid files at every flush, and the move to ready/
- * with a sidecar that has the file's SHA-256 and its rows' event times.
+ * with a sidecar that has the file's CRC-32C and its rows' event times.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,14 +182,13 @@ test_roll_then_release(void **state)
 	assert_int_equal(writer_release(f->w, err, sizeof(err)), 2);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_size, 12);
-	/* with its sidecar (the SHA-256 is sha256sum's of
-	 * "x\0011\nw\0012\nv\0013\n"), and nothing left in open/ */
+	/* with its sidecar (the CRC-32C of "x\0011\nw\0012\nv\0013\n"), and
+	 * nothing left in open/ */
 	snprintf(path, sizeof(path),
 	    "%s/ready/t/dt=20261129/hr=10/.top+0+1+h1.txt.json", f->dir);
 	s = slurp(path);
-	assert_non_null(strstr(s, "\"rows\":3,\"bytes\":12,\"sha256\":\""
-	    "52c6f77428c0686a7ee1b4b2da2f87d92e4637b38b731f52f51bd4723cee72cf"
-	    "\","));
+	assert_non_null(strstr(s, "\"rows\":3,\"bytes\":12,\"crc32c\":"
+	    "\"b19df607\","));
 	assert_non_null(strstr(s, "\"min_event_us\":1795946400000003,"
 	    "\"max_event_us\":1795946400000009,"));
 	assert_non_null(strstr(s, "\"offsets\":[[1,3]]"));

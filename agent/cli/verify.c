@@ -605,10 +605,12 @@ verify_check(const char *dir, struct verify_summary *sum, char *msg,
 	if ((r = verify_manifests(&v)) != 0)
 		goto out;
 	*sum = (struct verify_summary){ v.nfiles, v.rows, partitions,
-	    verify_count_tables(&v), v.manifests, v.unread, v.awaiting };
-	snprintf(msg, msglen, "verify OK: %zu files, %" PRIu64 " rows, %zu "
-	    "partitions in %zu tables, %zu manifests", sum->files, sum->rows,
-	    sum->partitions, sum->tables, sum->manifests);
+	    verify_count_tables(&v), v.manifests, v.unread, v.awaiting,
+	    v.crc32c_files, v.sha256_files };
+	snprintf(msg, msglen, "verify OK: %zu files (%zu checked by crc32c, "
+	    "%zu by sha256), %" PRIu64 " rows, %zu partitions in %zu tables, "
+	    "%zu manifests", sum->files, sum->crc32c_files, sum->sha256_files,
+	    sum->rows, sum->partitions, sum->tables, sum->manifests);
 	if (sum->unread > 0) {
 		size_t len = strlen(msg);
 		snprintf(msg + len, msglen - len, "; %" PRIu64 " offsets deleted "
@@ -646,7 +648,9 @@ verify_print_json(int r, const struct verify_summary *sum, const char *msg,
 	    jsondoc_set_int(o, "tables", (int64_t)sum->tables) < 0 ||
 	    jsondoc_set_int(o, "manifests", (int64_t)sum->manifests) < 0 ||
 	    jsondoc_set_int(o, "unread_offsets", (int64_t)sum->unread) < 0 ||
-	    jsondoc_set_int(o, "awaiting_files", (int64_t)sum->awaiting) < 0)
+	    jsondoc_set_int(o, "awaiting_files", (int64_t)sum->awaiting) < 0 ||
+	    jsondoc_set_int(o, "crc32c_files", (int64_t)sum->crc32c_files) < 0 ||
+	    jsondoc_set_int(o, "sha256_files", (int64_t)sum->sha256_files) < 0)
 		goto out;
 	e = jsondoc_print(o, out);
 out:

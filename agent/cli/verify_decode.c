@@ -1,7 +1,7 @@
 /*
  * verify_decode: `kedge verify` reading part files back, the read side of
  * lib/codec.c: plain, gzip and zstd text, decoded in chunks to
- * count its rows and bytes (and take its SHA-256) for the checks of
+ * count its rows and bytes (and take its digests) for the checks of
  * verify.c.
  */
 #include "agent/cli/verify_int.h"
@@ -27,7 +27,7 @@ lines_count(struct lines *l, const unsigned char *p, size_t len)
 }
 
 /* Reads the next chunk of the part file fd into v->in, adding it to the
- * file's SHA-256 when that is being taken.  Returns the count or -errno. */
+ * file's digests when they are being taken.  Returns the count or -errno. */
 static ssize_t
 read_part(struct verify *v, int fd)
 {

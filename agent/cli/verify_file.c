@@ -1,7 +1,7 @@
 /*
  * verify_file: `kedge verify` of one part file (verify_int.h): its sidecar
  * loaded, its name and table directory against it, its content (rows,
- * bytes, SHA-256, and rows enough for the records it names), then the
+ * bytes, digests, and rows enough for the records it names), then the
  * records it accounts for noted for the partitions' checks of verify.c.
  */
 #include "agent/cli/verify_int.h"
@@ -85,21 +85,25 @@ verify_rows_needed(const struct sidecar *sc, int *exact)
 	return verify_add_sat(n, sidecar_ranges_count(&sc->spill));
 }
 
-/* Starts taking the SHA-256 of f's bytes as they are read, when its
- * sidecar has one (sidecars of earlier versions do not). */
+/* Starts taking the digests of f's bytes its sidecar has as they are
+ * read: its CRC-32C, its SHA-256 (an earlier kedge's), both, or none
+ * (sidecars of versions before either). */
 static int
-verify_sha256_begin(struct verify *v, const struct vfile *f)
+verify_digest_begin(struct verify *v, const struct vfile *f)
 {
+	unsigned kinds = (f->sc.crc32c[0] != '\0' ? SPOOL_CRC32C : 0) |
+	    (f->sc.sha256[0] != '\0' ? SPOOL_SHA256 : 0);
+
 	spool_hash_free(v->hash); /* a file before that ended in a violation */
 	v->hash = NULL;
-	if (f->sc.sha256[0] != '\0' && (v->hash = spool_hash_new()) == NULL)
+	if (kinds != 0 && (v->hash = spool_hash_new(kinds)) == NULL)
 		return verify_nomem(v);
 	return 0;
 }
 
-/* Compares the SHA-256 of what was read of f with its sidecar's. */
+/* Compares the digests of what was read of f with its sidecar's. */
 static int
-verify_sha256(struct verify *v, const struct vfile *f)
+verify_digest(struct verify *v, const struct vfile *f)
 {
 	struct spool_digest d;
 	int r;
@@ -111,10 +115,16 @@ verify_sha256(struct verify *v, const struct vfile *f)
 	v->hash = NULL;
 	if (r < 0)
 		return verify_nomem(v);
-	if (strcmp(d.hex, f->sc.sha256) != 0)
+	if (strcmp(d.crc32c, f->sc.crc32c) != 0)
+		return verify_violation(v,
+		    "crc32c of %s is %s, its sidecar says %s",
+		    f->path, d.crc32c, f->sc.crc32c);
+	if (strcmp(d.sha256, f->sc.sha256) != 0)
 		return verify_violation(v,
 		    "sha256 of %s is %s, its sidecar says %s",
-		    f->path, d.hex, f->sc.sha256);
+		    f->path, d.sha256, f->sc.sha256);
+	v->crc32c_files += f->sc.crc32c[0] != '\0';
+	v->sha256_files += f->sc.sha256[0] != '\0';
 	return 0;
 }
 
@@ -145,7 +155,7 @@ verify_content(struct verify *v, struct vfile *f)
 	uint64_t bytes = 0, need;
 	int fd, r = 0, exact;
 
-	if ((r = verify_sha256_begin(v, f)) != 0)
+	if ((r = verify_digest_begin(v, f)) != 0)
 		return r;
 	if ((fd = fs_open_beneath(v->rootfd, f->path, O_RDONLY)) == -ELOOP ||
 	    fd == -ENXIO)
@@ -174,7 +184,7 @@ verify_content(struct verify *v, struct vfile *f)
 		    "%s: %" PRIu64 " bytes, its sidecar says %"
 		    PRId64, f->path, bytes, sc->bytes);
 	/* after the checks that say what is wrong: it catches the rest */
-	if ((r = verify_sha256(v, f)) != 0)
+	if ((r = verify_digest(v, f)) != 0)
 		return r;
 	need = verify_rows_needed(sc, &exact);
 	if (exact && l.n != need)

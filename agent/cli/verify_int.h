@@ -74,7 +74,8 @@ struct verify {
 	unsigned char *in, *out;
 	ZSTD_DStream *zds; /* made at the first zstd file, kept for the rest */
 	struct spool_hash *hash; /* of the file being read, when its sidecar
-	                          * has a sha256; else NULL */
+	                          * has a digest; else NULL */
+	size_t crc32c_files, sha256_files; /* whose digest was checked */
 	uint64_t rows;
 	uint64_t unread;   /* offsets the broker deleted before they were read */
 	struct pqtable *pqtables; /* the columns of each Parquet table */

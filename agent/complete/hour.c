@@ -156,6 +156,7 @@ complete_add_file(struct manifest *m, const char *name,
 		return -ENOMEM;
 	f->bytes = (uint64_t)sc->bytes;
 	f->rows = (uint64_t)sc->rows;
+	snprintf(f->crc32c, sizeof(f->crc32c), "%s", sc->crc32c);
 	snprintf(f->sha256, sizeof(f->sha256), "%s", sc->sha256);
 	f->partition = (int32_t)sc->partition;
 	f->min_event_us = sc->has_event_range ? sc->min_event_us :

@@ -42,7 +42,10 @@ file_json(const void *arg, int *r)
 	else if ((*r = jsondoc_set_str(o, "name", f->name)) != 0 ||
 	    (*r = set_count(o, "bytes", f->bytes)) != 0 ||
 	    (*r = set_count(o, "rows", f->rows)) != 0 ||
-	    (*r = jsondoc_set_str(o, "sha256", f->sha256)) != 0 ||
+	    (f->crc32c[0] != '\0' &&
+	    (*r = jsondoc_set_str(o, "crc32c", f->crc32c)) != 0) ||
+	    (f->sha256[0] != '\0' &&
+	    (*r = jsondoc_set_str(o, "sha256", f->sha256)) != 0) ||
 	    (*r = jsondoc_set_str(o, "topic", f->topic)) != 0 ||
 	    (*r = jsondoc_set_int(o, "partition", f->partition)) != 0 ||
 	    (*r = jsondoc_set(o, "offsets",
@@ -142,7 +145,8 @@ enum field_kind {
 	F_DT,         /* char[9]: YYYYMMDD */
 	F_HR,         /* char[3]: 00..23 */
 	F_WRITTEN,    /* char[21]: YYYY-MM-DDTHH:MM:SSZ */
-	F_SHA256,     /* char[65]: 64 lowercase hex digits, or empty */
+	F_CRC32C,     /* char[9]: 8 lowercase hex digits, or empty; optional */
+	F_SHA256,     /* char[65]: 64 lowercase hex digits, or empty; optional */
 	F_COUNT,      /* uint64_t, from a non-negative JSON integer */
 	F_REVISION,   /* uint64_t, at least 1 */
 	F_PARTITION,  /* int32_t, not negative */
@@ -188,6 +192,7 @@ static const struct field file_fields[] = {
 	F("name", F_FILENAME, name),
 	F("bytes", F_COUNT, bytes),
 	F("rows", F_COUNT, rows),
+	F("crc32c", F_CRC32C, crc32c),
 	F("sha256", F_SHA256, sha256),
 	F("topic", F_NAME, topic),
 	F("partition", F_PARTITION, partition),
@@ -321,8 +326,10 @@ manifest_read_value(struct jsondoc *d, const json_t *v, const struct field *f,
 	case F_WRITTEN:
 		return manifest_read_digits(d, v, at, sizeof(m->written),
 		    "YYYY-MM-DDTHH:MM:SSZ");
+	case F_CRC32C:
+		return sidecar_digest_parse(d, v, CRC32C_HEX, 1, at);
 	case F_SHA256:
-		return sidecar_sha256_parse(d, v, 1, at);
+		return sidecar_digest_parse(d, v, SIDECAR_SHA256_HEX, 1, at);
 	case F_COUNT:
 	case F_REVISION:
 		if ((r = jsondoc_int(d, v, 0, INT64_MAX, &i64)) != 0)
@@ -380,8 +387,10 @@ manifest_read_field(struct jsondoc *d, size_t i, const json_t *v, void *arg)
 {
 	const struct object_read *o = arg;
 
-	/* manifests written before the fingerprint have none */
-	if (v == NULL && o->fields[i].kind == F_FINGERPRINT)
+	/* manifests written before the fingerprint have none, those
+	 * written before the crc32c no crc32c, and later ones no sha256 */
+	if (v == NULL && (o->fields[i].kind == F_FINGERPRINT ||
+	    o->fields[i].kind == F_CRC32C || o->fields[i].kind == F_SHA256))
 		return 0;
 	if (v == NULL)
 		return jsondoc_missing(d, o->fields[i].key);

@@ -10,7 +10,7 @@
  *    "min_event_us":1785610800000000,"max_event_us":1785614399000000,
  *    "fingerprint":"9f0c2d6e81a4b3c7",
  *    "files":[{"name":"web+0+120000+edge01.txt.gz","bytes":56789,
- *              "rows":1234,"sha256":"<64 hex>","topic":"web",
+ *              "rows":1234,"crc32c":"<8 hex>","topic":"web",
  *              "partition":0,"offsets":[[120000,120180]],
  *              "min_event_us":...,"max_event_us":...,"revision":1}],
  *    "partitions":[{"topic":"web","partition":0,
@@ -28,6 +28,11 @@
  * 2^64 of the files' (fingerprint.h), the rows of all their columns;
  * absent when a file's sidecar has none, and from manifests of a kedge
  * before it.
+ *
+ * A file's "crc32c" and "sha256" are its sidecar's, each there when the
+ * sidecar has it (kedge writes "crc32c"; sidecars of earlier versions have
+ * "sha256", or neither).  Manifests of a kedge before the crc32c have
+ * "sha256" for every file, "" when its sidecar had none, and no "crc32c".
  *
  * The parser is strict, like the sidecar's: a repeated, unknown or missing
  * key, a value of another type or out of its range is an error.
@@ -50,6 +55,7 @@ struct manifest_file {
 	char *name;
 	uint64_t bytes;
 	uint64_t rows;
+	char crc32c[CRC32C_HEX + 1];     /* "" when the sidecar had none */
 	char sha256[65];                 /* "" when the sidecar had none */
 	char *topic;
 	int32_t partition;

@@ -102,6 +102,11 @@ check_listed(const struct manifest_file *mf, const struct mfcheck_file *f,
 		return err_set(why, whylen, 1,
 		    "%s: says other offsets than its "
 		    "sidecar", f->name);
+	if (mf->crc32c[0] != '\0' && sc->crc32c[0] != '\0' &&
+	    strcmp(mf->crc32c, sc->crc32c) != 0)
+		return err_set(why, whylen, 1,
+		    "%s: says crc32c %s, its sidecar %s",
+		    f->name, mf->crc32c, sc->crc32c);
 	if (mf->sha256[0] != '\0' && sc->sha256[0] != '\0' &&
 	    strcmp(mf->sha256, sc->sha256) != 0)
 		return err_set(why, whylen, 1,

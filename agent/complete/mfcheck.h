@@ -22,8 +22,8 @@ struct mfcheck_file {
  * sorted by name:
  *
  *  - m lists each of them once and no other, each with its sidecar's
- *    rows, bytes, topic, partition and offsets, and its sha256 and event
- *    times when the sidecar has them;
+ *    rows, bytes, topic, partition and offsets, and its crc32c, sha256
+ *    and event times when the sidecar has them;
  *  - m's rows and bytes are its files' sums, late_rows the rows of its
  *    files whose revision is after the first, min/max_event_us the least
  *    and the greatest of its files' (null when none has one);

@@ -616,7 +616,7 @@ journal_to_sidecar(const struct journal_state *st,
 	out->first_offset = info->first_offset;
 	out->rows = (int64_t)st->rows;
 	out->bytes = (int64_t)(info->bytes ? info->bytes : st->len);
-	snprintf(out->sha256, sizeof(out->sha256), "%s", info->sha256);
+	snprintf(out->crc32c, sizeof(out->crc32c), "%s", info->crc32c);
 	/* a file of no row has its event range null; one whose journal has
 	 * no t line (an earlier kedge's) none */
 	out->has_event_range = st->rows > 0 && sc->events;

@@ -131,7 +131,7 @@ struct journal_file_info {
 	int64_t first_offset;
 	const char *format;
 	const char *codec;
-	const char *sha256;     /* lowercase hex */
+	const char *crc32c;     /* lowercase hex */
 	uint64_t bytes;         /* of the file described when it is not
 	                         * the journal's (Parquet); 0: the journal's */
 };

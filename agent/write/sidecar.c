@@ -106,8 +106,8 @@ read_rejected(struct jsondoc *d, const json_t *v, struct sidecar *sc)
 }
 
 int
-sidecar_sha256_parse(struct jsondoc *d, const json_t *v, int empty_ok,
-    char *out)
+sidecar_digest_parse(struct jsondoc *d, const json_t *v, size_t digits,
+    int empty_ok, char *out)
 {
 	const char *s = NULL;
 	size_t len;
@@ -116,17 +116,17 @@ sidecar_sha256_parse(struct jsondoc *d, const json_t *v, int empty_ok,
 	if ((r = jsondoc_str(d, v, &s)) != 0)
 		return r;
 	len = strlen(s);
-	if ((len != SIDECAR_SHA256_HEX && (len != 0 || !empty_ok)) ||
+	if ((len != digits && (len != 0 || !empty_ok)) ||
 	    strspn(s, "0123456789abcdef") != len)
-		return jsondoc_fail(d, "%s%d lowercase hex digits", empty_ok ?
-		    "neither empty nor " : "not ", SIDECAR_SHA256_HEX);
+		return jsondoc_fail(d, "%s%zu lowercase hex digits", empty_ok ?
+		    "neither empty nor " : "not ", digits);
 	memcpy(out, s, len + 1);
 	return 0;
 }
 
 enum field_kind {
 	F_VERSION, F_PARTITION, F_COUNT, F_NAME, F_FORMAT, F_CODEC, F_RANGES,
-	F_REJECTED, F_SHA256, F_EVENT, F_FINGERPRINT
+	F_REJECTED, F_CRC32C, F_SHA256, F_EVENT, F_FINGERPRINT
 };
 
 static const struct field {
@@ -143,6 +143,7 @@ static const struct field {
 	{ "first_offset", F_COUNT, offsetof(struct sidecar, first_offset), 0 },
 	{ "rows", F_COUNT, offsetof(struct sidecar, rows), 0 },
 	{ "bytes", F_COUNT, offsetof(struct sidecar, bytes), 0 },
+	{ "crc32c", F_CRC32C, offsetof(struct sidecar, crc32c), 1 },
 	{ "sha256", F_SHA256, offsetof(struct sidecar, sha256), 1 },
 	{ "format", F_FORMAT, offsetof(struct sidecar, format), 0 },
 	{ "codec", F_CODEC, offsetof(struct sidecar, codec), 0 },
@@ -198,8 +199,10 @@ sidecar_read_value(struct jsondoc *d, const struct field *f, const json_t *v,
 		    (struct sidecar_ranges *)(void *)base);
 	case F_REJECTED:
 		return read_rejected(d, v, sc);
+	case F_CRC32C:
+		return sidecar_digest_parse(d, v, CRC32C_HEX, 0, base);
 	case F_SHA256:
-		return sidecar_sha256_parse(d, v, 0, base);
+		return sidecar_digest_parse(d, v, SIDECAR_SHA256_HEX, 0, base);
 	case F_EVENT:
 		if (json_is_null(v)) {
 			rd->event_nulls++;
@@ -368,6 +371,8 @@ sidecar_format(const struct sidecar *sc, struct buf *out)
 	    (r = jsondoc_set_int(o, "first_offset", sc->first_offset)) != 0 ||
 	    (r = jsondoc_set_int(o, "rows", sc->rows)) != 0 ||
 	    (r = jsondoc_set_int(o, "bytes", sc->bytes)) != 0 ||
+	    (sc->crc32c[0] != '\0' &&
+	    (r = jsondoc_set_str(o, "crc32c", sc->crc32c)) != 0) ||
 	    (sc->sha256[0] != '\0' &&
 	    (r = jsondoc_set_str(o, "sha256", sc->sha256)) != 0) ||
 	    (r = jsondoc_set_str(o, "format",

@@ -5,8 +5,7 @@
  *
  *   {"kedge":1,"table":"access","topic":"nginx-access","partition":3,
  *    "host":"edge01","first_offset":120000,"rows":1234,"bytes":56789,
- *    "sha256":"8df37d9ffa266019129991fdaf07b1dd3f3bd99199361e46cb3f14539ef0cea2",
- *    "format":"hive-text","codec":"gzip",
+ *    "crc32c":"1f3a09c4","format":"hive-text","codec":"gzip",
  *    "min_event_us":1795946400123000,"max_event_us":1795949998870000,
  *    "fingerprint":"9f0c2d6e81a4b3c7",
  *    "offsets":[[120000,120180]],"empty":[],"spill":[]}
@@ -18,14 +17,18 @@
  * "spill" and "unread" and instead "rejected":
  * {"<table>":[ranges], ...}, the records it rejects for each table.
  *
- * "sha256" is the SHA-256 of the file's bytes as landed, in lowercase hex;
+ * "crc32c" is the CRC-32C of the file's bytes as landed (crc32c.h), 8
+ * lowercase hex digits, the checksum HDFS keeps of its blocks; sidecars of
+ * earlier versions have "sha256" instead, their SHA-256 in 64, which verify
+ * still checks (a sidecar with both has both checked).
  * "min_event_us" and "max_event_us" are the earliest and latest event time
  * of its rows (the time that chose their hour: for rejects, the arrival),
  * in microseconds since the epoch (negative before 1970, INT64_MIN
  * excluded), both null when it holds no row.  "fingerprint" is the sum of
  * its rows' fingerprints (fingerprint.h), 16 lowercase hex digits.  Files
- * landed by kedge before these keys existed have none of the four, so
- * they are optional; every other key is required.
+ * landed by kedge before these keys existed have none of them, so the
+ * digests, the event range and the fingerprint are optional; every other
+ * key is required.
  *
  * The parser is strict on purpose: an unknown or repeated key, a missing
  * one, a value of another type, a fraction, a number out of its range,
@@ -45,6 +48,7 @@
 #include "agent/write/format.h"
 #include "lib/buf.h"
 #include "lib/codec.h"
+#include "lib/crc32c.h"
 
 struct jsondoc;
 
@@ -79,6 +83,7 @@ struct sidecar {
 	char *table, *topic, *host;
 	int64_t partition;          /* 0..INT32_MAX */
 	int64_t first_offset, rows, bytes;
+	char crc32c[CRC32C_HEX + 1];         /* "" when absent */
 	char sha256[SIDECAR_SHA256_HEX + 1]; /* "" when absent */
 	int has_event_range;        /* min/max_event_us are given (not null) */
 	int64_t min_event_us, max_event_us;
@@ -102,7 +107,8 @@ int sidecar_parse(const char *text, size_t len, struct sidecar *sc, char *err,
 void sidecar_clear(struct sidecar *sc);
 
 /* Appends sc as one line of JSON and a newline to out, with the keys in
- * the order of the example above: "sha256" when sc has one, the event
+ * the order of the example above: "crc32c" and "sha256" when sc has
+ * them, the event
  * range when sc has one (null, null for a file of no row; left out
  * otherwise), "rejected" for a file of the rejects table.  Returns 0,
  * -EILSEQ when a name is not UTF-8, or -ENOMEM. */
@@ -114,11 +120,11 @@ int sidecar_format(const struct sidecar *sc, struct buf *out);
  * -ENOMEM; out holds what was read either way. */
 int sidecar_ranges_parse(struct jsondoc *d, const json_t *v,
     struct sidecar_ranges *out);
-/* Reads the string v, 64 lowercase hex digits (or, with empty_ok, none),
- * into out[SIDECAR_SHA256_HEX + 1].  Returns 0 or -EINVAL with the
+/* Reads the string v, a digest of digits lowercase hex digits (or, with
+ * empty_ok, none), into out[digits + 1].  Returns 0 or -EINVAL with the
  * problem in d's err. */
-int sidecar_sha256_parse(struct jsondoc *d, const json_t *v, int empty_ok,
-    char *out);
+int sidecar_digest_parse(struct jsondoc *d, const json_t *v, size_t digits,
+    int empty_ok, char *out);
 /* The ranges as a new JSON array, or NULL when short of memory. */
 json_t *sidecar_ranges_json(const struct sidecar_ranges *r);
 /* Appends [first, last] to r.  Returns 0 or -ENOMEM. */

@@ -214,20 +214,23 @@ out:
 }
 
 struct spool_hash {
-	EVP_MD_CTX *ctx;
+	unsigned kinds;
+	uint32_t crc;
+	EVP_MD_CTX *sha;    /* SPOOL_SHA256 only */
 	uint64_t len;
 	int failed;
 };
 
 struct spool_hash *
-spool_hash_new(void)
+spool_hash_new(unsigned kinds)
 {
 	struct spool_hash *h;
 
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return NULL;
-	if ((h->ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+	h->kinds = kinds;
+	if ((kinds & SPOOL_SHA256) && ((h->sha = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(h->sha, EVP_sha256(), NULL) != 1)) {
 		spool_hash_free(h);
 		return NULL;
 	}
@@ -237,7 +240,9 @@ spool_hash_new(void)
 void
 spool_hash_update(struct spool_hash *h, const void *data, size_t len)
 {
-	if (EVP_DigestUpdate(h->ctx, data, len) != 1)
+	if (h->kinds & SPOOL_CRC32C)
+		h->crc = crc32c_update(h->crc, data, len);
+	if (h->sha != NULL && EVP_DigestUpdate(h->sha, data, len) != 1)
 		h->failed = 1;
 	h->len += len;
 }
@@ -248,10 +253,15 @@ spool_hash_done(struct spool_hash *h, struct spool_digest *out)
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 
-	if (h->failed || EVP_DigestFinal_ex(h->ctx, md, &mdlen) != 1)
+	memset(out, 0, sizeof(*out));
+	if (h->failed || (h->sha != NULL &&
+	    (EVP_DigestFinal_ex(h->sha, md, &mdlen) != 1 ||
+	    2 * mdlen >= sizeof(out->sha256))))
 		return -ENOMEM;
+	if (h->kinds & SPOOL_CRC32C)
+		crc32c_format(h->crc, out->crc32c);
 	for (unsigned int i = 0; i < mdlen; i++)
-		snprintf(out->hex + 2 * i, 3, "%02x", md[i]);
+		snprintf(out->sha256 + 2 * i, 3, "%02x", md[i]);
 	out->len = h->len;
 	return 0;
 }
@@ -261,13 +271,13 @@ spool_hash_free(struct spool_hash *h)
 {
 	if (h == NULL)
 		return;
-	EVP_MD_CTX_free(h->ctx);
+	EVP_MD_CTX_free(h->sha);
 	free(h);
 }
 
-/* The SHA-256 of the file at path, read whole. */
+/* The CRC-32C of the file at path, read whole. */
 static int
-spool_sha256(const char *path, struct spool_digest *out, char *err,
+spool_crc32c(const char *path, struct spool_digest *out, char *err,
     size_t errlen)
 {
 	unsigned char chunk[65536];
@@ -279,7 +289,7 @@ spool_sha256(const char *path, struct spool_digest *out, char *err,
 		return err_set(err, errlen, fd, "cannot read %s: %s", path,
 		    fs_strerror(-fd));
 	}
-	if ((h = spool_hash_new()) == NULL)
+	if ((h = spool_hash_new(SPOOL_CRC32C)) == NULL)
 		r = -ENOMEM;
 	while (r == 0 && (n = read(fd, chunk, sizeof(chunk))) > 0)
 		spool_hash_update(h, chunk, (size_t)n);
@@ -309,7 +319,7 @@ spool_ready_unlock(void)
 	pthread_mutex_unlock(&spool_ready_mutex);
 }
 
-/* Where a Parquet file goes while it is written, and its SHA-256. */
+/* Where a Parquet file goes while it is written, and its CRC-32C. */
 struct spool_sink {
 	int fd;
 	struct spool_hash *hash;
@@ -328,7 +338,7 @@ spool_sink_write(void *arg, const void *p, size_t len)
 }
 
 /* Converts the log at path, cut back to st->len bytes, into the Parquet
- * file tmp, durably: *digest gets its length and SHA-256 and *codec the
+ * file tmp, durably: *digest gets its length and CRC-32C and *codec the
  * name of its pages' codec. */
 static int
 spool_convert(const char *path, const char *tmp, const struct journal_state *st,
@@ -353,7 +363,7 @@ spool_convert(const char *path, const char *tmp, const struct journal_state *st,
 	    info->table, "kedge.topic", info->topic, "kedge.partition",
 	    partition, "kedge.first_offset", first, "kedge.last_offset", last };
 
-	if ((sink.hash = spool_hash_new()) == NULL)
+	if ((sink.hash = spool_hash_new(SPOOL_CRC32C)) == NULL)
 		return err_set(err, errlen, -ENOMEM, "out of memory");
 	if ((sink.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0) {
@@ -474,7 +484,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		goto out;
 	}
 	info = (struct journal_file_info){ table, sn.topic, sn.partition,
-	    sn.host, sn.first_offset, sn.format, sn.codec, digest.hex, 0 };
+	    sn.host, sn.first_offset, sn.format, sn.codec, digest.crc32c, 0 };
 	if ((r = spool_cut(spool_dir, data, st.len, err, errlen)) < 0)
 		goto out;
 	/* the writer's digest holds when the file is kept whole; a file cut
@@ -489,7 +499,7 @@ spool_finalize(const char *spool_dir, const char *rel, uint64_t upto,
 		info.bytes = digest.len;
 	} else if (known != NULL && known->len == st.len) {
 		digest = *known;
-	} else if ((r = spool_sha256(data, &digest, err, errlen)) < 0) {
+	} else if ((r = spool_crc32c(data, &digest, err, errlen)) < 0) {
 		goto out;
 	}
 	size = spool_size(sidecar);

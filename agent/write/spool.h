@@ -11,7 +11,7 @@
  * or ...<host>.parquet; an open Parquet file is the log of its rows,
  * <name>.rows (rowlog.h).  Finalizing a file cuts it back to a checkpoint
  * (a log is then converted to <name>, as .<name>.tmp until it is whole),
- * writes its sidecar from its journal and the SHA-256 of what is left, and
+ * writes its sidecar from its journal and the CRC-32C of what is left, and
  * moves both to ready/ (sidecar first, so the file never goes without it);
  * a file holding nothing decided is deleted.  A crash after a Parquet file
  * reached ready/ and before its log was removed converts the log again, to
@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "lib/crc32c.h"
 
 /* The file in the spool that one kedge at a time holds locked
  * (spool_lock()), with its PID in it. */
@@ -55,16 +57,25 @@ struct spool_name {
 /* Parses a part file name.  Returns 0, or -EINVAL when it is not one. */
 int spool_name_parse(const char *name, struct spool_name *out);
 
-/* A part file's SHA-256 (lowercase hex) over its first len bytes. */
+/* A part file's digests over its first len bytes, in lowercase hex: its
+ * CRC-32C, the one kedge writes into sidecars, and its SHA-256, which
+ * sidecars of earlier versions have; "" for one not taken. */
 struct spool_digest {
 	uint64_t len;
-	char hex[65];
+	char crc32c[CRC32C_HEX + 1];
+	char sha256[65];                 /* 64 digits */
 };
 
+/* The digests a spool_hash takes, or'ed. */
+#define SPOOL_CRC32C 1u
+#define SPOOL_SHA256 2u
+
 /* The writer hashes a file's bytes as it writes them, so that releasing
- * it need not read it again. */
+ * it need not read it again; verify takes the digests a sidecar has. */
 struct spool_hash;
-struct spool_hash *spool_hash_new(void);     /* NULL: out of memory */
+/* A hash taking the digests kinds (SPOOL_CRC32C, SPOOL_SHA256); NULL when
+ * out of memory. */
+struct spool_hash *spool_hash_new(unsigned kinds);
 void spool_hash_update(struct spool_hash *h, const void *data, size_t len);
 /* Returns 0, or -ENOMEM when hashing failed at some point. */
 int spool_hash_done(struct spool_hash *h, struct spool_digest *out);

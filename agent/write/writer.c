@@ -339,7 +339,8 @@ part_open(struct writer *w, const struct tz_hour *hour, const char *topic,
 	p->last_first = -1;
 	p->min_event_us = INT64_MAX;
 	/* NULL: the release reads the file; a log is converted, not hashed */
-	p->hash = w->format.kind == FORMAT_PARQUET ? NULL : spool_hash_new();
+	p->hash = w->format.kind == FORMAT_PARQUET ? NULL :
+	    spool_hash_new(SPOOL_CRC32C);
 	p->opened = p->last_write = now;
 	p->used = ++w->uses;
 	p->topic = strdup(topic);

@@ -114,10 +114,10 @@ write_manifest() {
 		rows = num($4, "rows"); topic = str($4, "topic")
 		offs = ranges($4, "offsets")
 		files = files (NR > 1 ? "," : "") sprintf("{\"name\":\"%s\"," \
-		    "\"bytes\":%s,\"rows\":%s,\"sha256\":\"%s\",\"topic\":\"%s\"," \
+		    "\"bytes\":%s,\"rows\":%s,\"crc32c\":\"%s\",\"topic\":\"%s\"," \
 		    "\"partition\":%s,\"offsets\":[%s],\"min_event_us\":%s," \
 		    "\"max_event_us\":%s,\"revision\":%s}", $3, num($4, "bytes"),
-		    rows, str($4, "sha256"), topic, $1, offs, $5, $6, $7)
+		    rows, str($4, "crc32c"), topic, $1, offs, $5, $6, $7)
 		total += rows; bytes += num($4, "bytes")
 		if ($7 > 1)
 			late += rows

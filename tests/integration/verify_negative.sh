@@ -2,9 +2,9 @@
 # kedge verify over a target tree made by hand (gzip and zstd from their
 # command-line tools, sidecars by printf), no daemon: the good tree passes
 # with its counts; a duplicate from another host, a gap left by a lost
-# reject, a byte changed in place (only the sidecar's sha256 tells) and a
-# truncated .gz each exit 1 with the one line that names them; no DIR, or
-# one that does not exist, exits 2.
+# reject, a byte changed in place (only the sidecar's crc32c, or the sha256
+# of an earlier kedge's, tells) and a truncated .gz each exit 1 with the one
+# line that names them; no DIR, or one that does not exist, exits 2.
 set -eu
 . tests/lib.sh
 
@@ -28,17 +28,24 @@ sha256() {
 }
 
 # sidecar FILE TABLE HOST FIRST CODEC OFFSETS [REJECTED]: writes FILE's
-# sidecar, with its rows, bytes and sha256 taken from FILE itself (and no
-# event times: verify does not check them).
+# sidecar, with its rows, bytes and crc32c taken from FILE itself (and no
+# event times: verify does not check them); with DIGEST=sha256 in the
+# environment, its sha256 instead, as a kedge before the crc32c wrote it,
+# with DIGEST=both, both.
 sidecar() {
 	_rejected=
 	[ $# -lt 7 ] || _rejected=",\"rejected\":$7"
+	case ${DIGEST:-crc32c} in
+	crc32c) _digest="\"crc32c\":\"$(crc32c "$1")\"" ;;
+	sha256) _digest="\"sha256\":\"$(sha256 "$1")\"" ;;
+	both) _digest="\"crc32c\":\"$(crc32c "$1")\",\"sha256\":\"$(sha256 "$1")\"" ;;
+	esac
 	{
 		printf '{"kedge":1,"table":"%s","topic":"nginx-access",' "$2"
 		printf '"partition":3,"host":"%s","first_offset":%s,' "$3" "$4"
-		printf '"rows":%s,"bytes":%s,"sha256":"%s","format":"hive-text",' \
+		printf '"rows":%s,"bytes":%s,%s,"format":"hive-text",' \
 			"$(decompress "$1" | wc -l | tr -d ' ')" \
-			"$(wc -c <"$1" | tr -d ' ')" "$(sha256 "$1")"
+			"$(wc -c <"$1" | tr -d ' ')" "$_digest"
 		printf '"codec":"%s","offsets":%s,"empty":[],"spill":[]%s}\n' \
 			"$5" "$6" "$_rejected"
 	} >"$(dirname "$1")/.$(basename "$1").json"
@@ -80,7 +87,7 @@ sidecar "$W/$REJ" _rejects edge01 170 none '[]' '{"access":[[170,170]]}'
 # report.sh)
 echo 'half a copy' >"$W/$H23/.nginx-access+3+200+edge01.txt.gz.tmp"
 
-GOOD="verify OK: 3 files, 100 rows, 1 partitions in 1 tables, 0 manifests"
+GOOD="verify OK: 3 files (3 checked by crc32c, 0 by sha256), 100 rows, 1 partitions in 1 tables, 0 manifests"
 expect_ok "$GOOD"
 
 # Another host landed 100..149 again.
@@ -99,13 +106,26 @@ mv "$T/.nginx-access+3+170+edge01.txt.json" "$W/$R23/"
 expect_ok "$GOOD"
 
 # One byte of the reject changes in place: "GET /" becomes "GEX /", the
-# length and the rows stay.
+# length and the rows stay.  Its crc32c tells; so does the sha256 of a
+# sidecar of a kedge before the crc32c, and with both, the crc32c first.
 cp "$W/$REJ" "$T/rej"
-WAS=$(sha256 "$W/$REJ")
-sed 's|GET /|GEX /|' "$T/rej" >"$W/$REJ"
-cmp -s "$T/rej" "$W/$REJ" && die "sed changed nothing"
-expect_violation "verify: sha256 of $REJ is $(sha256 "$W/$REJ"), its sidecar says $WAS"
+sed 's|GET /|GEX /|' "$T/rej" >"$T/rej.poked"
+cmp -s "$T/rej" "$T/rej.poked" && die "sed changed nothing"
+cat "$T/rej.poked" >"$W/$REJ"
+expect_violation "verify: crc32c of $REJ is $(crc32c "$T/rej.poked"), its sidecar says $(crc32c "$T/rej")"
 cat "$T/rej" >"$W/$REJ"
+expect_ok "$GOOD"
+DIGEST=sha256 sidecar "$W/$REJ" _rejects edge01 170 none '[]' '{"access":[[170,170]]}'
+expect_ok "verify OK: 3 files (2 checked by crc32c, 1 by sha256), 100 rows, 1 partitions in 1 tables, 0 manifests"
+cat "$T/rej.poked" >"$W/$REJ"
+expect_violation "verify: sha256 of $REJ is $(sha256 "$T/rej.poked"), its sidecar says $(sha256 "$T/rej")"
+cat "$T/rej" >"$W/$REJ"
+DIGEST=both sidecar "$W/$REJ" _rejects edge01 170 none '[]' '{"access":[[170,170]]}'
+expect_ok "verify OK: 3 files (3 checked by crc32c, 1 by sha256), 100 rows, 1 partitions in 1 tables, 0 manifests"
+cat "$T/rej.poked" >"$W/$REJ"
+expect_violation "verify: crc32c of $REJ is $(crc32c "$T/rej.poked"), its sidecar says $(crc32c "$T/rej")"
+cat "$T/rej" >"$W/$REJ"
+sidecar "$W/$REJ" _rejects edge01 170 none '[]' '{"access":[[170,170]]}'
 expect_ok "$GOOD"
 
 # The .gz loses its last 10 bytes, inside its second member.

@@ -39,12 +39,12 @@ fresh() {
 	W=$T/w
 }
 
-# resum: the sidecar's bytes and sha256 made those of the file again, so
+# resum: the sidecar's bytes and crc32c made those of the file again, so
 # that only the footer tells
 resum() {
 	jq -c --argjson b "$(wc -c <"$W/$REL")" \
-		--arg s "$(sha256sum "$W/$REL" | cut -d' ' -f1)" \
-		'.bytes = $b | .sha256 = $s' "$W/$SC" >"$T/sc" &&
+		--arg c "$(crc32c "$W/$REL")" \
+		'.bytes = $b | .crc32c = $c' "$W/$SC" >"$T/sc" &&
 		mv "$T/sc" "$W/$SC"
 }
 

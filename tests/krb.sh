@@ -107,7 +107,7 @@ krb_start() {
 	krb_addprinc krbprobe/localhost "$KRB_DIR/probe.keytab"
 	# Another process may take the port between the check and the bind.
 	_krb_try=0
-	until KRB_PORT=$(krb_free_port) && krb_write_conf && krb_launch; do
+	until KRB_PORT=$(free_port) && krb_write_conf && krb_launch; do
 		_krb_try=$((_krb_try + 1))
 		[ "$_krb_try" -lt 5 ] || die "KDC: no free port after 5 tries"
 	done
@@ -204,23 +204,6 @@ krb_kadmin() {
 	cat "$KRB_DIR/kadmin.err" >>"$KRB_DIR/kadmin.log"
 	! grep -v '^No policy specified for ' "$KRB_DIR/kadmin.err" >/dev/null ||
 		die "kadmin.local $_krb_q: $(cat "$KRB_DIR/kadmin.err")"
-}
-
-# krb_free_port: prints a random port in 20000-60000 that nothing uses on
-# this host, TCP or UDP, IPv4 or IPv6.
-krb_free_port() {
-	_krb_n=0
-	while [ "$_krb_n" -lt 50 ]; do
-		_krb_p=$(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40001 + 20000))
-		_krb_hex=$(printf '%04X' "$_krb_p")
-		# Columns 2 and 3 are the local and remote addresses.
-		awk -v p=":$_krb_hex" 'index(toupper($2), p) || index(toupper($3), p) \
-			{ used = 1 } END { exit !used }' \
-			/proc/net/tcp /proc/net/udp /proc/net/tcp6 /proc/net/udp6 \
-			2>/dev/null || { echo "$_krb_p"; return 0; }
-		_krb_n=$((_krb_n + 1))
-	done
-	die "no free port in 20000-60000 after 50 tries"
 }
 
 # krb_seconds WHO VALUE: fails the test unless VALUE is a whole number of

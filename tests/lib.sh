@@ -579,3 +579,27 @@ signal_masks() {
 	[ "$_n" -ge "$2" ] || _bad="$_bad only $_n threads besides the main one"
 	echo "$_bad"
 }
+
+# free_port: prints a random port that nothing uses on this host, TCP or
+# UDP, IPv4 or IPv6, for a server a test starts on 127.0.0.1: from 10000
+# up to the first port the kernel hands out as a connection's own
+# (ip_local_port_range), so that a server stopped and started again on
+# its port does not find it taken by a client's connection meanwhile, as
+# a broker restarted on 41862 once did.
+free_port() {
+	_fp_n=0
+	_fp_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+	[ "$_fp_low" -gt 11000 ] ||
+		die "ip_local_port_range starts at $_fp_low: no room below it for test servers"
+	while [ "$_fp_n" -lt 50 ]; do
+		_fp_p=$(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % (_fp_low - 10000) + 10000))
+		_fp_hex=$(printf '%04X' "$_fp_p")
+		# Columns 2 and 3 are the local and remote addresses.
+		awk -v p=":$_fp_hex" 'index(toupper($2), p) || index(toupper($3), p) \
+			{ used = 1 } END { exit !used }' \
+			/proc/net/tcp /proc/net/udp /proc/net/tcp6 /proc/net/udp6 \
+			2>/dev/null || { echo "$_fp_p"; return 0; }
+		_fp_n=$((_fp_n + 1))
+	done
+	die "no free port in 10000-$((_fp_low - 1)) after 50 tries"
+}

@@ -24,8 +24,7 @@ seq 1 2000 >"$T/first"
 seq 2001 2100 >"$T/second"
 seq 2101 2200 >"$T/third"
 mock_start "$T" --topic t:2 --produce "t=$T/first"
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 
 # conf NAME BROKERS: writes $T/NAME.conf.
 conf() {

@@ -22,8 +22,7 @@ ${CC:-cc} -std=c11 -shared -fPIC -Wall -Wextra -Werror -I"$T/include" \
 echo first >"$T/first"
 echo hold >"$T/held"
 mock_start "$T" --topic s:1 --produce "s=$T/first"
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 cat >"$T/kedge.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "stuck"; };
 tables = ( { name = "s"; topics = [ "s" ]; udtf = "plugin:$T/hold.so";

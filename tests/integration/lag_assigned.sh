@@ -18,8 +18,7 @@ trap '[ -z "$KPID" ] || kill "$KPID" 2>/dev/null; mock_stop; [ -n "${KEEP:-}" ] 
 seq 1 5000 >"$T/first"
 seq 5001 20600 >"$T/second"
 mock_start "$T" --topic t:4 --produce "t=$T/first"
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT/metrics
 
 # conf NAME GROUP: writes $T/NAME.conf, with GROUP.

@@ -18,8 +18,7 @@ HPID=
 trap '[ -z "$HPID" ] || kill "$HPID" 2>/dev/null; [ -z "$KPID" ] || kill "$KPID" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
 command -v python3 >/dev/null || die "python3 is not installed"
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT/metrics
 cat >"$T/kedge.conf" <<CONF
 kafka = { brokers = "127.0.0.1:1"; group_id = "held"; };

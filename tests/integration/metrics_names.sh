@@ -26,8 +26,7 @@ $FIX/gen_nginx --records 3000 --partitions 2 --seed 31 --start "$HOUR0" \
 	--out-records "$T/records" --out-expected "$T/expected" \
 	--out-rejects "$T/expected-rejects"
 mock_start "$T" --topic access:2 --produce "access=$T/records"
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 cat >"$T/kedge.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "names"; };
 tables = ( { name = "access"; topics = [ "access" ]; udtf = "nginx";

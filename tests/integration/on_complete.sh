@@ -174,8 +174,7 @@ grep -q "on_complete: access $(echo "$first" | sed 's|/| |') revision 2: timed o
 # --- (m) the metrics, scraped while kedge runs: each new revision tried
 # three times (two failures), none left pending
 echo fail2 >"$HOOK_DIR/mode"
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 conf a access 30 'group_id = "kedge-oc-a";' \
 	"enabled = true; listen = \"127.0.0.1:$PORT\";" >"$T/a.conf"
 late 1 104

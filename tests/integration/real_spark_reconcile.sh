@@ -47,7 +47,7 @@ export SPARK_HOME
 BEELINE=$SPARK_HOME/bin/beeline
 
 # Spark, started once.
-PORT=$(krb_free_port)
+PORT=$(free_port)
 mkfifo "$T/cmd"
 mkdir -p "$T/spark"
 # its JVM in kedge's output.timezone, as docs/reconcile.md says: Hive's

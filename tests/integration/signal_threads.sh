@@ -18,8 +18,7 @@ $FIX/gen_nginx --records 500 --partitions 2 --seed 9 --start "$START" \
 	--out-records "$T/records" --out-expected "$T/expected" \
 	--out-rejects "$T/expected-rejects"
 mock_start "$T" --topic web:2 --produce "web=$T/records"
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 
 cat >"$T/k.conf" <<CONF
 kafka = { brokers = "$BOOTSTRAP"; group_id = "kedge-signals"; };

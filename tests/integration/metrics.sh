@@ -23,9 +23,7 @@ head -n 5000 "$T/records" >"$T/first"
 tail -n +5001 "$T/records" >"$T/second"
 mock_start "$T" --topic nginx-access:4 --produce "nginx-access=$T/first"
 
-# A free port: the kernel picks one, and gives it back.
-PORT=$(perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(
-	Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport')
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT/metrics
 
 # conf NAME SPOOL ENABLED: writes $T/NAME.conf.
@@ -53,7 +51,7 @@ CONF
 }
 conf one spool true
 conf two spool2 true
-conf off spool true
+conf off spool false
 
 # scrape: the endpoint's text into $T/scrape; fails on anything but 200.
 scrape() {
@@ -210,7 +208,11 @@ check_exactly_once "$T/warehouse" access "$T/expected" \
 timeout 60 $KEDGE run -c "$T/off.conf" 2>"$T/off.log" &
 KPID=$!
 wait_for "kedge without metrics to run" 20 grep -q 'running:' "$T/off.log"
-scrape 2>/dev/null && die "something serves $URL with metrics disabled"
+# No socket of kedge's listens, on any port: the port above may be
+# another process's by now.
+kp=$(pgrep -P "$KPID" -x kedge) || die "no kedge under timeout $KPID"
+listens=$(ss -Hltnp | grep "pid=$kp," || true)
+[ -z "$listens" ] || die "kedge listens with metrics disabled: $listens"
 kill -TERM "$KPID"
 exits_within "$KPID" 30 || die "kedge did not stop"
 wait "$KPID" || die "kedge exited $?: $(tail -5 "$T/off.log")"

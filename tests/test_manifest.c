@@ -108,6 +108,13 @@ test_digests(void **state)
 	}
 }
 
+/* Where s is in b's bytes, which end with no NUL; or NULL. */
+static const void *
+in_buf(const struct buf *b, const char *s)
+{
+	return memmem(b->data, b->len, s, strlen(s));
+}
+
 static void
 test_round_trip(void **state)
 {
@@ -134,12 +141,12 @@ test_round_trip(void **state)
 	assert_int_equal(manifest_format(&m, &once), 0);
 	assert_int_equal(once.data[once.len - 1], '\n');
 	assert_null(memchr(once.data, '\n', once.len - 1));
-	assert_non_null(strstr(once.data, "\"host\":\"h\\\"1\\t\\u0001\xc3\xa9\""));
+	assert_non_null(in_buf(&once, "\"host\":\"h\\\"1\\t\\u0001\xc3\xa9\""));
 	/* a digest the sidecar had not is left out */
-	assert_null(strstr(once.data, "\"sha256\":\"\""));
-	assert_null(strstr(once.data, "\"crc32c\""));
-	assert_non_null(strstr(once.data, "\"rows\":0,\"sha256\":\"" SHA));
-	assert_non_null(strstr(once.data,
+	assert_null(in_buf(&once, "\"sha256\":\"\""));
+	assert_null(in_buf(&once, "\"crc32c\""));
+	assert_non_null(in_buf(&once, "\"rows\":0,\"sha256\":\"" SHA));
+	assert_non_null(in_buf(&once,
 	    "\"min_event_us\":null,\"max_event_us\":null"));
 	if (manifest_parse(once.data, once.len, &back, err, sizeof(err)) != 0)
 		fail_msg("%s: %.*s", err, (int)once.len, once.data);

@@ -13,7 +13,7 @@ FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 FUZZ_UDTFS ?= nginx raw json kv csv tsv regex split
 FUZZ_TIME  ?= 60
-FUZZ_SMOKE ?= 20
+FUZZ_SMOKE ?= 15
 FUZZ_JOBS  ?= 2
 FUZZ_CC    ?= clang
 FUZZ_OUT   := build-fuzz

@@ -3,7 +3,7 @@
 # Runs every unit test (BUILD/tests/test_*) and every integration test
 # (tests/integration/*.sh, with BUILD's kedge and fixtures) for each build
 # directory named (default: build); with --fuzz, every libFuzzer target
-# in build-fuzz/ for FUZZ_SMOKE seconds (default 20) as a bounded smoke,
+# in build-fuzz/ for FUZZ_SMOKE seconds (default 15) as a bounded smoke,
 # two at a time in the background from the start of the last build, each
 # target counting as one test; with --tsan, the ThreadSanitizer pass
 # (TSAN_TESTS below) in the background from the start of the first build;
@@ -161,16 +161,16 @@ bg_collect() {
 # The fuzz smoke, started with the last build's tests and counted at the
 # end.
 fuzz_start() {
-	echo "##### fuzz smoke, ${FUZZ_SMOKE:-20} s a target, in the background"
+	echo "##### fuzz smoke, ${FUZZ_SMOKE:-15} s a target, in the background"
 	targets=$(find build-fuzz -maxdepth 1 -type f -name 'fuzz_*' -perm -u+x \
 		-printf '%f\n' | sort)
 	[ -n "$targets" ] || { echo "no fuzz target in build-fuzz/"; exit 1; }
 	# shellcheck disable=SC2086
-	fuzz/run.sh -t "${FUZZ_SMOKE:-20}" -j 2 $targets >"$fuzzlog" 2>&1 &
+	fuzz/run.sh -t "${FUZZ_SMOKE:-15}" -j 2 $targets >"$fuzzlog" 2>&1 &
 }
 fuzz_collect() {
 	wait
-	echo "##### fuzz smoke, ${FUZZ_SMOKE:-20} s a target"
+	echo "##### fuzz smoke, ${FUZZ_SMOKE:-15} s a target"
 	cat "$fuzzlog"
 	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$fuzzlog" | tail -1)
 	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$fuzzlog" | tail -1)

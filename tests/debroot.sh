@@ -5,6 +5,9 @@
 # changes the cached root: it runs on an overlay of its own.  Source it
 # after tests/lib.sh (it uses die).
 #
+#   debroot_need TOOL...   fails the test unless it runs as root and every
+#                          TOOL is installed (with debootstrap and
+#                          systemd-nspawn, which every user needs)
 #   debroot_make LOGDIR    makes the root once (under a lock, so that runs
 #                          at the same time wait for it), about 50 s and
 #                          Debian's archive; debootstrap's log in LOGDIR
@@ -44,6 +47,14 @@ debroot_uri() {
 DEBROOT_MIRROR=$(debroot_uri $DEBROOT_SUITE http://deb.debian.org/debian)
 DEBROOT_SECURITY=$(debroot_uri $DEBROOT_SUITE-security \
 	http://deb.debian.org/debian-security)
+
+debroot_need() {
+	[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, systemd-nspawn)"
+	for _tool in debootstrap systemd-nspawn "$@"; do
+		command -v "$_tool" >/dev/null ||
+			die "needs $_tool (scripts/install-deps.sh installs it)"
+	done
+}
 
 debroot_make() {
 	mkdir -p "$(dirname "$DEBROOT")" "$DEBROOT_APT"

@@ -16,11 +16,7 @@ set -eu
 . tests/lib.sh
 . tests/debroot.sh
 
-[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, systemd-nspawn)"
-for tool in debootstrap systemd-nspawn unshare flock git; do
-	command -v "$tool" >/dev/null ||
-		die "needs $tool (scripts/install-deps.sh installs it)"
-done
+debroot_need unshare flock git
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 [ -z "${KEEP:-}" ] || echo "keeping $T"

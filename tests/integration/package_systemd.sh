@@ -37,11 +37,7 @@ set -eu
 . tests/krb.sh
 . tests/debroot.sh
 
-[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, systemd-nspawn)"
-for tool in debootstrap systemd-nspawn nsenter unshare flock; do
-	command -v "$tool" >/dev/null ||
-		die "needs $tool (scripts/install-deps.sh installs it)"
-done
+debroot_need nsenter unshare flock
 
 T=$(mktemp -d /tmp/kedge-it.XXXXXX)
 [ -z "${KEEP:-}" ] || echo "keeping $T"

@@ -566,6 +566,23 @@ poke_rel(const struct fixture *f, const char *rel, off_t off, char c,
 	assert_int_equal(close(fd), 0);
 }
 
+/* Changes the first byte of the part P_T4A after landing and expects
+ * verify to name the digest ("crc32c" or "sha256") that tells. */
+static void
+assert_poke_caught(struct fixture *f, const char *digest)
+{
+	struct digests was, now;
+	char want[1024];
+	int crc = strcmp(digest, "crc32c") == 0;
+
+	/* "t\0010\001..." becomes "u\0010\001..." */
+	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
+	snprintf(want, sizeof(want), "verify: %s of %s is %s, its sidecar "
+	    "says %s", digest, f->rel[P_T4A], crc ? now.crc32c : now.sha256,
+	    crc ? was.crc32c : was.sha256);
+	assert_verify(f, 1, want);
+}
+
 /* One byte changed after landing, the length and the rows unchanged: only
  * the sidecar's digest tells: its crc32c, the sha256 of a sidecar of a
  * kedge before the crc32c, the crc32c of one with both. */
@@ -575,28 +592,17 @@ test_byte_changed_in_place(void **state)
 	struct fixture *f = *state;
 	struct part old = good[P_T4A];
 	struct digests was, now;
-	char want[1024];
 
 	put_good(f);
-	/* "t\0010\001..." becomes "u\0010\001..." */
-	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
-	snprintf(want, sizeof(want), "verify: crc32c of %s is %s, its sidecar "
-	    "says %s", f->rel[P_T4A], now.crc32c, was.crc32c);
-	assert_verify(f, 1, want);
+	assert_poke_caught(f, "crc32c");
 	old.legacy = L_SHA256;
 	put_part(f, &old, f->rel[P_T4A], sizeof(f->rel[P_T4A]));
 	assert_ok(f, GOOD_OK_BY(5, 1));
-	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
-	snprintf(want, sizeof(want), "verify: sha256 of %s is %s, its sidecar "
-	    "says %s", f->rel[P_T4A], now.sha256, was.sha256);
-	assert_verify(f, 1, want);
+	assert_poke_caught(f, "sha256");
 	old.legacy = L_BOTH;
 	put_part(f, &old, f->rel[P_T4A], sizeof(f->rel[P_T4A]));
 	assert_ok(f, GOOD_OK_BY(6, 1));
-	poke_rel(f, f->rel[P_T4A], 0, 'u', &was, &now);
-	snprintf(want, sizeof(want), "verify: crc32c of %s is %s, its sidecar "
-	    "says %s", f->rel[P_T4A], now.crc32c, was.crc32c);
-	assert_verify(f, 1, want);
+	assert_poke_caught(f, "crc32c");
 	/* a sidecar of the earliest version has no digest to tell */
 	old.legacy = L_NONE;
 	put_part(f, &old, f->rel[P_T4A], sizeof(f->rel[P_T4A]));

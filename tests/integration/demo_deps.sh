@@ -147,12 +147,15 @@ tr ' ' '\n' <"$T/make.n" | sed -n 's/^-l//p' | sort -u | while read -r l; do
 		die "the build links -l$l ($f, of ${p:-no package}), which the build set does not bring"
 done
 
-# The demo itself, with that PATH.
+# The demo itself, with that PATH.  The tree is reached through
+# /tmp/tree, as the checkout may itself be under the /tmp that is covered.
 rc=0
+mkdir -p "$T/tmp/tree"
 unshare -mn --propagation private sh -c '
-	ip link set lo up && mount --bind "$1" /tmp &&
+	ip link set lo up && mount --bind "$4" "$1/tree" &&
+	mount --rbind "$1" /tmp && cd /tmp/tree &&
 	PATH=/tmp/bin DEMO_RECORDS=20000 DEMO_SECONDS=10 KEDGE=$2 FIX=$3 \
-		exec scripts/demo.sh' sh "$T/tmp" "$KEDGE" "$FIX" \
+		exec scripts/demo.sh' sh "$T/tmp" "$KEDGE" "$FIX" "$PWD" \
 	>"$T/demo.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || die "scripts/demo.sh with the build set's PATH exited $rc: $(tail -5 "$T/demo.out")"
 grep -q '^   verify OK: ' "$T/demo.out" ||

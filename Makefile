@@ -41,6 +41,8 @@ ifneq ($(KEDGE_RELEASE),)
 CPPFLAGS += -DKEDGE_NO_CRASH_POINTS
 endif
 B        := build
+# make test and make check build with a job a core.
+JOBS     := $(shell nproc 2>/dev/null || echo 2)
 BIN      := kedge
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
@@ -114,12 +116,12 @@ $(B)/fixtures/saslfront: LIBS += $(shell pkg-config --libs krb5-gssapi)
 # every libFuzzer target (fuzz/fuzz.mk).
 test: deps
 	scripts/install-py-deps.sh --spark
-	$(MAKE) WERROR=-Werror build-test
-	$(MAKE) WERROR=-Werror B=build-asan BIN=build-asan/kedge CFLAGS="$(ASAN)" \
-		build-test
-	$(MAKE) WERROR=-Werror B=build-tsan BIN=build-tsan/kedge CFLAGS="$(TSAN)" \
-		build-unit
-	$(MAKE) WERROR=-Werror fuzz-build
+	$(MAKE) -j$(JOBS) WERROR=-Werror build-test
+	$(MAKE) -j$(JOBS) WERROR=-Werror B=build-asan BIN=build-asan/kedge \
+		CFLAGS="$(ASAN)" build-test
+	$(MAKE) -j$(JOBS) WERROR=-Werror B=build-tsan BIN=build-tsan/kedge \
+		CFLAGS="$(TSAN)" build-unit
+	$(MAKE) -j$(JOBS) WERROR=-Werror fuzz-build
 	tests/run.sh --fuzz --tsan build build-asan
 
 build-test: $(BIN) $(TEST_BIN) $(FIX_BIN)
@@ -133,7 +135,7 @@ build-unit: $(BIN) $(TEST_BIN)
 # loops, no real services).  ONLY=REGEX narrows it to the tests it names.
 # It assumes what `make deps` (or `make test`) installed once.
 check:
-	$(MAKE) WERROR=-Werror build-test
+	$(MAKE) -j$(JOBS) WERROR=-Werror build-test
 	tests/run.sh --quick $(if $(ONLY),--only '$(value ONLY)') build
 
 demo: deps-build

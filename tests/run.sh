@@ -2,18 +2,22 @@
 # Usage: tests/run.sh [--fuzz] [--tsan] [--quick] [--only REGEX] [BUILD...]
 # Runs every unit test (BUILD/tests/test_*) and every integration test
 # (tests/integration/*.sh, with BUILD's kedge and fixtures) for each build
-# directory named (default: build); with --fuzz, every libFuzzer target
-# in build-fuzz/ for FUZZ_SMOKE seconds (default 15) as a bounded smoke,
-# two at a time in the background from the start of the last build, each
-# target counting as one test; with --tsan, the ThreadSanitizer pass
-# (TSAN_TESTS below) in the background from the start of the first build;
-# and ends with one line
-# "N passed, N failed", counting each cmocka test case and each integration
-# script.  --only REGEX runs only the tests whose file name (test_NAME,
-# NAME.sh) REGEX (grep -E) matches; --quick leaves out the long ones named
-# below, the slow ones (slow(): over 20 s each), every test with a kill
-# loop (kill_rounds) and every test against the real services (`make
-# check`).
+# directory named (default: build).  The tests mostly wait (on processes,
+# timeouts, tickets), so the parts of the run go at once: the first
+# build's tests in the foreground, in the order of their names; each
+# other build's from the start as well, in the background, in the reverse
+# order; a test runs under a lock of its name, never in two builds at
+# once.  With --fuzz, every libFuzzer target in build-fuzz/ for
+# FUZZ_SMOKE seconds (default 15) as a bounded smoke, two at a time in the
+# background once the first build's tests are done, each target counting
+# as one test; with --tsan, the ThreadSanitizer pass (TSAN_TESTS below) in
+# the background from the start.  What ran in the background is shown
+# and counted at the end, which is one line "N passed, N failed",
+# counting each cmocka test case and each integration script.  --only
+# REGEX runs only the tests whose file name (test_NAME, NAME.sh) REGEX
+# (grep -E) matches; --quick leaves out the long ones named below, the
+# slow ones (slow(): over 20 s each), every test with a kill loop
+# (kill_rounds) and every test against the real services (`make check`).
 # The long fault tests (crash_*, broker_faults, webhdfs_faults,
 # webhdfs_crash, webhdfs_slow_stop, webhdfs_silent_rebalance) run for the
 # first build only, to keep the whole run
@@ -23,13 +27,14 @@
 # (real_kafka_restart, real_kafka_group, real_kafka_reauth), and
 # real_flink_peer, whose subject is the bench's Flink job (bench/peers/
 # flink), not the build.  One real broker (tests/real/up) is started
-# before the first real_kafka_* or real_flink_* test and serves all of
-# them through REAL_ENV (those that kill or reconfigure the broker start
-# their own); it is stopped at the end.  It runs HDFS
+# before the tests when any real_kafka_*, real_hdfs_* or real_flink_* test
+# is to run, and serves all of them, of every build, through REAL_ENV
+# (those that kill or reconfigure the broker start their own; each test
+# makes topics of its own); it is stopped at the end.  It runs HDFS
 # as well (tests/real/up ... hdfs) for the real_hdfs_* tests, which run
 # for the first build only, as the real_spark_* tests (one Spark session
 # each, of their own) do.  The long tests that mostly wait run in the
-# background from the start of the first build, in five lanes (BG_LANES),
+# background from the start, in five lanes (BG_LANES),
 # each lane's tests one after the other, and are counted at the end:
 # real_kafka_reauth (on ticket lifetimes); real_kafka_restart (on a broker
 # kept down for a minute) then real_kafka_group (on the group's
@@ -96,7 +101,7 @@ log=$(mktemp)
 fuzzlog=$(mktemp)
 tsanlog=$(mktemp)
 real=
-trap 'rm -f "$log" "$fuzzlog" "$tsanlog"; rm -rf "${bg:-}" "${tsandir:-}"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
+trap 'rm -f "$log" "$log".* "$fuzzlog" "$tsanlog"; rm -rf "${bg:-}" "${tsandir:-}" "${locks:-}"; [ -z "$real" ] || { tests/real/down "$real" >/dev/null 2>&1; rm -rf "$real"; }' EXIT
 
 # real_up: starts the real broker of the run once.  If it does not come
 # up, the tests start their own and fail with the reason.
@@ -142,7 +147,6 @@ bg_start() {
 	done
 }
 bg_collect() {
-	wait
 	for _n in $BACKGROUND; do
 		echo "=== tests/integration/$_n.sh (${1:-build}, in the background)"
 		cat "$bg/$_n.log"
@@ -158,8 +162,8 @@ bg_collect() {
 	rm -rf "$bg"
 }
 
-# The fuzz smoke, started with the last build's tests and counted at the
-# end.
+# The fuzz smoke, started once the first build's tests are done, and
+# counted at the end.
 fuzz_start() {
 	echo "##### fuzz smoke, ${FUZZ_SMOKE:-15} s a target, in the background"
 	targets=$(find build-fuzz -maxdepth 1 -type f -name 'fuzz_*' -perm -u+x \
@@ -168,16 +172,19 @@ fuzz_start() {
 	# shellcheck disable=SC2086
 	fuzz/run.sh -t "${FUZZ_SMOKE:-15}" -j 2 $targets >"$fuzzlog" 2>&1 &
 }
-fuzz_collect() {
-	wait
-	echo "##### fuzz smoke, ${FUZZ_SMOKE:-15} s a target"
-	cat "$fuzzlog"
-	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$fuzzlog" | tail -1)
-	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$fuzzlog" | tail -1)
+# tally TITLE LOG [NAME]: shows LOG, a background part's output, under
+# TITLE and counts its last "N passed, N failed" line (none: one failure);
+# its failures are named by its "failed:" line, or as NAME.
+tally() {
+	echo "##### $1"
+	cat "$2"
+	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$2" | tail -1)
+	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$2" | tail -1)
 	[ -n "$p" ] || { p=0; f=1; }
 	passed=$((passed + p))
 	failed=$((failed + f))
-	[ "$f" -eq 0 ] || failures="$failures fuzz"
+	[ "$f" -eq 0 ] ||
+		failures="$failures${3:+ $3}$([ -n "${3:-}" ] || sed -n 's/^failed://p' "$2")"
 }
 
 # The ThreadSanitizer pass (--tsan): every unit test of build-tsan/
@@ -240,34 +247,28 @@ tsan_start() {
 		echo "$p passed, $f failed"
 	) >"$tsanlog" 2>&1 &
 }
-tsan_collect() {
-	wait
-	echo "##### ThreadSanitizer pass (build-tsan)"
-	cat "$tsanlog"
-	p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$tsanlog" | tail -1)
-	f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$tsanlog" | tail -1)
-	[ -n "$p" ] || { p=0; f=1; }
-	passed=$((passed + p))
-	failed=$((failed + f))
-	[ "$f" -eq 0 ] || failures="$failures$(sed -n 's/^failed://p' "$tsanlog")"
+# kedge_of BUILD: the kedge binary of BUILD (./kedge for the default build).
+kedge_of() {
+	if [ -x "$1/kedge" ]; then echo "$1/kedge"; else echo ./kedge; fi
 }
 
-for last in "${@:-build}"; do :; done
-for build in "${@:-build}"; do
-	kedge=./kedge
-	[ -x "$build/kedge" ] && kedge=$build/kedge
+# run_build BUILD: BUILD's unit tests, then its integration tests (those
+# of the first build, or every one but the long ones, the background ones
+# and, with --quick, the slow ones), in the order of their names, or with
+# REVERSE=1 in the reverse order.  A test runs under a lock of its name
+# ($locks/NAME), so that it never runs in two builds at once.
+run_build() {
+	build=$1
+	kedge=$(kedge_of "$build")
 	echo "##### $build (kedge: $kedge)"
-	[ "$build" != "${1:-build}" ] || bg_start "$kedge" "$build"
-	[ "$tsan" -eq 0 ] || [ "$build" != "${1:-build}" ] || tsan_start "$build"
-	[ "$fuzz" -eq 0 ] || [ "$build" != "$last" ] || fuzz_start
 	t0=$(date +%s)
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] && picked "$(basename "$t")" || continue
-		"$t" >"$log" 2>&1
+		"$t" >"$log.$build" 2>&1
 		rc=$?
-		cat "$log"
-		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		cat "$log.$build"
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log.$build" | tail -1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log.$build" | tail -1)
 		passed=$((passed + ${p:-0}))
 		if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
 			f=1 # crashed before cmocka could count
@@ -278,7 +279,9 @@ for build in "${@:-build}"; do
 		fi
 	done
 	echo "##### $build: unit tests in $(($(date +%s) - t0)) s"
-	for t in tests/integration/*.sh; do
+	tests=$(ls tests/integration/*.sh)
+	[ "${REVERSE:-0}" -eq 0 ] || tests=$(echo "$tests" | sort -r)
+	for t in $tests; do
 		n=$(basename "$t")
 		picked "$n" || continue
 		if grep -qx "$n" tests/quarantine; then
@@ -289,7 +292,7 @@ for build in "${@:-build}"; do
 		*" ${n%.sh} "*) continue ;; # bg_start ran it
 		esac
 		if long "$n"; then
-			[ "$build" = "${1:-build}" ] && [ "$quick" -eq 0 ] || continue
+			[ "$build" = "$first" ] && [ "$quick" -eq 0 ] || continue
 		fi
 		case $n in
 		real_*|*_real.sh) [ "$quick" -eq 0 ] || continue ;;
@@ -297,12 +300,9 @@ for build in "${@:-build}"; do
 		[ "$quick" -eq 0 ] || ! slow "$n" || continue
 		# --quick: no kill loop (tests/lib.sh's kill_rounds) either
 		[ "$quick" -eq 0 ] || ! grep -qw kill_rounds "$t" || continue
-		case $t in
-		*/real_kafka_*|*/real_hdfs_*|*/real_flink_*) real_up ;;
-		esac
 		echo "=== $t ($build)"
 		t0=$(date +%s)
-		if KEDGE=$kedge FIX=$build/fixtures sh "$t"; then
+		if KEDGE=$kedge FIX=$build/fixtures flock "$locks/$n" sh "$t"; then
 			echo "=== PASS $t ($build, $(($(date +%s) - t0)) s)"
 			passed=$((passed + 1))
 		else
@@ -311,11 +311,46 @@ for build in "${@:-build}"; do
 			failures="$failures $t($build)"
 		fi
 	done
-done
+}
 
-bg_collect "${1:-build}"
-[ "$tsan" -eq 0 ] || tsan_collect
-[ "$fuzz" -eq 0 ] || fuzz_collect
+# The builds after the first run in the background from its start, each
+# in the reverse order of the tests (the same test seldom waits for its
+# lock), and are counted at the end.
+first=${1:-build}
+[ $# -gt 0 ] || set -- build
+shift
+others="$*"
+locks=$(mktemp -d /tmp/kedge-locks.XXXXXX)
+# The real broker serves the real_kafka_* tests of every build: started
+# before them.
+if [ "$quick" -eq 0 ]; then
+	for t in tests/integration/real_kafka_*.sh tests/integration/real_hdfs_*.sh \
+		tests/integration/real_flink_*.sh; do
+		n=$(basename "$t" .sh)
+		case " $BG_ALL " in *" $n "*) continue ;; esac
+		! picked "$n.sh" || { real_up; break; }
+	done
+fi
+bg_start "$(kedge_of "$first")" "$first"
+[ "$tsan" -eq 0 ] || tsan_start "$first"
+for b in $others; do
+	echo "##### $b in the background"
+	(passed=0 failed=0 failures=
+	 REVERSE=1 run_build "$b"
+	 [ -z "$failures" ] || echo "failed:$failures"
+	 echo "$passed passed, $failed failed") >"$log.$b.all" 2>&1 &
+done
+run_build "$first"
+# the fuzz smoke, once the first build's tests are done
+[ "$fuzz" -eq 0 ] || fuzz_start
+
+wait
+bg_collect "$first"
+for b in $others; do
+	tally "$b (in the background)" "$log.$b.all"
+done
+[ "$tsan" -eq 0 ] || tally "ThreadSanitizer pass (build-tsan)" "$tsanlog"
+[ "$fuzz" -eq 0 ] || tally "fuzz smoke, ${FUZZ_SMOKE:-15} s a target" "$fuzzlog" fuzz
 
 if [ $((passed + failed)) -eq 0 ]; then
 	echo "no test ran${only:+: none matches --only $only}"

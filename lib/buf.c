@@ -9,25 +9,11 @@
 #include "lib/grow.h"
 
 int
-buf_reserve(struct buf *b, size_t n)
+buf_grow(struct buf *b, size_t n)
 {
 	if (n > SIZE_MAX - b->len)
 		return -ENOMEM;
 	return grow_array((void **)&b->data, &b->cap, b->len + n, 1);
-}
-
-int
-buf_append(struct buf *b, const void *p, size_t n)
-{
-	int r;
-
-	if (n == 0)
-		return 0;
-	if ((r = buf_reserve(b, n)) < 0)
-		return r;
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	return 0;
 }
 
 int

@@ -5,6 +5,7 @@
 #ifndef KEDGE_BUF_H
 #define KEDGE_BUF_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -14,10 +15,29 @@ struct buf {
 	size_t cap;
 };
 
-/* Makes room for n more bytes; returns 0 or -ENOMEM. */
-int buf_reserve(struct buf *b, size_t n);
+/* buf_reserve() when the room is not there: grows the buffer. */
+int buf_grow(struct buf *b, size_t n);
+
+/* Makes room for n more bytes; returns 0 or -ENOMEM.  Inline, as rows are
+ * built of many small appends: only growing is a call. */
+static inline int
+buf_reserve(struct buf *b, size_t n)
+{
+	return n <= b->cap - b->len ? 0 : buf_grow(b, n);
+}
+
 /* Appends n bytes; returns 0 or -ENOMEM. */
-int buf_append(struct buf *b, const void *p, size_t n);
+static inline int
+buf_append(struct buf *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (n > b->cap - b->len && buf_grow(b, n) < 0)
+		return -ENOMEM;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
 /* Appends printf(fmt, ...), of any length (no NUL is kept); returns 0 or
  * -ENOMEM. */
 int buf_printf(struct buf *b, const char *fmt, ...)

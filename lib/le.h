@@ -30,8 +30,26 @@ le_get(const void *p, int n)
 	return v;
 }
 
-static inline void le_put32(void *p, uint32_t v) { le_put(p, v, 4); }
-static inline void le_put64(void *p, uint64_t v) { le_put(p, v, 8); }
+/* The four and eight bytes of v at p, the lowest first: one store (after
+ * a byte swap on a big-endian CPU), as rows are logged a value at a time
+ * with them. */
+static inline void
+le_put32(void *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void
+le_put64(void *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof(v));
+}
 
 /* The four and eight bytes at p as an integer, the lowest first: one load
  * (a byte swap on a big-endian CPU), as the parsers read text a word at a

@@ -4,7 +4,8 @@
  * it): doubles as Java's Double.toHexString(), strings escaped with their
  * bytes that are not UTF-8 as U+0080..U+00FF, timestamps with
  * microseconds in the zone, NULL as \N; XXH64 with seed 42 as Spark's
- * xxhash64(); the hex form read back, and nothing else.
+ * xxhash64(); the hex form read back, and nothing else; a Parquet row's
+ * text without its strings checked again when its log found them UTF-8.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,9 +18,11 @@
 
 #include <cmocka.h>
 
+#include "agent/parquet/rowlog.h"
 #include "agent/write/fingerprint.h"
 #include "agent/write/format.h"
 #include "lib/buf.h"
+#include "lib/utf8.h"
 #include "tests/testlib.h"
 
 /* The canonical text of the one value v, in zone. */
@@ -178,39 +181,45 @@ assert_hive_same(struct tz *tz, const struct udtf_value *vals, size_t n)
 	buf_clear(&got);
 }
 
+/* Every kind of value: strings of valid UTF-8 and not, with the bytes
+ * hive-text escapes, integers at their limits, doubles, booleans, NULL and
+ * timestamps with and without a fraction. */
+#define S(lit) { .type = UDTF_STRING, .u.s = { lit, sizeof(lit) - 1 } }
+#define T(us) { .type = UDTF_TIMESTAMP, .u.ts_us = (us) }
+#define SEC (INT64_C(1796000000) * 1000000)
+static const struct udtf_value odd[] = {
+	S("GET /index.html HTTP/1.1"), S(""), S("caf\xc3\xa9 \xe2\x82\xac"),
+	S("\xff\xfe junk \x80"), S("bad \xc3\n then \xc3"),
+	S("a\001b\001"), S("line\nbreak\r\n"), S("back\\slash\\"),
+	S("\xc3\xa9\001\\\n\xe9"),
+	S("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML)"),
+	{ .type = UDTF_INT64, .u.i64 = 0 },
+	{ .type = UDTF_INT64, .u.i64 = -1 },
+	{ .type = UDTF_INT64, .u.i64 = INT64_MIN },
+	{ .type = UDTF_INT64, .u.i64 = INT64_MAX },
+	{ .type = UDTF_DOUBLE, .u.d = 0.1 },
+	{ .type = UDTF_DOUBLE, .u.d = -0.0 },
+	{ .type = UDTF_DOUBLE, .u.d = 1e300 },
+	{ .type = UDTF_DOUBLE, .u.d = 5e-324 },
+	{ .type = UDTF_DOUBLE, .u.d = NAN },
+	{ .type = UDTF_DOUBLE, .u.d = -INFINITY },
+	{ .type = UDTF_BOOL, .u.b = 1 },
+	{ .type = UDTF_BOOL, .u.b = 0 },
+	{ .type = UDTF_NULL },
+	T(SEC), T(SEC + 123000), T(SEC + 123456), T(SEC + 100),
+	T(SEC + 999999), T(0), T(-1), T(INT64_C(253402300800) * 1000000),
+};
+#undef S
+#undef T
+#undef SEC
+#define NODD (sizeof(odd) / sizeof(odd[0]))
+#define FIRST_ASCII 10 /* odd[FIRST_ASCII..] has no byte above 0x7f */
+
 /* The canonical text read from a hive-text row, for every kind of value
  * alone, in every pair and all in one row, in a zone with an offset. */
 static void
 test_hive_row(void **state)
 {
-#define S(lit) { .type = UDTF_STRING, .u.s = { lit, sizeof(lit) - 1 } }
-#define T(us) { .type = UDTF_TIMESTAMP, .u.ts_us = (us) }
-	static const int64_t sec = INT64_C(1796000000) * 1000000;
-	const struct udtf_value vals[] = {
-		S("GET /index.html HTTP/1.1"), S(""), S("caf\xc3\xa9 \xe2\x82\xac"),
-		S("\xff\xfe junk \x80"), S("bad \xc3\n then \xc3"),
-		S("a\001b\001"), S("line\nbreak\r\n"), S("back\\slash\\"),
-		S("\xc3\xa9\001\\\n\xe9"),
-		S("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML)"),
-		{ .type = UDTF_INT64, .u.i64 = 0 },
-		{ .type = UDTF_INT64, .u.i64 = -1 },
-		{ .type = UDTF_INT64, .u.i64 = INT64_MIN },
-		{ .type = UDTF_INT64, .u.i64 = INT64_MAX },
-		{ .type = UDTF_DOUBLE, .u.d = 0.1 },
-		{ .type = UDTF_DOUBLE, .u.d = -0.0 },
-		{ .type = UDTF_DOUBLE, .u.d = 1e300 },
-		{ .type = UDTF_DOUBLE, .u.d = 5e-324 },
-		{ .type = UDTF_DOUBLE, .u.d = NAN },
-		{ .type = UDTF_DOUBLE, .u.d = -INFINITY },
-		{ .type = UDTF_BOOL, .u.b = 1 },
-		{ .type = UDTF_BOOL, .u.b = 0 },
-		{ .type = UDTF_NULL },
-		T(sec), T(sec + 123000), T(sec + 123456), T(sec + 100),
-		T(sec + 999999), T(0), T(-1), T(INT64_C(253402300800) * 1000000),
-	};
-#undef S
-#undef T
-	const size_t n = sizeof(vals) / sizeof(vals[0]);
 	struct udtf_value pair[2];
 	char why[256];
 	struct tz *tz = tz_open("Asia/Kolkata", why, sizeof(why));
@@ -218,16 +227,67 @@ test_hive_row(void **state)
 	(void)state;
 	if (tz == NULL)
 		fail_msg("%s", why);
-	assert_hive_same(tz, vals, 0);
-	assert_hive_same(tz, vals, n);
+	assert_hive_same(tz, odd, 0);
+	assert_hive_same(tz, odd, NODD);
 	/* the ASCII values alone: a row with no byte above 0x7f */
-	assert_hive_same(tz, vals + 10, n - 10);
-	for (size_t i = 0; i < n; i++) {
-		assert_hive_same(tz, &vals[i], 1);
-		for (size_t j = 0; j < n; j++) {
-			pair[0] = vals[i];
-			pair[1] = vals[j];
+	assert_hive_same(tz, odd + FIRST_ASCII, NODD - FIRST_ASCII);
+	for (size_t i = 0; i < NODD; i++) {
+		assert_hive_same(tz, &odd[i], 1);
+		for (size_t j = 0; j < NODD; j++) {
+			pair[0] = odd[i];
+			pair[1] = odd[j];
 			assert_hive_same(tz, pair, 2);
+		}
+	}
+	tz_close(tz);
+}
+
+/* A Parquet table's rows: rowlog_row() says 1 exactly when a string of
+ * the row is not valid UTF-8, and when it says 0, fingerprint_text_utf8()
+ * gives fingerprint_text()'s text; each value alone and in pairs. */
+static void
+assert_logged_same(struct tz *tz, const struct udtf_value *vals, size_t n)
+{
+	struct udtf_column cols[2];
+	struct buf log = { 0 }, want = { 0 }, got = { 0 };
+	int bad = 0, r;
+
+	for (size_t i = 0; i < n; i++) {
+		cols[i].name = "c";
+		cols[i].type = vals[i].type;
+		bad |= vals[i].type == UDTF_STRING &&
+		    utf8_fixed_len((const unsigned char *)vals[i].u.s.ptr,
+		    vals[i].u.s.len) != vals[i].u.s.len;
+	}
+	r = rowlog_row(cols, vals, n, &log);
+	assert_int_equal(r, bad);
+	assert_int_equal(fingerprint_text(tz, vals, NULL, n, &want), 0);
+	if (r == 0) {
+		assert_int_equal(fingerprint_text_utf8(tz, vals, n, &got), 0);
+		assert_int_equal(got.len, want.len);
+		assert_memory_equal(got.data, want.data, want.len);
+	}
+	buf_clear(&log);
+	buf_clear(&want);
+	buf_clear(&got);
+}
+
+static void
+test_logged_row(void **state)
+{
+	struct udtf_value pair[2];
+	char why[256];
+	struct tz *tz = tz_open("Asia/Kolkata", why, sizeof(why));
+
+	(void)state;
+	if (tz == NULL)
+		fail_msg("%s", why);
+	for (size_t i = 0; i < NODD; i++) {
+		assert_logged_same(tz, &odd[i], 1);
+		for (size_t j = 0; j < NODD; j++) {
+			pair[0] = odd[i];
+			pair[1] = odd[j];
+			assert_logged_same(tz, pair, 2);
 		}
 	}
 	tz_close(tz);
@@ -272,6 +332,7 @@ main(void)
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_row),
 		cmocka_unit_test(test_hive_row),
+		cmocka_unit_test(test_logged_row),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_hex),
 	};

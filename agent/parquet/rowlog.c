@@ -79,6 +79,7 @@ rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
 {
 	size_t need = 0, start = out->len;
 	unsigned char *p;
+	int fixed = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (vals[i].type != UDTF_NULL && vals[i].type != cols[i].type)
@@ -107,6 +108,7 @@ rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
 				p += slen;
 			} else {
 				p = rowlog_put_utf8(p, s, v->u.s.len);
+				fixed = 1;
 			}
 			break;
 		}
@@ -132,7 +134,7 @@ rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
 		}
 	}
 	out->len = (size_t)((char *)p - out->data);
-	return 0;
+	return fixed;
 }
 
 /* A cursor over bytes read; short is set when a read ran past end. */

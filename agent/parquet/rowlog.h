@@ -34,7 +34,9 @@ int rowlog_header(const struct pq_opts *opts, const struct udtf_column *cols,
     size_t ncols, struct buf *out);
 
 /* Appends one row; vals[i] is of cols[i]'s type or UDTF_NULL.  Returns 0,
- * -EINVAL for a value of another type (nothing appended) or -ENOMEM. */
+ * 1 when a string was not valid UTF-8 (and was written as utf8.h's
+ * utf8_fixed_len() says), -EINVAL for a value of another type (nothing
+ * appended) or -ENOMEM. */
 int rowlog_row(const struct udtf_column *cols, const struct udtf_value *vals,
     size_t n, struct buf *out);
 

@@ -50,9 +50,10 @@ fingerprint_double(double d, struct buf *out)
 }
 
 /* Appends s[0..len) with every byte that is not part of valid UTF-8 as
- * the UTF-8 of U+0080..U+00FF, then escaped. */
+ * the UTF-8 of U+0080..U+00FF, then escaped; utf8 says s is known to be
+ * valid UTF-8. */
 static int
-fingerprint_string(const char *s, size_t len, struct buf *out)
+fingerprint_string(const char *s, size_t len, int utf8, struct buf *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	struct buf fixed = { 0 };
@@ -60,7 +61,7 @@ fingerprint_string(const char *s, size_t len, struct buf *out)
 	char two[4];
 	int r = 0;
 
-	if (utf8_fixed_len(p, len) == len)
+	if (utf8 || utf8_fixed_len(p, len) == len)
 		return format_hive_escape(s, len, FINGERPRINT_SEP, out);
 	while (i < len && r == 0) {
 		if (p[i] < 0x80) {
@@ -100,12 +101,12 @@ fingerprint_time(struct tz *tz, int64_t ts_us, struct buf *out)
 }
 
 static int
-fingerprint_value(struct tz *tz, const struct udtf_value *v,
+fingerprint_value(struct tz *tz, const struct udtf_value *v, int utf8,
     struct buf *out)
 {
 	switch (v->type) {
 	case UDTF_STRING:
-		return fingerprint_string(v->u.s.ptr, v->u.s.len, out);
+		return fingerprint_string(v->u.s.ptr, v->u.s.len, utf8, out);
 	case UDTF_INT64:
 		return format_int64(v->u.i64, out);
 	case UDTF_DOUBLE:
@@ -121,9 +122,10 @@ fingerprint_value(struct tz *tz, const struct udtf_value *v,
 	return buf_append(out, "\\N", 2);
 }
 
-int
-fingerprint_text(struct tz *tz, const struct udtf_value *vals,
-    const size_t *pick, size_t n, struct buf *out)
+/* fingerprint_text(), or fingerprint_text_utf8() when utf8 is set. */
+static int
+fingerprint_text_of(struct tz *tz, const struct udtf_value *vals,
+    const size_t *pick, size_t n, int utf8, struct buf *out)
 {
 	static const char sep = FINGERPRINT_SEP;
 	int r;
@@ -131,11 +133,25 @@ fingerprint_text(struct tz *tz, const struct udtf_value *vals,
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && (r = buf_append(out, &sep, 1)) < 0)
 			return r;
-		if ((r = fingerprint_value(tz, &vals[pick ? pick[i] : i],
+		if ((r = fingerprint_value(tz, &vals[pick ? pick[i] : i], utf8,
 		    out)) < 0)
 			return r;
 	}
 	return 0;
+}
+
+int
+fingerprint_text(struct tz *tz, const struct udtf_value *vals,
+    const size_t *pick, size_t n, struct buf *out)
+{
+	return fingerprint_text_of(tz, vals, pick, n, 0, out);
+}
+
+int
+fingerprint_text_utf8(struct tz *tz, const struct udtf_value *vals, size_t n,
+    struct buf *out)
+{
+	return fingerprint_text_of(tz, vals, NULL, n, 1, out);
 }
 
 /* Whether v's canonical text is not its hive-text (delimiter
@@ -179,7 +195,7 @@ fingerprint_text_hive(const struct udtf_value *vals, size_t n,
 			    start - copied)) < 0 ||
 			    (r = v->type == UDTF_DOUBLE ?
 			    fingerprint_double(v->u.d, out) :
-			    fingerprint_string(v->u.s.ptr, v->u.s.len,
+			    fingerprint_string(v->u.s.ptr, v->u.s.len, 0,
 			    out)) < 0)
 				return r;
 			copied = ends[i];

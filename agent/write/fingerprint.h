@@ -43,6 +43,12 @@
 int fingerprint_text(struct tz *tz, const struct udtf_value *vals,
     const size_t *pick, size_t n, struct buf *out);
 
+/* fingerprint_text() of vals[0..n) whose strings are all valid UTF-8, as
+ * rowlog_row() returning 0 says of a row it logged: none is checked
+ * again. */
+int fingerprint_text_utf8(struct tz *tz, const struct udtf_value *vals,
+    size_t n, struct buf *out);
+
 /* fingerprint_text() of vals[0..n), read mostly from the hive-text row
  * that format_hive_row_ends() wrote of them with delimiter FINGERPRINT_SEP
  * and the timezone fingerprint_text() would take: value i's text ends at

@@ -456,7 +456,7 @@ format_row(const struct format *f, const struct udtf_column *cols,
 	/* Leave no half row behind. */
 	if (r < 0)
 		out->len = start;
-	return r;
+	return r < 0 ? r : 0;
 }
 
 int

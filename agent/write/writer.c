@@ -544,6 +544,15 @@ writer_format(struct writer *w, struct part *p, const struct udtf_value *vals)
 	int r;
 
 	buf_reset(&w->fp_text);
+	if (w->format.kind == FORMAT_PARQUET) {
+		/* the log checked every string's UTF-8 */
+		if ((r = rowlog_row(w->cols, vals, w->ncols,
+		    &p->rows_buf)) < 0)
+			return r;
+		return r == 0 ? fingerprint_text_utf8(w->format.tz, vals,
+		    w->ncols, &w->fp_text) : fingerprint_text(w->format.tz,
+		    vals, NULL, w->ncols, &w->fp_text);
+	}
 	if (w->hive_ends == NULL) {
 		if ((r = format_row(&w->format, w->cols, vals, w->ncols,
 		    &p->rows_buf)) < 0)

@@ -4,7 +4,8 @@
 #
 # Runs each libFuzzer target build-fuzz/TARGET (built by `make fuzz-build`)
 # for SECONDS seconds (default 60), JOBS at a time (default 2), and ends
-# with one line per target and "N passed, N failed".  Exits 1 when any
+# with one line per target, "failed: TARGET..." when any failed, and
+# "N passed, N failed".  Exits 1 when any
 # target found a crash, a leak, a timeout (-timeout=5) or ran out of memory.
 #
 # Each target works on build-fuzz/corpus/TARGET, where the seeds of
@@ -98,6 +99,7 @@ printf '%s\n' "$@" | xargs -P "$jobs" -n 1 sh "$0" --one "$secs"
 
 passed=0
 failed=0
+names=
 echo "##### fuzz: $# targets, ${secs}s each, $jobs at a time, $(($(date +%s) - start))s"
 for t in "$@"; do
 	if [ -f "$FB/logs/$t.result" ]; then
@@ -108,8 +110,9 @@ for t in "$@"; do
 	echo "$line"
 	case $line in
 	PASS*) passed=$((passed + 1)) ;;
-	*) failed=$((failed + 1)) ;;
+	*) failed=$((failed + 1)); names="$names $t" ;;
 	esac
 done
+[ -z "$names" ] || echo "failed:$names"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

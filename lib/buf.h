@@ -32,7 +32,7 @@ buf_append(struct buf *b, const void *p, size_t n)
 {
 	if (n == 0)
 		return 0;
-	if (n > b->cap - b->len && buf_grow(b, n) < 0)
+	if (buf_reserve(b, n) < 0)
 		return -ENOMEM;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;

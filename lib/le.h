@@ -8,16 +8,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The low n bytes of v at p, the lowest first. */
-static inline void
-le_put(void *p, uint64_t v, int n)
-{
-	unsigned char *b = p;
-
-	for (int i = 0; i < n; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-}
-
 /* The n bytes at p as an integer, the lowest first. */
 static inline uint64_t
 le_get(const void *p, int n)

@@ -172,9 +172,9 @@ fuzz_start() {
 	# shellcheck disable=SC2086
 	fuzz/run.sh -t "${FUZZ_SMOKE:-15}" -j 2 $targets >"$fuzzlog" 2>&1 &
 }
-# tally TITLE LOG [NAME]: shows LOG, a background part's output, under
-# TITLE and counts its last "N passed, N failed" line (none: one failure);
-# its failures are named by its "failed:" line, or as NAME.
+# tally TITLE LOG: shows LOG, a background part's output, under TITLE and
+# counts its last "N passed, N failed" line (none: one failure); its
+# "failed:" line names its failures (none: TITLE does).
 tally() {
 	echo "##### $1"
 	cat "$2"
@@ -183,8 +183,8 @@ tally() {
 	[ -n "$p" ] || { p=0; f=1; }
 	passed=$((passed + p))
 	failed=$((failed + f))
-	[ "$f" -eq 0 ] ||
-		failures="$failures${3:+ $3}$([ -n "${3:-}" ] || sed -n 's/^failed://p' "$2")"
+	names=$(sed -n 's/^failed://p' "$2" | tail -1)
+	[ "$f" -eq 0 ] || failures="$failures${names:- ($1)}"
 }
 
 # The ThreadSanitizer pass (--tsan): every unit test of build-tsan/
@@ -350,7 +350,7 @@ for b in $others; do
 	tally "$b (in the background)" "$log.$b.all"
 done
 [ "$tsan" -eq 0 ] || tally "ThreadSanitizer pass (build-tsan)" "$tsanlog"
-[ "$fuzz" -eq 0 ] || tally "fuzz smoke, ${FUZZ_SMOKE:-15} s a target" "$fuzzlog" fuzz
+[ "$fuzz" -eq 0 ] || tally "fuzz smoke, ${FUZZ_SMOKE:-15} s a target" "$fuzzlog"
 
 if [ $((passed + failed)) -eq 0 ]; then
 	echo "no test ran${only:+: none matches --only $only}"

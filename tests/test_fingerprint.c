@@ -215,12 +215,34 @@ static const struct udtf_value odd[] = {
 #define NODD (sizeof(odd) / sizeof(odd[0]))
 #define FIRST_ASCII 10 /* odd[FIRST_ASCII..] has no byte above 0x7f */
 
+/* check() of each value of odd alone and of every pair of them, in a zone
+ * with an offset. */
+static void
+each_alone_and_paired(void (*check)(struct tz *, const struct udtf_value *,
+    size_t))
+{
+	struct udtf_value pair[2];
+	char why[256];
+	struct tz *tz = tz_open("Asia/Kolkata", why, sizeof(why));
+
+	if (tz == NULL)
+		fail_msg("%s", why);
+	for (size_t i = 0; i < NODD; i++) {
+		check(tz, &odd[i], 1);
+		for (size_t j = 0; j < NODD; j++) {
+			pair[0] = odd[i];
+			pair[1] = odd[j];
+			check(tz, pair, 2);
+		}
+	}
+	tz_close(tz);
+}
+
 /* The canonical text read from a hive-text row, for every kind of value
  * alone, in every pair and all in one row, in a zone with an offset. */
 static void
 test_hive_row(void **state)
 {
-	struct udtf_value pair[2];
 	char why[256];
 	struct tz *tz = tz_open("Asia/Kolkata", why, sizeof(why));
 
@@ -231,20 +253,13 @@ test_hive_row(void **state)
 	assert_hive_same(tz, odd, NODD);
 	/* the ASCII values alone: a row with no byte above 0x7f */
 	assert_hive_same(tz, odd + FIRST_ASCII, NODD - FIRST_ASCII);
-	for (size_t i = 0; i < NODD; i++) {
-		assert_hive_same(tz, &odd[i], 1);
-		for (size_t j = 0; j < NODD; j++) {
-			pair[0] = odd[i];
-			pair[1] = odd[j];
-			assert_hive_same(tz, pair, 2);
-		}
-	}
 	tz_close(tz);
+	each_alone_and_paired(assert_hive_same);
 }
 
 /* A Parquet table's rows: rowlog_row() says 1 exactly when a string of
  * the row is not valid UTF-8, and when it says 0, fingerprint_text_utf8()
- * gives fingerprint_text()'s text; each value alone and in pairs. */
+ * gives fingerprint_text()'s text. */
 static void
 assert_logged_same(struct tz *tz, const struct udtf_value *vals, size_t n)
 {
@@ -272,25 +287,12 @@ assert_logged_same(struct tz *tz, const struct udtf_value *vals, size_t n)
 	buf_clear(&got);
 }
 
+/* Each value alone and in pairs. */
 static void
 test_logged_row(void **state)
 {
-	struct udtf_value pair[2];
-	char why[256];
-	struct tz *tz = tz_open("Asia/Kolkata", why, sizeof(why));
-
 	(void)state;
-	if (tz == NULL)
-		fail_msg("%s", why);
-	for (size_t i = 0; i < NODD; i++) {
-		assert_logged_same(tz, &odd[i], 1);
-		for (size_t j = 0; j < NODD; j++) {
-			pair[0] = odd[i];
-			pair[1] = odd[j];
-			assert_logged_same(tz, pair, 2);
-		}
-	}
-	tz_close(tz);
+	each_alone_and_paired(assert_logged_same);
 }
 
 /* Spark's xxhash64('abc') and xxhash64('hello world'). */
